@@ -1,0 +1,1 @@
+# placeholder: wasm targets are added in bindings/wasm.cmake

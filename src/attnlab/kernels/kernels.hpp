@@ -1,0 +1,127 @@
+// attnlab kernels: raw pointers and sizes in, no allocation, no xtensor.
+//
+// Every kernel exists twice with the same signature:
+//   name_ref(...)  plain scalar loops: the oracle for tests and the fallback;
+//   name(...)      the xsimd version (SSE4.1 -> WebAssembly SIMD128 in the
+//                  browser build, the widest ISA the compiler targets natively).
+// Matrices are row-major with explicit leading dimensions. Unless a kernel
+// says otherwise, output may alias input exactly (in place) but must not
+// partially overlap it.
+#pragma once
+#include <cstddef>
+
+namespace attnlab::kernels {
+
+// ---------------------------------------------------------------- BLAS-like
+// C(M,N) = alpha * op(A) * op(B) + beta * C, op(X) = X or X^T.
+// op(A) is (M,K): A is (M,K) with lda >= K, or (K,M) with lda >= M if transA.
+// op(B) is (K,N): B is (K,N) with ldb >= N, or (N,K) with ldb >= K if transB.
+// beta == 0 never reads C (so C may hold garbage or NaN). C must not alias A/B.
+void gemm(bool transA, bool transB, size_t M, size_t N, size_t K, float alpha,
+          const float* A, size_t lda, const float* B, size_t ldb, float beta, float* C,
+          size_t ldc);
+void gemm_ref(bool transA, bool transB, size_t M, size_t N, size_t K, float alpha,
+              const float* A, size_t lda, const float* B, size_t ldb, float beta,
+              float* C, size_t ldc);
+
+// y = alpha * op(A) * x + beta * y; A is (M,N) row-major with lda >= N.
+// op(A) = A: x has N entries, y has M.  op(A) = A^T: x has M, y has N.
+// beta == 0 never reads y.
+void gemv(bool transA, size_t M, size_t N, float alpha, const float* A, size_t lda,
+          const float* x, float beta, float* y);
+void gemv_ref(bool transA, size_t M, size_t N, float alpha, const float* A, size_t lda,
+              const float* x, float beta, float* y);
+
+float dot(size_t n, const float* x, const float* y);
+float dot_ref(size_t n, const float* x, const float* y);
+// y += alpha * x
+void axpy(size_t n, float alpha, const float* x, float* y);
+void axpy_ref(size_t n, float alpha, const float* x, float* y);
+// y = alpha * x (in place allowed)
+void scale(size_t n, float alpha, const float* x, float* y);
+void scale_ref(size_t n, float alpha, const float* x, float* y);
+// y = x + y elementwise (in place: y += x)
+void add(size_t n, const float* x, float* y);
+void add_ref(size_t n, const float* x, float* y);
+// z = x * y elementwise (z may alias x or y)
+void mul(size_t n, const float* x, const float* y, float* z);
+void mul_ref(size_t n, const float* x, const float* y, float* z);
+
+// ---------------------------------------------------------------- reductions
+float sum(size_t n, const float* x);
+float sum_ref(size_t n, const float* x);
+// max of n >= 1 values; NaN if any value is NaN is NOT guaranteed (use isfinite checks upstream)
+float max(size_t n, const float* x);
+float max_ref(size_t n, const float* x);
+
+// ---------------------------------------------------------------- softmax
+// Row softmax over x (rows, cols), row stride ldx; y has stride ldy (y may be x).
+// mask (optional, nullptr = none) is ADDITIVE: 0 keeps a key, -inf removes it;
+// mask row r starts at mask + r * mask_stride (mask_stride 0 broadcasts one
+// row to all rows). A row whose entries are all -inf (fully masked) gives all
+// zeros, never NaN. The row max is subtracted, so logits of +-1e4 stay finite.
+void softmax_rows(size_t rows, size_t cols, const float* x, size_t ldx, const float* mask,
+                  size_t mask_stride, float* y, size_t ldy);
+void softmax_rows_ref(size_t rows, size_t cols, const float* x, size_t ldx,
+                      const float* mask, size_t mask_stride, float* y, size_t ldy);
+// dx = y * (dy - sum(dy * y)) per row; contiguous (rows, cols); dx may alias dy.
+void softmax_rows_backward(size_t rows, size_t cols, const float* y, const float* dy,
+                           float* dx);
+void softmax_rows_backward_ref(size_t rows, size_t cols, const float* y, const float* dy,
+                               float* dx);
+// y = x - max - log(sum(exp(x - max))) per row; contiguous; y may be x.
+// A fully -inf row gives all -inf.
+void log_softmax_rows(size_t rows, size_t cols, const float* x, float* y);
+void log_softmax_rows_ref(size_t rows, size_t cols, const float* x, float* y);
+
+// ---------------------------------------------------------------- elementwise
+// Forward: y = f(x) (y may be x). Backward: dx = dy * f'(.) (dx may alias dy);
+// exp/tanh/sigmoid backward take the forward OUTPUT y, relu/gelu take the INPUT x.
+// exp returns exactly 0 below about -87.3 (so exp(-inf) = 0) and +inf above 88.7.
+// gelu is the exact erf form (PyTorch's default, approximate='none').
+void exp(size_t n, const float* x, float* y);
+void exp_ref(size_t n, const float* x, float* y);
+void exp_backward(size_t n, const float* y, const float* dy, float* dx);
+void exp_backward_ref(size_t n, const float* y, const float* dy, float* dx);
+void tanh(size_t n, const float* x, float* y);
+void tanh_ref(size_t n, const float* x, float* y);
+void tanh_backward(size_t n, const float* y, const float* dy, float* dx);
+void tanh_backward_ref(size_t n, const float* y, const float* dy, float* dx);
+void sigmoid(size_t n, const float* x, float* y);
+void sigmoid_ref(size_t n, const float* x, float* y);
+void sigmoid_backward(size_t n, const float* y, const float* dy, float* dx);
+void sigmoid_backward_ref(size_t n, const float* y, const float* dy, float* dx);
+void relu(size_t n, const float* x, float* y);
+void relu_ref(size_t n, const float* x, float* y);
+void relu_backward(size_t n, const float* x, const float* dy, float* dx);
+void relu_backward_ref(size_t n, const float* x, const float* dy, float* dx);
+void gelu(size_t n, const float* x, float* y);
+void gelu_ref(size_t n, const float* x, float* y);
+void gelu_backward(size_t n, const float* x, const float* dy, float* dx);
+void gelu_backward_ref(size_t n, const float* x, const float* dy, float* dx);
+
+// ---------------------------------------------------------------- layer norm
+// x, y: (rows, cols) contiguous; gamma, beta: (cols) (nullptr = 1 and 0);
+// mean, rstd: (rows) outputs saved for backward (may be nullptr in inference).
+void layernorm(size_t rows, size_t cols, const float* x, const float* gamma,
+               const float* beta, float eps, float* y, float* mean, float* rstd);
+void layernorm_ref(size_t rows, size_t cols, const float* x, const float* gamma,
+                   const float* beta, float eps, float* y, float* mean, float* rstd);
+// dx = d/dx (overwritten); dgamma, dbeta ACCUMULATE (+=) and may be nullptr.
+void layernorm_backward(size_t rows, size_t cols, const float* dy, const float* x,
+                        const float* gamma, const float* mean, const float* rstd,
+                        float* dx, float* dgamma, float* dbeta);
+void layernorm_backward_ref(size_t rows, size_t cols, const float* dy, const float* x,
+                            const float* gamma, const float* mean, const float* rstd,
+                            float* dx, float* dgamma, float* dbeta);
+
+// ---------------------------------------------------------------- info
+// Name of the SIMD instruction set the xsimd kernels were compiled for
+// ("sse4.1", "avx512f", "wasm-simd128 (via sse4.1)", ...) and its float lanes.
+const char* simd_arch_name();
+size_t simd_lanes();
+// GEMM register tile of this build (rows x cols of C per micro-kernel call).
+size_t gemm_tile_m();
+size_t gemm_tile_n();
+
+}  // namespace attnlab::kernels

@@ -1,0 +1,82 @@
+// Vector transcendentals for the xsimd kernels (internal header).
+//
+// Emscripten translates SSE float->int conversions (_mm_cvtps_epi32), which
+// xsimd::exp uses, into scalar loops. These versions never convert: exp
+// rounds with the 1.5*2^23 "magic number" and builds 2^n by integer shifts
+// on the float's bits, which map to single WebAssembly SIMD instructions.
+#pragma once
+#include <cstdint>
+#include <limits>
+
+#include <xsimd/xsimd.hpp>
+
+namespace attnlab::kernels::simd {
+
+using fbatch = xsimd::batch<float>;
+using ibatch = xsimd::batch<int32_t>;
+constexpr std::size_t W = fbatch::size;
+
+// exp(x): cephes-style polynomial on r = x - n*ln2, |r| <= ln2/2; relative
+// error about 2 ulp. Returns 0 below -86.5 (exp(-86.5) = 2.7e-38, so
+// exp(-inf) = 0 and masked softmax entries vanish), +inf above ln(FLT_MAX),
+// NaN for NaN. 2^n is built as 2 * 2^(n-1) so n = 128 stays representable.
+inline fbatch exp(fbatch x) {
+  const fbatch hi(88.7228317f), lo(-86.5f);
+  const fbatch xc = xsimd::select(x < lo, lo, xsimd::select(x > hi, hi, x));
+  const fbatch magic(12582912.f);  // 1.5 * 2^23: adding it rounds to an integer
+  const fbatch t = xc * fbatch(1.44269504088896341f) + magic;
+  const fbatch n = t - magic;
+  const ibatch ni = xsimd::bitwise_cast<ibatch>(t) - ibatch(0x4B400000);
+  fbatch r = xc - n * fbatch(0.693359375f);
+  r = r - n * fbatch(-2.12194440e-4f);
+  fbatch p(1.9875691500E-4f);
+  p = p * r + fbatch(1.3981999507E-3f);
+  p = p * r + fbatch(8.3334519073E-3f);
+  p = p * r + fbatch(4.1665795894E-2f);
+  p = p * r + fbatch(1.6666665459E-1f);
+  p = p * r + fbatch(5.0000001201E-1f);
+  const fbatch y = p * (r * r) + r + fbatch(1.f);
+  const fbatch pow2n1 = xsimd::bitwise_cast<fbatch>((ni + ibatch(126)) << 23);
+  fbatch out = (y + y) * pow2n1;
+  out = xsimd::select(x < lo, fbatch(0.f), out);
+  out = xsimd::select(x > hi, fbatch(std::numeric_limits<float>::infinity()), out);
+  return xsimd::select(x == x, out, x);  // NaN stays NaN
+}
+
+inline fbatch sign_bits(fbatch x) {
+  return xsimd::bitwise_cast<fbatch>(xsimd::bitwise_cast<ibatch>(x) & ibatch(INT32_MIN));
+}
+inline fbatch abs(fbatch x) {
+  return xsimd::bitwise_cast<fbatch>(xsimd::bitwise_cast<ibatch>(x) & ibatch(INT32_MAX));
+}
+
+// tanh(x) = sign(x) (1 - e) / (1 + e), e = exp(-2|x|); a short odd series
+// below |x| < 0.0625 keeps the relative error small near zero.
+inline fbatch tanh(fbatch x) {
+  const fbatch a = abs(x);
+  const fbatch e = exp(fbatch(-2.f) * a);
+  const fbatch big = (fbatch(1.f) - e) / (fbatch(1.f) + e);
+  const fbatch a2 = a * a;
+  const fbatch small = a + a * a2 * (fbatch(-1.f / 3.f) + a2 * fbatch(2.f / 15.f));
+  const fbatch m = xsimd::select(a < fbatch(0.0625f), small, big);
+  return xsimd::bitwise_cast<fbatch>(xsimd::bitwise_cast<ibatch>(m) |
+                                     xsimd::bitwise_cast<ibatch>(sign_bits(x)));
+}
+
+inline fbatch sigmoid(fbatch x) { return fbatch(1.f) / (fbatch(1.f) + exp(-x)); }
+
+// Standard normal CDF Phi(x) via Abramowitz & Stegun 7.1.26 for erfc
+// (|error| < 1.5e-7), written so that the tail x << 0 has no cancellation.
+inline fbatch normal_cdf(fbatch x) {
+  const fbatch z = abs(x) * fbatch(0.70710678118654752f);
+  const fbatch t = fbatch(1.f) / (fbatch(1.f) + fbatch(0.3275911f) * z);
+  fbatch p(1.061405429f);
+  p = p * t + fbatch(-1.453152027f);
+  p = p * t + fbatch(1.421413741f);
+  p = p * t + fbatch(-0.284496736f);
+  p = p * t + fbatch(0.254829592f);
+  const fbatch half_erfc = fbatch(0.5f) * p * t * exp(-(z * z));  // = Phi(-|x|)
+  return xsimd::select(x < fbatch(0.f), half_erfc, fbatch(1.f) - half_erfc);
+}
+
+}  // namespace attnlab::kernels::simd

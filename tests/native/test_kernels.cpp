@@ -1,0 +1,116 @@
+// Every SIMD kernel against its scalar twin, at sizes below, equal to, above
+// and at multiples of its tile, in place where allowed (the list lives in
+// src/attnlab/kernels/registry.cpp). Plus the softmax edge cases.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "attnlab/core/error.hpp"
+#include "attnlab/kernels/kernels.hpp"
+#include "attnlab/kernels/registry.hpp"
+
+using namespace attnlab::kernels;
+
+namespace {
+std::string shape_str(const Shape& s) {
+  return std::to_string(s[0]) + "x" + std::to_string(s[1]) + "x" + std::to_string(s[2]);
+}
+}  // namespace
+
+class KernelVsRef : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(KernelVsRef, MatchesReferenceAtTileEdges) {
+  const KernelCase& c = kernel_case(GetParam());
+  ASSERT_FALSE(c.test_shapes.empty());
+  for (const Shape& s : c.test_shapes) {
+    for (bool in_place : {false, true}) {
+      if (in_place && !c.in_place) continue;
+      for (uint32_t seed : {1u, 2u}) {
+        auto run = c.make(s, seed);
+        const CheckResult r = run->check(in_place);
+        EXPECT_TRUE(r.passed()) << c.name << " shape " << shape_str(s)
+                                << (in_place ? " in place" : "") << ": max |err| "
+                                << r.max_abs_err << ", worst err/tol " << r.worst_ratio
+                                << (r.all_finite ? "" : ", non-finite mismatch");
+      }
+    }
+  }
+}
+
+std::vector<std::string> all_names() {
+  std::vector<std::string> n;
+  for (const auto& c : kernel_cases()) n.push_back(c.name);
+  return n;
+}
+
+INSTANTIATE_TEST_SUITE_P(All, KernelVsRef, ::testing::ValuesIn(all_names()),
+                         [](const auto& p) { return p.param; });
+
+TEST(KernelList, CoversTheRequiredKernels) {
+  for (const char* n : {"gemm_nn", "gemm_nt", "gemm_tn", "gemm_tt", "gemv_n", "gemv_t", "dot",
+                        "axpy", "scale", "softmax_rows", "softmax_rows_backward",
+                        "log_softmax_rows", "exp", "tanh", "sigmoid", "relu", "gelu",
+                        "exp_backward", "tanh_backward", "sigmoid_backward", "relu_backward",
+                        "gelu_backward", "layernorm", "layernorm_backward", "sum", "max"})
+    EXPECT_NO_THROW(kernel_case(n)) << n;
+  EXPECT_THROW(kernel_case("no_such_kernel"), attnlab::Error);
+}
+
+TEST(Softmax, FullyMaskedRowGivesZerosNotNaN) {
+  const float inf = std::numeric_limits<float>::infinity();
+  for (size_t cols : {size_t{1}, size_t{3}, size_t{4}, size_t{17}}) {
+    std::vector<float> x(2 * cols, 1.f), mask(2 * cols, 0.f), y(2 * cols, 7.f);
+    for (size_t c = 0; c < cols; ++c) mask[c] = -inf;  // row 0 fully masked
+    softmax_rows(2, cols, x.data(), cols, mask.data(), cols, y.data(), cols);
+    for (size_t c = 0; c < cols; ++c) EXPECT_EQ(y[c], 0.f);
+    float s = 0.f;
+    for (size_t c = 0; c < cols; ++c) s += y[cols + c];
+    EXPECT_NEAR(s, 1.f, 1e-6f);
+  }
+}
+
+TEST(Softmax, HugeLogitsStayFinite) {
+  std::vector<float> x = {1e4f, -1e4f, 1e4f, 0.f, -1e4f, 5e3f, 1e4f, 1e4f, -1e4f};
+  std::vector<float> y(x.size());
+  softmax_rows(1, x.size(), x.data(), x.size(), nullptr, 0, y.data(), x.size());
+  float s = 0.f;
+  for (float v : y) {
+    EXPECT_TRUE(std::isfinite(v));
+    s += v;
+  }
+  EXPECT_NEAR(s, 1.f, 1e-6f);
+  EXPECT_NEAR(y[0], 0.25f, 1e-6f);
+  std::vector<float> ls(x.size());
+  log_softmax_rows(1, x.size(), x.data(), ls.data());
+  for (float v : ls) EXPECT_FALSE(std::isnan(v));
+}
+
+TEST(Exp, EdgeValues) {
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> x = {-inf, -1000.f, 0.f, 1000.f, inf, std::nanf(""), 1.f, -1.f};
+  std::vector<float> y(x.size());
+  attnlab::kernels::exp(x.size(), x.data(), y.data());
+  EXPECT_EQ(y[0], 0.f);
+  EXPECT_EQ(y[1], 0.f);
+  EXPECT_EQ(y[2], 1.f);
+  EXPECT_EQ(y[3], inf);
+  EXPECT_EQ(y[4], inf);
+  EXPECT_TRUE(std::isnan(y[5]));
+  EXPECT_NEAR(y[6], std::exp(1.f), 1e-6f);
+  std::vector<float> t(x.size());
+  attnlab::kernels::tanh(x.size(), x.data(), t.data());
+  EXPECT_EQ(t[0], -1.f);
+  EXPECT_EQ(t[4], 1.f);
+  std::vector<float> s(x.size());
+  attnlab::kernels::sigmoid(x.size(), x.data(), s.data());
+  EXPECT_EQ(s[0], 0.f);
+  EXPECT_EQ(s[4], 1.f);
+}
+
+TEST(Gemm, BetaZeroIgnoresNaNInC) {
+  std::vector<float> a(6, 1.f), b(6, 1.f), c(4, std::nanf(""));
+  gemm(false, false, 2, 2, 3, 1.f, a.data(), 3, b.data(), 2, 0.f, c.data(), 2);
+  for (float v : c) EXPECT_EQ(v, 3.f);
+}
