@@ -1,1 +1,23 @@
-# placeholder: wasm targets are added in bindings/wasm.cmake
+# WebAssembly module: the library + Embind glue, as an ES module that runs in
+# pages and Web Workers, and in Node through bindings/js/node.mjs (which hands
+# it the .wasm bytes, working around emscripten 3.1.6's fetch() under Node 18+).
+file(GLOB ATTNLAB_BINDING_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/bindings/*.cpp)
+add_executable(attnlab_wasm ${ATTNLAB_BINDING_SOURCES})
+set_target_properties(attnlab_wasm PROPERTIES OUTPUT_NAME attnlab SUFFIX ".js")
+target_link_libraries(attnlab_wasm PRIVATE attnlab)
+target_compile_options(attnlab_wasm PRIVATE ${ATTNLAB_WARNINGS})
+target_link_options(attnlab_wasm PRIVATE
+  --bind
+  -fexceptions
+  -O3
+  -sMODULARIZE=1
+  -sEXPORT_ES6=1
+  -sEXPORT_NAME=createAttnlabModule
+  -sENVIRONMENT=web,worker
+  -sALLOW_MEMORY_GROWTH=1
+  -sINITIAL_MEMORY=33554432
+  -sDYNAMIC_EXECUTION=0
+  -sFILESYSTEM=0
+  -sEXPORTED_FUNCTIONS=_malloc,_free
+  -sEXPORTED_RUNTIME_METHODS=HEAPF32,HEAPU8
+  --emit-symbol-map)

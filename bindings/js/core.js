@@ -1,0 +1,27 @@
+// Shared by the browser and Node entries: wraps the Embind module in the
+// public API. Results are plain JS objects and Float32Arrays copied out of
+// the wasm heap, so they survive memory growth.
+export function wrap(mod) {
+  const api = {
+    /** The raw Embind module (advanced use; objects made from it need .delete()). */
+    module: mod,
+    /** SIMD instruction set, lanes and GEMM tile of this build. */
+    simdInfo: () => mod.simdInfo(),
+    /** Softmax of one row of logits. */
+    softmax: (logits) => mod.softmax(logits),
+    kernels: {
+      /** Runs every kernel against its scalar twin inside wasm; returns the parsed report. */
+      selftest: (seed = 1) => JSON.parse(mod.kernelSelftest(seed >>> 0)),
+      /** Names and tiles of the kernel list. */
+      list: () => mod.kernelList(),
+      /** Times kernel `name` at shape [a, b, c] (meaning per kernel) for >= minMs. */
+      bench: (name, shape, { minMs = 200, withRef = false } = {}) => {
+        const [a = 0, b = 0, c = 0] = shape;
+        return mod.benchKernel(name, a, b, c, minMs, withRef);
+      },
+      /** GFLOPS of a register-blocked SIMD micro-kernel: the ceiling to compare against. */
+      peakGflops: (minMs = 200) => mod.simdPeakGflops(minMs),
+    },
+  };
+  return api;
+}

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# scripts/build.sh [native|native-asan|native-sse41|wasm|site|all]...
+#   native       library, CLI, tests and benchmarks (build/native)
+#   wasm         WebAssembly SIMD module + the npm package in build/pkg
+#   site         the static web page in build/site (needs wasm)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/env.sh
+
+build_native() {  # $1 = preset
+  cmake --preset "$1" >/dev/null
+  cmake --build --preset "$1" -j"$JOBS"
+}
+
+build_wasm() {
+  [[ -f build/wasm/CMakeCache.txt ]] || emcmake cmake --preset wasm >/dev/null
+  cmake --build build/wasm -j"$JOBS"
+  rm -rf build/pkg && mkdir -p build/pkg
+  cp bindings/js/{index.js,node.mjs,core.js,index.d.ts,package.json} build/pkg/
+  cp build/wasm/attnlab.js build/wasm/attnlab.wasm build/pkg/
+  cp README.md build/pkg/ 2>/dev/null || true
+  echo "build: wasm package in build/pkg ($(stat -c %s build/pkg/attnlab.wasm) bytes .wasm," \
+       "$(gzip -9c build/pkg/attnlab.wasm | wc -c) gzipped)"
+}
+
+build_site() {
+  rm -rf build/site && mkdir -p build/site
+  cp -r web/. build/site/
+  cp -r build/pkg build/site/pkg
+  if [[ -d models ]]; then cp -r models build/site/models; fi
+  echo "build: static site in build/site"
+}
+
+targets=("$@")
+((${#targets[@]})) || targets=(all)
+for t in "${targets[@]}"; do
+  case "$t" in
+    native|native-asan|native-sse41) build_native "$t" ;;
+    wasm) build_wasm ;;
+    site) build_site ;;
+    all) build_native native; build_wasm; build_site ;;
+    *) echo "build.sh: unknown target '$t' (native, native-asan, native-sse41, wasm, site, all)" >&2; exit 2 ;;
+  esac
+done

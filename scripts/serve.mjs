@@ -1,0 +1,49 @@
+// A static file server for the demo and the browser tests: no server logic,
+// only files, with the right MIME type for .wasm and a strict
+// Content-Security-Policy (no eval), so the page proves it runs under one.
+//   node scripts/serve.mjs <root> [port]      port 0 picks a free one
+import { createServer } from 'node:http';
+import { createReadStream, statSync } from 'node:fs';
+import { extname, join, normalize, resolve } from 'node:path';
+
+const TYPES = {
+  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json', '.wasm': 'application/wasm', '.svg': 'image/svg+xml',
+  '.png': 'image/png', '.ico': 'image/x-icon', '.txt': 'text/plain; charset=utf-8',
+  '.md': 'text/plain; charset=utf-8', '.safetensors': 'application/octet-stream',
+  '.ts': 'text/plain; charset=utf-8',
+};
+const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; " +
+  "style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'";
+
+export function serve(root, port = 0, host = '127.0.0.1') {
+  const base = resolve(root);
+  const server = createServer((req, res) => {
+    let path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    let file = normalize(join(base, path));
+    if (!file.startsWith(base)) { res.writeHead(403).end('forbidden'); return; }
+    try {
+      if (statSync(file).isDirectory()) file = join(file, 'index.html');
+      const size = statSync(file).size;
+      res.writeHead(200, {
+        'Content-Type': TYPES[extname(file)] || 'application/octet-stream',
+        'Content-Length': size,
+        'Content-Security-Policy': CSP,
+        'Cache-Control': 'no-cache',
+      });
+      createReadStream(file).pipe(res);
+    } catch {
+      res.writeHead(404, { 'Content-Type': 'text/plain' }).end(`not found: ${path}`);
+    }
+  });
+  return new Promise((ok) => server.listen(port, host, () => ok(server)));
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const root = process.argv[2] || 'build/site';
+  const port = Number(process.argv[3] ?? 8080);
+  const server = await serve(root, port);
+  const { port: p } = server.address();
+  console.log(`attnlab demo: http://127.0.0.1:${p}/   (serving ${root}; Ctrl-C to stop)`);
+}

@@ -1,0 +1,22 @@
+// Timing helpers shared by the native and wasm benchmarks (not used by tests).
+#pragma once
+#include <string>
+
+#include "attnlab/kernels/registry.hpp"
+
+namespace attnlab::kernels {
+
+struct BenchResult {
+  double ns = 0, gflops = 0;          // SIMD kernel, per call
+  double ref_ns = 0, ref_gflops = 0;  // scalar twin (0 if not timed)
+};
+
+// Times kernel `name` of the kernel list at `shape` for at least min_ms
+// (after a warm-up), best of 5 batches.
+BenchResult bench_kernel(const std::string& name, Shape shape, double min_ms, bool with_ref);
+
+// Peak of a register-blocked micro-kernel on this build's SIMD (no memory
+// traffic: 12 independent accumulators of mul+add), GFLOPS on one core.
+double simd_peak_gflops(double min_ms);
+
+}  // namespace attnlab::kernels
