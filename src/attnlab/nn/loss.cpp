@@ -1,0 +1,105 @@
+#include "attnlab/nn/loss.hpp"
+
+#include <cmath>
+
+#include "attnlab/kernels/kernels.hpp"
+
+namespace attnlab::nn {
+
+namespace k = attnlab::kernels;
+
+// logits: (N,C), targets: (N) -> scalar; dlogits: (N,C)
+float cross_entropy(size_t N, size_t C, const float* logits, const int* targets, float* dlogits,
+                    int ignore_index, float label_smoothing, size_t* count) {
+  ATTNLAB_CHECK(C > 0, "cross_entropy: expected at least one class");
+  ATTNLAB_CHECK(label_smoothing >= 0.f && label_smoothing <= 1.f,
+                "cross_entropy: expected label_smoothing in [0, 1], got ", label_smoothing);
+  size_t n = 0;
+  for (size_t i = 0; i < N; ++i) {
+    if (targets[i] == ignore_index) continue;
+    ATTNLAB_CHECK(targets[i] >= 0 && static_cast<size_t>(targets[i]) < C,
+                  "cross_entropy: expected targets in [0, ", C, ") or ignore_index ",
+                  ignore_index, ", got ", targets[i], " at row ", i);
+    ++n;
+  }
+  if (count) *count = n;
+  if (dlogits) std::fill(dlogits, dlogits + N * C, 0.f);
+  if (n == 0) return 0.f;
+  const float eps = label_smoothing;
+  const double inv_n = 1.0 / static_cast<double>(n);
+  std::vector<float> lp(C);
+  double total = 0.0;
+  for (size_t i = 0; i < N; ++i) {
+    const int y = targets[i];
+    if (y == ignore_index) continue;
+    const float* x = logits + i * C;
+    k::log_softmax_rows(1, C, x, lp.data());
+    double row = -(1.0 - eps) * lp[y];
+    if (eps > 0.f) {
+      double s = 0.0;
+      for (size_t c = 0; c < C; ++c) s += lp[c];
+      row -= eps * s / static_cast<double>(C);
+    }
+    total += row;
+    if (dlogits) {
+      // d/dx = softmax - q, scaled by 1/n
+      float* d = dlogits + i * C;
+      const float sc = static_cast<float>(inv_n);
+      const float off = eps / static_cast<float>(C);
+      for (size_t c = 0; c < C; ++c) d[c] = (std::exp(lp[c]) - off) * sc;
+      d[y] -= (1.f - eps) * sc;
+    }
+  }
+  return static_cast<float>(total * inv_n);
+}
+
+float cross_entropy(const Tensor& logits, const std::vector<int>& targets, Tensor* dlogits,
+                    int ignore_index, float label_smoothing, size_t* count) {
+  check_rank(logits, 2, "cross_entropy logits", "(N,C)");
+  const size_t N = logits.shape()[0], C = logits.shape()[1];
+  ATTNLAB_CHECK(targets.size() == N, "cross_entropy: expected ", N, " targets (one per row of ",
+                shape_str(logits), "), got ", targets.size());
+  if (dlogits) *dlogits = empty({N, C});
+  return cross_entropy(N, C, logits.data(), targets.data(), dlogits ? dlogits->data() : nullptr,
+                       ignore_index, label_smoothing, count);
+}
+
+// pred, target: (...) -> scalar
+float mse(const Tensor& pred, const Tensor& target, Tensor* dpred) {
+  ATTNLAB_CHECK(pred.shape() == target.shape(), "mse: expected pred and target of one shape, got ",
+                shape_str(pred), " and ", shape_str(target));
+  const size_t n = pred.size();
+  ATTNLAB_CHECK(n > 0, "mse: expected a non-empty input");
+  if (dpred) *dpred = empty(Shape(pred.shape().begin(), pred.shape().end()));
+  double s = 0.0;
+  const float g = 2.f / static_cast<float>(n);
+  for (size_t i = 0; i < n; ++i) {
+    const float d = pred.data()[i] - target.data()[i];
+    s += static_cast<double>(d) * d;
+    if (dpred) dpred->data()[i] = g * d;
+  }
+  return static_cast<float>(s / static_cast<double>(n));
+}
+
+// logits, target: (...) -> scalar
+float bce_with_logits(const Tensor& logits, const Tensor& target, Tensor* dlogits) {
+  ATTNLAB_CHECK(logits.shape() == target.shape(),
+                "bce_with_logits: expected logits and target of one shape, got ",
+                shape_str(logits), " and ", shape_str(target));
+  const size_t n = logits.size();
+  ATTNLAB_CHECK(n > 0, "bce_with_logits: expected a non-empty input");
+  if (dlogits) *dlogits = empty(Shape(logits.shape().begin(), logits.shape().end()));
+  double s = 0.0;
+  const float inv = 1.f / static_cast<float>(n);
+  for (size_t i = 0; i < n; ++i) {
+    const float x = logits.data()[i], y = target.data()[i];
+    s += std::max(x, 0.f) - x * y + std::log1p(std::exp(-std::fabs(x)));
+    if (dlogits) {
+      const float sg = x >= 0.f ? 1.f / (1.f + std::exp(-x)) : std::exp(x) / (1.f + std::exp(x));
+      dlogits->data()[i] = (sg - y) * inv;
+    }
+  }
+  return static_cast<float>(s / static_cast<double>(n));
+}
+
+}  // namespace attnlab::nn

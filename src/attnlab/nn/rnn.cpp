@@ -1,0 +1,508 @@
+#include "attnlab/nn/rnn.hpp"
+
+#include <cmath>
+#include <utility>
+
+#include "attnlab/kernels/kernels.hpp"
+
+namespace attnlab::nn {
+
+namespace k = attnlab::kernels;
+
+std::vector<size_t> resolve_lengths(const std::vector<size_t>& lengths, size_t B, size_t T,
+                                    const char* who) {
+  if (lengths.empty()) return std::vector<size_t>(B, T);
+  ATTNLAB_CHECK(lengths.size() == B, who, ": expected ", B, " lengths (one per sequence), got ",
+                lengths.size());
+  for (size_t b = 0; b < B; ++b)
+    ATTNLAB_CHECK(lengths[b] >= 1 && lengths[b] <= T, who, ": expected lengths in [1, ", T,
+                  "], got ", lengths[b], " for sequence ", b);
+  return lengths;
+}
+
+namespace {
+
+void init_uniform(Param& p, float bound, Rng& rng) {
+  for (size_t i = 0; i < p.size(); ++i) p.data()[i] = rng.uniform(-bound, bound);
+}
+
+// rows of y (n, cols) = bias
+void fill_rows(size_t n, size_t cols, const float* bias, float* y) {
+  for (size_t r = 0; r < n; ++r) std::copy(bias, bias + cols, y + r * cols);
+}
+// db += colsum(d) over n rows
+void add_rows(size_t n, size_t cols, const float* d, float* db) {
+  for (size_t r = 0; r < n; ++r) k::add(cols, d + r * cols, db);
+}
+
+struct Dims {
+  size_t B, T, I, H;
+};
+
+Dims check_input(const Tensor& x, size_t I, size_t H, const char* who) {
+  ATTNLAB_CHECK(x.dimension() == 3, who, ": expected input (B,T,", I, "), got ", shape_str(x));
+  ATTNLAB_CHECK(x.shape()[2] == I, who, ": expected input (B,T,", I, "), got ", shape_str(x));
+  ATTNLAB_CHECK(x.shape()[0] > 0 && x.shape()[1] > 0, who,
+                ": expected a non-empty batch and sequence, got ", shape_str(x));
+  return {x.shape()[0], x.shape()[1], I, H};
+}
+
+void check_state(const Tensor& s, size_t B, size_t H, const char* who) {
+  ATTNLAB_CHECK(s.dimension() == 2 && s.shape()[0] == B && s.shape()[1] == H, who,
+                ": expected state (", B, ",", H, "), got ", shape_str(s));
+}
+
+}  // namespace
+
+// ============================================================== GRU
+GRU::GRU(size_t input, size_t hidden, Rng& rng)
+    : input_size(input),
+      hidden_size(hidden),
+      weight_ih({3 * hidden, input}),
+      weight_hh({3 * hidden, hidden}),
+      bias_ih({3 * hidden}),
+      bias_hh({3 * hidden}) {
+  ATTNLAB_CHECK(input > 0 && hidden > 0, "GRU: expected positive sizes, got input=", input,
+                " hidden=", hidden);
+  const float bound = 1.f / std::sqrt(static_cast<float>(hidden));
+  init_uniform(weight_ih, bound, rng);
+  init_uniform(weight_hh, bound, rng);
+  init_uniform(bias_ih, bound, rng);
+  init_uniform(bias_hh, bound, rng);
+}
+
+void GRU::collect(ParamList& out, const std::string& prefix, const std::string& suffix) {
+  out.add(prefix + "weight_ih" + suffix, weight_ih);
+  out.add(prefix + "weight_hh" + suffix, weight_hh);
+  out.add(prefix + "bias_ih" + suffix, bias_ih);
+  out.add(prefix + "bias_hh" + suffix, bias_hh);
+}
+
+// x: (B,T,I), s0.h: (B,H) -> out: (B,T,H), sn.h: (B,H)
+void GRU::forward(const Tensor& x, const std::vector<size_t>& lengths, const RnnState* s0,
+                  Tensor& out, RnnState& sn, Cache* cache) const {
+  const Dims d = check_input(x, input_size, hidden_size, "GRU");
+  const size_t B = d.B, T = d.T, I = d.I, H = d.H, G = 3 * H;
+  const std::vector<size_t> len = resolve_lengths(lengths, B, T, "GRU");
+
+  // input projection of every timestep at once: gi (B*T, 3H) = x W_ih^T + b_ih
+  Tensor gi = empty({B, T, G});
+  fill_rows(B * T, G, bias_ih.value.data(), gi.data());
+  k::gemm(false, true, B * T, G, I, 1.f, x.data(), I, weight_ih.value.data(), I, 1.f, gi.data(),
+          G);
+
+  Tensor h = zeros({B, H});
+  if (s0 && !is_empty(s0->h)) {
+    check_state(s0->h, B, H, "GRU initial state");
+    std::copy(s0->h.data(), s0->h.data() + B * H, h.data());
+  }
+  if (cache) {
+    cache->B = B;
+    cache->T = T;
+    cache->lengths = len;
+    cache->x = x;
+    cache->hs = empty({T + 1, B, H});
+    cache->gates = zeros({T, B, G});
+    cache->hn_pre = zeros({T, B, H});
+    std::copy(h.data(), h.data() + B * H, cache->hs.data());
+  }
+  out = empty({B, T, H});
+  Tensor gh = empty({B, G});
+  std::vector<float> gbuf(G);
+  for (size_t t = 0; t < T; ++t) {
+    // hidden projection: gh (B,3H) = h W_hh^T + b_hh
+    fill_rows(B, G, bias_hh.value.data(), gh.data());
+    k::gemm(false, true, B, G, H, 1.f, h.data(), H, weight_hh.value.data(), H, 1.f, gh.data(), G);
+    for (size_t b = 0; b < B; ++b) {
+      float* hb = h.data() + b * H;
+      float* ob = out.data() + (b * T + t) * H;
+      if (t >= len[b]) {  // past the end: state frozen, output zero
+        std::fill(ob, ob + H, 0.f);
+        continue;
+      }
+      const float* gib = gi.data() + (b * T + t) * G;
+      const float* ghb = gh.data() + b * G;
+      float* g = cache ? cache->gates.data() + (t * B + b) * G : gbuf.data();
+      for (size_t j = 0; j < 2 * H; ++j) g[j] = gib[j] + ghb[j];
+      k::sigmoid(2 * H, g, g);  // r, z
+      const float* r = g;
+      const float* z = g + H;
+      float* n = g + 2 * H;
+      const float* hn = ghb + 2 * H;  // Whn h + bhn
+      if (cache) std::copy(hn, hn + H, cache->hn_pre.data() + (t * B + b) * H);
+      for (size_t j = 0; j < H; ++j) n[j] = gib[2 * H + j] + r[j] * hn[j];
+      k::tanh(H, n, n);
+      for (size_t j = 0; j < H; ++j) {
+        const float v = n[j] + z[j] * (hb[j] - n[j]);
+        hb[j] = v;
+        ob[j] = v;
+      }
+    }
+    if (cache) std::copy(h.data(), h.data() + B * H, cache->hs.data() + (t + 1) * B * H);
+  }
+  sn.h = std::move(h);
+  sn.c = Tensor();
+}
+
+// dout: (B,T,H), dsn.h: (B,H) -> dx: (B,T,I), ds0.h: (B,H)
+void GRU::backward(const Tensor& dout, const RnnState& dsn, const Cache& cache, Tensor& dx,
+                   RnnState& ds0) {
+  const size_t B = cache.B, T = cache.T, I = input_size, H = hidden_size, G = 3 * H;
+  ATTNLAB_CHECK(B > 0 && cache.hs.size() == (T + 1) * B * H,
+                "GRU backward: the cache does not come from a forward with a cache");
+  const bool has_dout = !is_empty(dout);
+  if (has_dout)
+    ATTNLAB_CHECK(dout.dimension() == 3 && dout.shape()[0] == B && dout.shape()[1] == T &&
+                      dout.shape()[2] == H,
+                  "GRU backward: expected dout (", B, ",", T, ",", H, "), got ", shape_str(dout));
+  Tensor dh = zeros({B, H});
+  if (!is_empty(dsn.h)) {
+    check_state(dsn.h, B, H, "GRU backward d(final state)");
+    std::copy(dsn.h.data(), dsn.h.data() + B * H, dh.data());
+  }
+  const std::vector<size_t>& len = cache.lengths;
+  Tensor dgi = empty({B, T, G});   // d(input pre-activations), batch-major
+  Tensor dgh = empty({T, B, G});   // d(hidden pre-activations), time-major
+  Tensor dnext = empty({B, H});
+  for (size_t t = T; t-- > 0;) {
+    float* dg = dgh.data() + t * B * G;
+    for (size_t b = 0; b < B; ++b) {
+      float* dgib = dgi.data() + (b * T + t) * G;
+      float* dghb = dg + b * G;
+      float* dhb = dh.data() + b * H;
+      float* dnb = dnext.data() + b * H;
+      if (t >= len[b]) {
+        std::fill(dgib, dgib + G, 0.f);
+        std::fill(dghb, dghb + G, 0.f);
+        std::copy(dhb, dhb + H, dnb);
+        continue;
+      }
+      if (has_dout) k::add(H, dout.data() + (b * T + t) * H, dhb);
+      const float* g = cache.gates.data() + (t * B + b) * G;
+      const float* r = g;
+      const float* z = g + H;
+      const float* n = g + 2 * H;
+      const float* hp = cache.hs.data() + (t * B + b) * H;
+      const float* hn = cache.hn_pre.data() + (t * B + b) * H;
+      for (size_t j = 0; j < H; ++j) {
+        const float dv = dhb[j];
+        const float dn = dv * (1.f - z[j]);
+        const float dz = dv * (hp[j] - n[j]);
+        dnb[j] = dv * z[j];
+        const float dan = dn * (1.f - n[j] * n[j]);
+        const float dar = dan * hn[j] * r[j] * (1.f - r[j]);
+        const float daz = dz * z[j] * (1.f - z[j]);
+        dgib[j] = dar;
+        dgib[H + j] = daz;
+        dgib[2 * H + j] = dan;
+        dghb[j] = dar;
+        dghb[H + j] = daz;
+        dghb[2 * H + j] = dan * r[j];
+      }
+    }
+    // dh_prev = dh * z + dgh_t W_hh
+    k::gemm(false, false, B, H, G, 1.f, dg, G, weight_hh.value.data(), H, 1.f, dnext.data(), H);
+    std::swap(dh, dnext);
+  }
+  // parameter grads: one gemm each over all timesteps
+  k::gemm(true, false, G, H, T * B, 1.f, dgh.data(), G, cache.hs.data(), H, 1.f,
+          weight_hh.grad.data(), H);
+  k::gemm(true, false, G, I, B * T, 1.f, dgi.data(), G, cache.x.data(), I, 1.f,
+          weight_ih.grad.data(), I);
+  add_rows(B * T, G, dgi.data(), bias_ih.grad.data());
+  add_rows(T * B, G, dgh.data(), bias_hh.grad.data());
+  dx = empty({B, T, I});
+  k::gemm(false, false, B * T, I, G, 1.f, dgi.data(), G, weight_ih.value.data(), I, 0.f,
+          dx.data(), I);
+  ds0.h = std::move(dh);
+  ds0.c = Tensor();
+}
+
+// x: (B,I), h: (B,H) -> hout: (B,H)
+void GRU::step(size_t B, const float* x, const float* h, float* hout) const {
+  const size_t I = input_size, H = hidden_size, G = 3 * H;
+  std::vector<float> gi(B * G), gh(B * G);
+  fill_rows(B, G, bias_ih.value.data(), gi.data());
+  k::gemm(false, true, B, G, I, 1.f, x, I, weight_ih.value.data(), I, 1.f, gi.data(), G);
+  fill_rows(B, G, bias_hh.value.data(), gh.data());
+  k::gemm(false, true, B, G, H, 1.f, h, H, weight_hh.value.data(), H, 1.f, gh.data(), G);
+  for (size_t b = 0; b < B; ++b) {
+    float* a = gi.data() + b * G;
+    const float* c = gh.data() + b * G;
+    for (size_t j = 0; j < 2 * H; ++j) a[j] += c[j];
+    k::sigmoid(2 * H, a, a);
+    for (size_t j = 0; j < H; ++j) a[2 * H + j] += a[j] * c[2 * H + j];
+    k::tanh(H, a + 2 * H, a + 2 * H);
+    for (size_t j = 0; j < H; ++j) {
+      const float n = a[2 * H + j];
+      hout[b * H + j] = n + a[H + j] * (h[b * H + j] - n);
+    }
+  }
+}
+
+// ============================================================== LSTM
+LSTM::LSTM(size_t input, size_t hidden, Rng& rng)
+    : input_size(input),
+      hidden_size(hidden),
+      weight_ih({4 * hidden, input}),
+      weight_hh({4 * hidden, hidden}),
+      bias_ih({4 * hidden}),
+      bias_hh({4 * hidden}) {
+  ATTNLAB_CHECK(input > 0 && hidden > 0, "LSTM: expected positive sizes, got input=", input,
+                " hidden=", hidden);
+  const float bound = 1.f / std::sqrt(static_cast<float>(hidden));
+  init_uniform(weight_ih, bound, rng);
+  init_uniform(weight_hh, bound, rng);
+  init_uniform(bias_ih, bound, rng);
+  init_uniform(bias_hh, bound, rng);
+}
+
+void LSTM::collect(ParamList& out, const std::string& prefix, const std::string& suffix) {
+  out.add(prefix + "weight_ih" + suffix, weight_ih);
+  out.add(prefix + "weight_hh" + suffix, weight_hh);
+  out.add(prefix + "bias_ih" + suffix, bias_ih);
+  out.add(prefix + "bias_hh" + suffix, bias_hh);
+}
+
+namespace {
+// pre (4H) -> activated gates i,f,g,o in place
+inline void lstm_activate(size_t H, float* g) {
+  k::sigmoid(2 * H, g, g);
+  k::tanh(H, g + 2 * H, g + 2 * H);
+  k::sigmoid(H, g + 3 * H, g + 3 * H);
+}
+}  // namespace
+
+// x: (B,T,I), s0: h,c (B,H) -> out: (B,T,H), sn: h,c (B,H)
+void LSTM::forward(const Tensor& x, const std::vector<size_t>& lengths, const RnnState* s0,
+                   Tensor& out, RnnState& sn, Cache* cache) const {
+  const Dims d = check_input(x, input_size, hidden_size, "LSTM");
+  const size_t B = d.B, T = d.T, I = d.I, H = d.H, G = 4 * H;
+  const std::vector<size_t> len = resolve_lengths(lengths, B, T, "LSTM");
+
+  // gi (B*T, 4H) = x W_ih^T + b_ih for every timestep at once
+  Tensor gi = empty({B, T, G});
+  fill_rows(B * T, G, bias_ih.value.data(), gi.data());
+  k::gemm(false, true, B * T, G, I, 1.f, x.data(), I, weight_ih.value.data(), I, 1.f, gi.data(),
+          G);
+
+  Tensor h = zeros({B, H}), c = zeros({B, H});
+  if (s0 && !is_empty(s0->h)) {
+    check_state(s0->h, B, H, "LSTM initial h");
+    std::copy(s0->h.data(), s0->h.data() + B * H, h.data());
+  }
+  if (s0 && !is_empty(s0->c)) {
+    check_state(s0->c, B, H, "LSTM initial c");
+    std::copy(s0->c.data(), s0->c.data() + B * H, c.data());
+  }
+  if (cache) {
+    cache->B = B;
+    cache->T = T;
+    cache->lengths = len;
+    cache->x = x;
+    cache->hs = empty({T + 1, B, H});
+    cache->cs = empty({T + 1, B, H});
+    cache->gates = zeros({T, B, G});
+    cache->tcs = zeros({T, B, H});
+    std::copy(h.data(), h.data() + B * H, cache->hs.data());
+    std::copy(c.data(), c.data() + B * H, cache->cs.data());
+  }
+  out = empty({B, T, H});
+  Tensor gh = empty({B, G});
+  std::vector<float> gbuf(G), tbuf(H);
+  for (size_t t = 0; t < T; ++t) {
+    fill_rows(B, G, bias_hh.value.data(), gh.data());
+    k::gemm(false, true, B, G, H, 1.f, h.data(), H, weight_hh.value.data(), H, 1.f, gh.data(), G);
+    for (size_t b = 0; b < B; ++b) {
+      float* hb = h.data() + b * H;
+      float* cb = c.data() + b * H;
+      float* ob = out.data() + (b * T + t) * H;
+      if (t >= len[b]) {
+        std::fill(ob, ob + H, 0.f);
+        continue;
+      }
+      const float* gib = gi.data() + (b * T + t) * G;
+      const float* ghb = gh.data() + b * G;
+      float* g = cache ? cache->gates.data() + (t * B + b) * G : gbuf.data();
+      float* tc = cache ? cache->tcs.data() + (t * B + b) * H : tbuf.data();
+      for (size_t j = 0; j < G; ++j) g[j] = gib[j] + ghb[j];
+      lstm_activate(H, g);
+      for (size_t j = 0; j < H; ++j) cb[j] = g[H + j] * cb[j] + g[j] * g[2 * H + j];
+      k::tanh(H, cb, tc);
+      for (size_t j = 0; j < H; ++j) {
+        const float v = g[3 * H + j] * tc[j];
+        hb[j] = v;
+        ob[j] = v;
+      }
+    }
+    if (cache) {
+      std::copy(h.data(), h.data() + B * H, cache->hs.data() + (t + 1) * B * H);
+      std::copy(c.data(), c.data() + B * H, cache->cs.data() + (t + 1) * B * H);
+    }
+  }
+  sn.h = std::move(h);
+  sn.c = std::move(c);
+}
+
+// dout: (B,T,H), dsn: h,c (B,H) -> dx: (B,T,I), ds0: h,c (B,H)
+void LSTM::backward(const Tensor& dout, const RnnState& dsn, const Cache& cache, Tensor& dx,
+                    RnnState& ds0) {
+  const size_t B = cache.B, T = cache.T, I = input_size, H = hidden_size, G = 4 * H;
+  ATTNLAB_CHECK(B > 0 && cache.hs.size() == (T + 1) * B * H,
+                "LSTM backward: the cache does not come from a forward with a cache");
+  const bool has_dout = !is_empty(dout);
+  if (has_dout)
+    ATTNLAB_CHECK(dout.dimension() == 3 && dout.shape()[0] == B && dout.shape()[1] == T &&
+                      dout.shape()[2] == H,
+                  "LSTM backward: expected dout (", B, ",", T, ",", H, "), got ",
+                  shape_str(dout));
+  Tensor dh = zeros({B, H}), dc = zeros({B, H});
+  if (!is_empty(dsn.h)) {
+    check_state(dsn.h, B, H, "LSTM backward d(final h)");
+    std::copy(dsn.h.data(), dsn.h.data() + B * H, dh.data());
+  }
+  if (!is_empty(dsn.c)) {
+    check_state(dsn.c, B, H, "LSTM backward d(final c)");
+    std::copy(dsn.c.data(), dsn.c.data() + B * H, dc.data());
+  }
+  const std::vector<size_t>& len = cache.lengths;
+  Tensor dgi = empty({B, T, G});  // batch-major
+  Tensor dga = empty({T, B, G});  // time-major copy for dW_hh
+  Tensor dnext = empty({B, H});
+  for (size_t t = T; t-- > 0;) {
+    float* dg = dga.data() + t * B * G;
+    for (size_t b = 0; b < B; ++b) {
+      float* dgib = dgi.data() + (b * T + t) * G;
+      float* dgb = dg + b * G;
+      float* dhb = dh.data() + b * H;
+      float* dcb = dc.data() + b * H;
+      float* dnb = dnext.data() + b * H;
+      if (t >= len[b]) {
+        std::fill(dgib, dgib + G, 0.f);
+        std::fill(dgb, dgb + G, 0.f);
+        std::copy(dhb, dhb + H, dnb);
+        continue;
+      }
+      if (has_dout) k::add(H, dout.data() + (b * T + t) * H, dhb);
+      const float* g = cache.gates.data() + (t * B + b) * G;
+      const float* tc = cache.tcs.data() + (t * B + b) * H;
+      const float* cp = cache.cs.data() + (t * B + b) * H;
+      for (size_t j = 0; j < H; ++j) {
+        const float i = g[j], f = g[H + j], gg = g[2 * H + j], o = g[3 * H + j];
+        const float dv = dhb[j];
+        const float dov = dv * tc[j];
+        const float dcv = dcb[j] + dv * o * (1.f - tc[j] * tc[j]);
+        dcb[j] = dcv * f;  // dc_prev
+        dnb[j] = 0.f;
+        dgb[j] = dcv * gg * i * (1.f - i);
+        dgb[H + j] = dcv * cp[j] * f * (1.f - f);
+        dgb[2 * H + j] = dcv * i * (1.f - gg * gg);
+        dgb[3 * H + j] = dov * o * (1.f - o);
+      }
+      std::copy(dgb, dgb + G, dgib);
+    }
+    k::gemm(false, false, B, H, G, 1.f, dg, G, weight_hh.value.data(), H, 1.f, dnext.data(), H);
+    std::swap(dh, dnext);
+  }
+  k::gemm(true, false, G, H, T * B, 1.f, dga.data(), G, cache.hs.data(), H, 1.f,
+          weight_hh.grad.data(), H);
+  k::gemm(true, false, G, I, B * T, 1.f, dgi.data(), G, cache.x.data(), I, 1.f,
+          weight_ih.grad.data(), I);
+  add_rows(B * T, G, dgi.data(), bias_ih.grad.data());
+  add_rows(B * T, G, dgi.data(), bias_hh.grad.data());
+  dx = empty({B, T, I});
+  k::gemm(false, false, B * T, I, G, 1.f, dgi.data(), G, weight_ih.value.data(), I, 0.f,
+          dx.data(), I);
+  ds0.h = std::move(dh);
+  ds0.c = std::move(dc);
+}
+
+// x: (B,I), h,c: (B,H) -> hout, cout: (B,H)
+void LSTM::step(size_t B, const float* x, const float* h, const float* c, float* hout,
+                float* cout) const {
+  const size_t I = input_size, H = hidden_size, G = 4 * H;
+  std::vector<float> gi(B * G), gh(B * G), tc(H);
+  fill_rows(B, G, bias_ih.value.data(), gi.data());
+  k::gemm(false, true, B, G, I, 1.f, x, I, weight_ih.value.data(), I, 1.f, gi.data(), G);
+  fill_rows(B, G, bias_hh.value.data(), gh.data());
+  k::gemm(false, true, B, G, H, 1.f, h, H, weight_hh.value.data(), H, 1.f, gh.data(), G);
+  for (size_t b = 0; b < B; ++b) {
+    float* g = gi.data() + b * G;
+    k::add(G, gh.data() + b * G, g);
+    lstm_activate(H, g);
+    for (size_t j = 0; j < H; ++j) cout[b * H + j] = g[H + j] * c[b * H + j] + g[j] * g[2 * H + j];
+    k::tanh(H, cout + b * H, tc.data());
+    for (size_t j = 0; j < H; ++j) hout[b * H + j] = g[3 * H + j] * tc[j];
+  }
+}
+
+// ============================================================== bidirectional
+// x: (B,T,D) -> y: (B,T,D) reversed within each valid prefix, zero past it
+Tensor reverse_valid(const Tensor& x, const std::vector<size_t>& lengths) {
+  check_rank(x, 3, "reverse_valid", "(B,T,D)");
+  const size_t B = x.shape()[0], T = x.shape()[1], D = x.shape()[2];
+  ATTNLAB_CHECK(lengths.size() == B, "reverse_valid: expected ", B, " lengths, got ",
+                lengths.size());
+  Tensor y = zeros({B, T, D});
+  for (size_t b = 0; b < B; ++b) {
+    const size_t L = lengths[b];
+    for (size_t t = 0; t < L; ++t) {
+      const float* src = x.data() + (b * T + (L - 1 - t)) * D;
+      std::copy(src, src + D, y.data() + (b * T + t) * D);
+    }
+  }
+  return y;
+}
+
+// x: (B,T,I) -> out: (B,T,2H), sn: {fwd, bwd} (B,H)
+template <class RNN>
+void Bidirectional<RNN>::forward(const Tensor& x, const std::vector<size_t>& lengths,
+                                 const RnnState* s0, Tensor& out, RnnState sn[2],
+                                 Cache* cache) const {
+  check_rank(x, 3, "Bidirectional RNN input", "(B,T,I)");
+  const size_t B = x.shape()[0], T = x.shape()[1], H = fwd.hidden_size;
+  const std::vector<size_t> len = resolve_lengths(lengths, B, T, "Bidirectional RNN");
+  Tensor of, obr;
+  fwd.forward(x, len, s0 ? &s0[0] : nullptr, of, sn[0], cache ? &cache->fwd : nullptr);
+  bwd.forward(reverse_valid(x, len), len, s0 ? &s0[1] : nullptr, obr, sn[1],
+              cache ? &cache->bwd : nullptr);
+  const Tensor ob = reverse_valid(obr, len);
+  out = empty({B, T, 2 * H});
+  for (size_t r = 0; r < B * T; ++r) {
+    std::copy(of.data() + r * H, of.data() + (r + 1) * H, out.data() + r * 2 * H);
+    std::copy(ob.data() + r * H, ob.data() + (r + 1) * H, out.data() + r * 2 * H + H);
+  }
+  if (cache) cache->lengths = len;
+}
+
+// dout: (B,T,2H), dsn[2] -> dx: (B,T,I), ds0[2]
+template <class RNN>
+void Bidirectional<RNN>::backward(const Tensor& dout, const RnnState dsn[2], const Cache& cache,
+                                  Tensor& dx, RnnState ds0[2]) {
+  const size_t B = cache.fwd.B, T = cache.fwd.T, H = fwd.hidden_size;
+  Tensor dof, dob;
+  if (!is_empty(dout)) {
+    ATTNLAB_CHECK(dout.dimension() == 3 && dout.shape()[0] == B && dout.shape()[1] == T &&
+                      dout.shape()[2] == 2 * H,
+                  "Bidirectional RNN backward: expected dout (", B, ",", T, ",", 2 * H,
+                  "), got ", shape_str(dout));
+    dof = empty({B, T, H});
+    Tensor dobv = empty({B, T, H});
+    for (size_t r = 0; r < B * T; ++r) {
+      std::copy(dout.data() + r * 2 * H, dout.data() + r * 2 * H + H, dof.data() + r * H);
+      std::copy(dout.data() + r * 2 * H + H, dout.data() + (r + 1) * 2 * H, dobv.data() + r * H);
+    }
+    dob = reverse_valid(dobv, cache.lengths);
+  }
+  Tensor dxf, dxr;
+  fwd.backward(dof, dsn[0], cache.fwd, dxf, ds0[0]);
+  bwd.backward(dob, dsn[1], cache.bwd, dxr, ds0[1]);
+  const Tensor dxb = reverse_valid(dxr, cache.lengths);
+  k::add(dxf.size(), dxb.data(), dxf.data());
+  dx = std::move(dxf);
+}
+
+template class Bidirectional<GRU>;
+template class Bidirectional<LSTM>;
+
+}  // namespace attnlab::nn

@@ -1,0 +1,162 @@
+// Recurrent layers: GRU and LSTM (full sequences and single cells), and a
+// bidirectional wrapper. PyTorch semantics and parameter layouts:
+//   GRU  weight_ih (3H,I), weight_hh (3H,H), bias_ih/bias_hh (3H), gates r,z,n
+//        r = s(Wir x + bir + Whr h + bhr), z = s(Wiz x + biz + Whz h + bhz)
+//        n = tanh(Win x + bin + r * (Whn h + bhn)), h' = (1 - z) * n + z * h
+//   LSTM weight_ih (4H,I), weight_hh (4H,H), biases (4H), gates i,f,g,o
+//        c' = f * c + i * g, h' = o * tanh(c')
+// Sequences are batch_first (B,T,I) with per-sequence lengths in [1,T] (as
+// torch pack_padded_sequence): outputs past a sequence's length are zero and
+// the final state is the state after its last valid step.
+// Speed: the input projection of all timesteps is ONE gemm over B*T rows;
+// each step is one gemm for the hidden projection plus kernel activations.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "attnlab/core/param.hpp"
+#include "attnlab/core/rng.hpp"
+#include "attnlab/nn/tensor.hpp"
+
+namespace attnlab::nn {
+
+// Recurrent state: h (B,H); c (B,H) for LSTM only (empty for GRU).
+struct RnnState {
+  Tensor h, c;
+};
+
+// Checks lengths against (B,T): empty means all T; returns the filled list.
+std::vector<size_t> resolve_lengths(const std::vector<size_t>& lengths, size_t B, size_t T,
+                                    const char* who);
+
+class GRU {
+ public:
+  static constexpr size_t kGates = 3;
+  static constexpr bool kHasCell = false;
+  struct Cache {
+    size_t B = 0, T = 0;
+    std::vector<size_t> lengths;
+    Tensor x;       // (B,T,I) the input
+    Tensor hs;      // (T+1,B,H) time-major: state before step t; hs[0] = h0
+    Tensor gates;   // (T,B,3H) r, z, n after activation
+    Tensor hn_pre;  // (T,B,H)  Whn h + bhn
+  };
+  GRU() = default;
+  // torch init: every weight and bias ~ U(-1/sqrt(H), 1/sqrt(H))
+  GRU(size_t input, size_t hidden, Rng& rng);
+  // names: prefix + "weight_ih" + suffix, ... (suffix "_l0" as nn.GRU, "" as nn.GRUCell)
+  void collect(ParamList& out, const std::string& prefix, const std::string& suffix = "_l0");
+
+  // x: (B,T,I), lengths: (B) or empty, s0: h (B,H) or nullptr (zeros)
+  //   -> out: (B,T,H), sn: h (B,H); cache (optional) for backward
+  void forward(const Tensor& x, const std::vector<size_t>& lengths, const RnnState* s0,
+               Tensor& out, RnnState& sn, Cache* cache) const;
+  // dout: (B,T,H) or empty, dsn.h: (B,H) or empty -> dx: (B,T,I), ds0.h: (B,H)
+  void backward(const Tensor& dout, const RnnState& dsn, const Cache& cache, Tensor& dx,
+                RnnState& ds0);
+  // Inference step without cache: x (B,I), h (B,H) -> hout (B,H) (may alias h).
+  void step(size_t B, const float* x, const float* h, float* hout) const;
+
+  size_t input_size = 0, hidden_size = 0;
+  Param weight_ih, weight_hh, bias_ih, bias_hh;
+};
+
+class LSTM {
+ public:
+  static constexpr size_t kGates = 4;
+  static constexpr bool kHasCell = true;
+  struct Cache {
+    size_t B = 0, T = 0;
+    std::vector<size_t> lengths;
+    Tensor x;      // (B,T,I)
+    Tensor hs;     // (T+1,B,H) hidden before step t
+    Tensor cs;     // (T+1,B,H) cell before step t
+    Tensor gates;  // (T,B,4H) i, f, g, o after activation
+    Tensor tcs;    // (T,B,H) tanh(c')
+  };
+  LSTM() = default;
+  LSTM(size_t input, size_t hidden, Rng& rng);
+  void collect(ParamList& out, const std::string& prefix, const std::string& suffix = "_l0");
+
+  // x: (B,T,I), lengths: (B) or empty, s0: h,c (B,H) or nullptr
+  //   -> out: (B,T,H), sn: h,c (B,H)
+  void forward(const Tensor& x, const std::vector<size_t>& lengths, const RnnState* s0,
+               Tensor& out, RnnState& sn, Cache* cache) const;
+  // dout: (B,T,H) or empty, dsn.h/.c: (B,H) or empty -> dx: (B,T,I), ds0.h/.c: (B,H)
+  void backward(const Tensor& dout, const RnnState& dsn, const Cache& cache, Tensor& dx,
+                RnnState& ds0);
+  // Inference step: x (B,I), h,c (B,H) -> hout, cout (B,H) (may alias h, c).
+  void step(size_t B, const float* x, const float* h, const float* c, float* hout,
+            float* cout) const;
+
+  size_t input_size = 0, hidden_size = 0;
+  Param weight_ih, weight_hh, bias_ih, bias_hh;
+};
+
+// Single-step cells with torch nn.GRUCell / nn.LSTMCell names (no "_l0").
+template <class RNN>
+class Cell {
+ public:
+  using Cache = typename RNN::Cache;
+  Cell() = default;
+  Cell(size_t input, size_t hidden, Rng& rng) : rnn(input, hidden, rng) {}
+  void collect(ParamList& out, const std::string& prefix) { rnn.collect(out, prefix, ""); }
+  // x: (B,I), s: (B,H) (or nullptr = zeros) -> returns s': (B,H)
+  RnnState forward(const Tensor& x, const RnnState* s, Cache* cache) const {
+    check_rank(x, 2, "RNN cell input", "(B,I)");
+    Tensor x3 = x;
+    x3.reshape({x.shape()[0], size_t(1), x.shape()[1]});
+    Tensor out;
+    RnnState sn;
+    rnn.forward(x3, {}, s, out, sn, cache);
+    return sn;
+  }
+  // ds': (B,H) -> dx: (B,I), ds: (B,H)
+  Tensor backward(const RnnState& dsn, const Cache& cache, RnnState& ds) {
+    Tensor dx;
+    rnn.backward(Tensor(), dsn, cache, dx, ds);
+    dx.reshape({cache.B, rnn.input_size});
+    return dx;
+  }
+  RNN rnn;
+};
+using GRUCell = Cell<GRU>;
+using LSTMCell = Cell<LSTM>;
+
+// x (B,T,D) -> y with y[b,t] = x[b, len_b - 1 - t] for t < len_b, else 0.
+// Its own inverse on the valid part (used for forward and backward).
+Tensor reverse_valid(const Tensor& x, const std::vector<size_t>& lengths);
+
+// Bidirectional wrapper as nn.GRU/LSTM(bidirectional=True): the reverse
+// direction reads each sequence's valid part backwards; outputs concatenate
+// (fwd, bwd) on the last axis; states are {fwd, bwd} (torch h_n[0], h_n[1]).
+template <class RNN>
+class Bidirectional {
+ public:
+  struct Cache {
+    typename RNN::Cache fwd, bwd;
+    std::vector<size_t> lengths;
+  };
+  Bidirectional() = default;
+  Bidirectional(size_t input, size_t hidden, Rng& rng)
+      : fwd(input, hidden, rng), bwd(input, hidden, rng) {}
+  void collect(ParamList& out, const std::string& prefix) {
+    fwd.collect(out, prefix, "_l0");
+    bwd.collect(out, prefix, "_l0_reverse");
+  }
+  // x: (B,T,I), lengths (B) or empty, s0: {fwd, bwd} states or nullptr
+  //   -> out: (B,T,2H), sn: {fwd, bwd} each (B,H)
+  void forward(const Tensor& x, const std::vector<size_t>& lengths, const RnnState* s0,
+               Tensor& out, RnnState sn[2], Cache* cache) const;
+  // dout: (B,T,2H) or empty, dsn: {fwd, bwd} (entries may be empty) -> dx, ds0[2]
+  void backward(const Tensor& dout, const RnnState dsn[2], const Cache& cache, Tensor& dx,
+                RnnState ds0[2]);
+  RNN fwd, bwd;
+};
+using BiGRU = Bidirectional<GRU>;
+using BiLSTM = Bidirectional<LSTM>;
+
+extern template class Bidirectional<GRU>;
+extern template class Bidirectional<LSTM>;
+
+}  // namespace attnlab::nn
