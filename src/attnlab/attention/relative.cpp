@@ -1,0 +1,203 @@
+#include "attnlab/attention/relative.hpp"
+
+#include <cmath>
+
+#include "attnlab/kernels/kernels.hpp"
+
+namespace attnlab::attention {
+
+namespace k = attnlab::kernels;
+
+RelMultiheadAttention::RelMultiheadAttention(const RelConfig& cfg, Rng& rng) : cfg_(cfg) {
+  ATTNLAB_CHECK(cfg.d_model > 0 && cfg.n_head > 0, "RelMultiheadAttention: d_model and n_head must be > 0");
+  ATTNLAB_CHECK(cfg.d_model % 2 == 0, "RelMultiheadAttention: d_model must be even (sin/cos pairs), got ",
+                cfg.d_model);
+  if (cfg_.d_head == 0) {
+    ATTNLAB_CHECK(cfg.d_model % cfg.n_head == 0, "RelMultiheadAttention: d_model (", cfg.d_model,
+                  ") must be divisible by n_head (", cfg.n_head, ") when d_head = 0");
+    cfg_.d_head = cfg.d_model / cfg.n_head;
+  }
+  const size_t E = cfg_.d_model, I = cfg_.n_head * cfg_.d_head;
+  const float bd = 1.f / std::sqrt(float(E));
+  detail::init_uniform(qkv_weight, {3 * I, E}, bd, rng);
+  detail::init_uniform(r_weight, {I, E}, bd, rng);
+  detail::init_uniform(o_weight, {E, I}, 1.f / std::sqrt(float(I)), rng);
+  detail::init_uniform(r_w_bias, {cfg_.n_head, cfg_.d_head}, 0.1f, rng);
+  detail::init_uniform(r_r_bias, {cfg_.n_head, cfg_.d_head}, 0.1f, rng);
+}
+
+void RelMultiheadAttention::collect(ParamList& out, const std::string& prefix) {
+  out.add(prefix + "qkv_net.weight", qkv_weight);
+  out.add(prefix + "r_net.weight", r_weight);
+  out.add(prefix + "o_net.weight", o_weight);
+  out.add(prefix + "r_w_bias", r_w_bias);
+  out.add(prefix + "r_r_bias", r_r_bias);
+}
+
+void RelMultiheadAttention::set_memory(const Tensor3& m) {
+  ATTNLAB_CHECK(m.size() == 0 || (m.shape(2) == cfg_.d_model && m.shape(1) <= cfg_.mem_len),
+                "RelMultiheadAttention::set_memory: expected (B,M<=", cfg_.mem_len, ",",
+                cfg_.d_model, "), got ", detail::shape_of(m));
+  mem_ = m;
+}
+
+Tensor2 RelMultiheadAttention::sinusoids(size_t L, size_t E) {
+  Tensor2 R = Tensor2::from_shape({L, E});
+  const size_t half = E / 2;
+  for (size_t c = 0; c < L; ++c) {
+    const double d = double(L - 1 - c);
+    for (size_t i = 0; i < half; ++i) {
+      const double f = std::pow(10000.0, -2.0 * double(i) / double(E));
+      R(c, i) = float(std::sin(d * f));
+      R(c, half + i) = float(std::cos(d * f));
+    }
+  }
+  return R;
+}
+
+Tensor3 RelMultiheadAttention::forward(const Tensor3& x, Cache* cache, bool update_memory,
+                                       Tensor4* weights) {
+  // x: (B,T,E), memory: (B,M,E) -> out: (B,T,E), weights: (B,H,T,M+T)
+  const size_t E = cfg_.d_model, H = cfg_.n_head, Dh = cfg_.d_head, I = H * Dh;
+  ATTNLAB_CHECK(E > 0, "RelMultiheadAttention: not initialized");
+  ATTNLAB_CHECK(x.shape(2) == E, "RelMultiheadAttention: expected input (B,T,", E, "), got ",
+                detail::shape_of(x));
+  const size_t B = x.shape(0), T = x.shape(1);
+  ATTNLAB_CHECK(B > 0 && T > 0, "RelMultiheadAttention: empty input ", detail::shape_of(x));
+  detail::check_finite("RelMultiheadAttention input", x.data(), x.size());
+  const size_t M = mem_.size() ? mem_.shape(1) : 0;
+  if (M)
+    ATTNLAB_CHECK(mem_.shape(0) == B, "RelMultiheadAttention: memory holds batch ", mem_.shape(0),
+                  " but input has batch ", B, " (call reset_memory() when the batch changes)");
+  const size_t L = M + T;
+  detail::check_param_shape("qkv_net.weight", qkv_weight, {3 * I, E});
+
+  Cache local;
+  Cache& c = cache ? *cache : local;
+  c.M = M;
+  c.cat = Tensor3::from_shape({B, L, E});
+  for (size_t b = 0; b < B; ++b) {
+    if (M) std::copy(mem_.data() + b * M * E, mem_.data() + (b + 1) * M * E, c.cat.data() + b * L * E);
+    std::copy(x.data() + b * T * E, x.data() + (b + 1) * T * E, c.cat.data() + (b * L + M) * E);
+  }
+  c.R = sinusoids(L, E);
+  c.q = Tensor3::from_shape({B, T, I});
+  c.kv = Tensor3::from_shape({B, L, 2 * I});
+  c.r = Tensor2::from_shape({L, I});
+  const float* W = qkv_weight.value.data();
+  detail::linear_forward(B * T, E, I, x.data(), E, W, nullptr, c.q.data(), I);
+  detail::linear_forward(B * L, E, 2 * I, c.cat.data(), E, W + I * E, nullptr, c.kv.data(), 2 * I);
+  detail::linear_forward(L, E, I, c.R.data(), E, r_weight.value.data(), nullptr, c.r.data(), I);
+  c.P = Tensor4::from_shape({B, H, T, L});
+  c.ctx = Tensor3::from_shape({B, T, I});
+
+  const float scale = 1.f / std::sqrt(float(Dh));
+  std::vector<float> qu(T * Dh), qv(T * Dh), bd(T * L);
+  for (size_t b = 0; b < B; ++b)
+    for (size_t h = 0; h < H; ++h) {
+      const float* qh = c.q.data() + b * T * I + h * Dh;
+      for (size_t i = 0; i < T; ++i)
+        for (size_t d = 0; d < Dh; ++d) {
+          qu[i * Dh + d] = qh[i * I + d] + r_w_bias.value(h, d);
+          qv[i * Dh + d] = qh[i * I + d] + r_r_bias.value(h, d);
+        }
+      float* S = c.P.data() + (b * H + h) * T * L;
+      const float* kh = c.kv.data() + b * L * 2 * I + h * Dh;
+      const float* vh = kh + I;
+      k::gemm(false, true, T, L, Dh, scale, qu.data(), Dh, kh, 2 * I, 0.f, S, L);  // content
+      k::gemm(false, true, T, L, Dh, scale, qv.data(), Dh, c.r.data() + h * Dh, I, 0.f, bd.data(),
+              L);  // position, columns by distance L-1..0
+      for (size_t i = 0; i < T; ++i) {
+        const size_t off = T - 1 - i;  // relative shift
+        for (size_t j = 0; j <= M + i; ++j) S[i * L + j] += bd[i * L + j + off];
+        for (size_t j = M + i + 1; j < L; ++j) S[i * L + j] = kNegInf;  // causal
+      }
+      k::softmax_rows(T, L, S, L, nullptr, 0, S, L);
+      k::gemm(false, false, T, Dh, L, 1.f, S, L, vh, 2 * I, 0.f, c.ctx.data() + b * T * I + h * Dh, I);
+    }
+  Tensor3 out = Tensor3::from_shape({B, T, E});
+  detail::linear_forward(B * T, I, E, c.ctx.data(), I, o_weight.value.data(), nullptr, out.data(), E);
+  if (weights) *weights = c.P;
+  if (update_memory && cfg_.mem_len > 0) {
+    const size_t keep = std::min(cfg_.mem_len, L);
+    Tensor3 nm = Tensor3::from_shape({B, keep, E});
+    for (size_t b = 0; b < B; ++b)
+      std::copy(c.cat.data() + (b * L + L - keep) * E, c.cat.data() + (b + 1) * L * E,
+                nm.data() + b * keep * E);
+    mem_ = std::move(nm);
+  }
+  return out;
+}
+
+void RelMultiheadAttention::backward(const Tensor3& dout, const Cache& c, Tensor3& dx) {
+  const size_t E = cfg_.d_model, H = cfg_.n_head, Dh = cfg_.d_head, I = H * Dh;
+  const size_t B = c.P.shape(0), T = c.P.shape(2), L = c.P.shape(3), M = c.M;
+  ATTNLAB_CHECK(dout.shape(0) == B && dout.shape(1) == T && dout.shape(2) == E,
+                "RelMultiheadAttention backward: expected dout (", B, ",", T, ",", E, "), got ",
+                detail::shape_of(dout));
+  Tensor3 dctx = Tensor3::from_shape({B, T, I});
+  detail::linear_backward(B * T, I, E, c.ctx.data(), I, o_weight.value.data(), dout.data(), E,
+                          dctx.data(), I, false, o_weight.grad.data(), nullptr);
+  Tensor3 dq = Tensor3::from_shape({B, T, I});
+  Tensor3 dkv = Tensor3::from_shape({B, L, 2 * I});
+  Tensor2 dr = xt::zeros<float>({L, I});
+  const float scale = 1.f / std::sqrt(float(Dh));
+  std::vector<float> qu(T * Dh), qv(T * Dh), dS(T * L), dbd(T * L), dqv(T * Dh);
+  for (size_t b = 0; b < B; ++b)
+    for (size_t h = 0; h < H; ++h) {
+      const float* qh = c.q.data() + b * T * I + h * Dh;
+      for (size_t i = 0; i < T; ++i)
+        for (size_t d = 0; d < Dh; ++d) {
+          qu[i * Dh + d] = qh[i * I + d] + r_w_bias.value(h, d);
+          qv[i * Dh + d] = qh[i * I + d] + r_r_bias.value(h, d);
+        }
+      const float* P = c.P.data() + (b * H + h) * T * L;
+      const float* kh = c.kv.data() + b * L * 2 * I + h * Dh;
+      const float* vh = kh + I;
+      const float* g = dctx.data() + b * T * I + h * Dh;
+      float* dkh = dkv.data() + b * L * 2 * I + h * Dh;
+      float* dvh = dkh + I;
+      float* dqh = dq.data() + b * T * I + h * Dh;
+      k::gemm(false, true, T, L, Dh, 1.f, g, I, vh, 2 * I, 0.f, dS.data(), L);
+      k::gemm(true, false, L, Dh, T, 1.f, P, L, g, I, 0.f, dvh, 2 * I);
+      k::softmax_rows_backward(T, L, P, dS.data(), dS.data());
+      k::scale(T * L, scale, dS.data(), dS.data());
+      std::fill(dbd.begin(), dbd.end(), 0.f);
+      for (size_t i = 0; i < T; ++i) {
+        const size_t off = T - 1 - i;
+        for (size_t j = 0; j <= M + i; ++j) dbd[i * L + j + off] = dS[i * L + j];
+      }
+      // content: S = qu k^T
+      k::gemm(false, false, T, Dh, L, 1.f, dS.data(), L, kh, 2 * I, 0.f, dqh, I);
+      k::gemm(true, false, L, Dh, T, 1.f, dS.data(), L, qu.data(), Dh, 0.f, dkh, 2 * I);
+      // position: BD_full = qv r^T
+      k::gemm(false, false, T, Dh, L, 1.f, dbd.data(), L, c.r.data() + h * Dh, I, 0.f, dqv.data(), Dh);
+      k::gemm(true, false, L, Dh, T, 1.f, dbd.data(), L, qv.data(), Dh, 1.f, dr.data() + h * Dh, I);
+      float* du = r_w_bias.grad.data() + h * Dh;
+      float* dvb = r_r_bias.grad.data() + h * Dh;
+      for (size_t i = 0; i < T; ++i) {
+        k::add(Dh, dqh + i * I, du);
+        k::add(Dh, dqv.data() + i * Dh, dvb);
+        k::add(Dh, dqv.data() + i * Dh, dqh + i * I);
+      }
+    }
+  const float* W = qkv_weight.value.data();
+  float* dW = qkv_weight.grad.data();
+  dx = Tensor3::from_shape({B, T, E});
+  // dW_q += dq^T x (x rows are cat rows [M, L) of each batch item), dx = dq W_q
+  for (size_t b = 0; b < B; ++b) {
+    const float* xb = c.cat.data() + (b * L + M) * E;
+    detail::linear_backward(T, E, I, xb, E, W, dq.data() + b * T * I, I, dx.data() + b * T * E, E,
+                            false, dW, nullptr);
+  }
+  // k, v from cat: all rows feed dW_kv; only the current rows feed dx (memory is a constant)
+  detail::linear_backward(B * L, E, 2 * I, c.cat.data(), E, W + I * E, dkv.data(), 2 * I, nullptr,
+                          E, false, dW + I * E, nullptr);
+  for (size_t b = 0; b < B; ++b)
+    detail::linear_backward(T, E, 2 * I, nullptr, E, W + I * E, dkv.data() + (b * L + M) * 2 * I,
+                            2 * I, dx.data() + b * T * E, E, true, nullptr, nullptr);
+  detail::linear_backward(L, E, I, c.R.data(), E, r_weight.value.data(), dr.data(), I, nullptr, E,
+                          false, r_weight.grad.data(), nullptr);
+}
+
+}  // namespace attnlab::attention

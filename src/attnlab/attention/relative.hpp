@@ -1,0 +1,72 @@
+// Transformer-XL relative multi-head attention (Dai et al. 2019, section 3.3),
+// one layer's attention block (no residual / layer norm: compose those in nn/).
+//
+// With memory m (B,M,E) from earlier segments and the current segment x (B,T,E),
+// c = [m; x] (L = M + T rows), head h:
+//   q = x W_q^T,  k = c W_k^T,  v = c W_v^T,  r = R W_r^T (R: sinusoidal relative encodings)
+//   score(i,j) = [ (q_i + u) . k_j  +  (q_i + v_bias) . r_{(M+i)-j} ] / sqrt(d_head)
+//      (a)+(c): content term with global content bias u = "r_w_bias"
+//      (b)+(d): position term with global position bias v_bias = "r_r_bias"
+//   causal: query i (absolute position M+i) sees keys j <= M+i (memory + current prefix).
+//   out = concat_h(softmax(score) v) W_o^T
+// The position term is computed for all L relative distances with one gemm per
+// head (columns ordered by distance L-1 ... 0) and then "relatively shifted":
+// BD[i][j] = BD_full[i][j + T-1-i] (the paper's shift, as an index map instead
+// of the pad-and-reshape trick).
+// R[c] = [sin(d * f_0..f_{E/2-1}), cos(d * f_0..)], d = L-1-c, f_k = 10000^(-2k/E).
+// Parameters (names as the reference implementation): "qkv_net.weight" (3*H*Dh, E),
+// "r_net.weight" (H*Dh, E), "o_net.weight" (E, H*Dh), "r_w_bias" (H,Dh), "r_r_bias" (H,Dh).
+// Memory: after each forward with update_memory, the memory becomes the last
+// min(mem_len, L) rows of c (a copy: no gradient ever flows into memory; the
+// parameters still get gradients from the memory rows' keys and values).
+// mem_len = 0 disables memory. reset_memory() clears it (needed when B changes).
+#pragma once
+#include "attnlab/attention/common.hpp"
+
+namespace attnlab::attention {
+
+struct RelConfig {
+  size_t d_model = 0;  // E (must be even)
+  size_t n_head = 1;   // H
+  size_t d_head = 0;   // Dh; 0 = d_model / n_head
+  size_t mem_len = 0;  // memory rows kept between calls
+};
+
+class RelMultiheadAttention {
+ public:
+  struct Cache {
+    size_t M = 0;
+    Tensor3 cat;  // (B,L,E) [memory; x]
+    Tensor2 R;    // (L,E) sinusoids
+    Tensor3 q;    // (B,T,I)
+    Tensor3 kv;   // (B,L,2I)
+    Tensor2 r;    // (L,I)
+    Tensor4 P;    // (B,H,T,L)
+    Tensor3 ctx;  // (B,T,I)
+  };
+  RelMultiheadAttention() = default;
+  RelMultiheadAttention(const RelConfig& cfg, Rng& rng);
+  const RelConfig& config() const { return cfg_; }
+  void collect(ParamList& out, const std::string& prefix);
+
+  // x: (B,T,E) (+ memory (B,M,E)) -> out: (B,T,E); weights (optional) -> (B,H,T,M+T)
+  Tensor3 forward(const Tensor3& x, Cache* cache = nullptr, bool update_memory = true,
+                  Tensor4* weights = nullptr);
+  // dout: (B,T,E) -> dx (B,T,E) overwritten; parameter grads accumulate; memory gets none.
+  void backward(const Tensor3& dout, const Cache& cache, Tensor3& dx);
+
+  const Tensor3& memory() const { return mem_; }
+  void set_memory(const Tensor3& m);  // (B,M,E), M <= mem_len
+  void reset_memory() { mem_ = Tensor3(); }
+
+  // (L,E) sinusoidal encodings for distances L-1, L-2, ..., 0
+  static Tensor2 sinusoids(size_t L, size_t E);
+
+  Param qkv_weight, r_weight, o_weight, r_w_bias, r_r_bias;
+
+ private:
+  RelConfig cfg_;
+  Tensor3 mem_;
+};
+
+}  // namespace attnlab::attention
