@@ -151,9 +151,9 @@ def score_case(kind, B=2, Tq=3, S=5, Dq=4, Dk=6, Dv=3, A=5, max_keys=7):
     RW = f32(*w.shape)
     ((out * R).sum() + (w * RW).sum()).backward()
     case = {"kind": kind, "Dq": Dq, "Dk": Dk, "A": A, "max_keys": max_keys, "lengths": lengths,
-            "q": enc(q), "k": enc(k), "v": enc(v), "R": enc(R), "RW": enc(RW),
+            "query": enc(q), "key": enc(k), "value": enc(v), "R": enc(R), "RW": enc(RW),
             "out": enc(out), "weights": enc(w),
-            "grad.q": enc(q.grad), "grad.k": enc(k.grad if k.grad is not None else torch.zeros_like(k)), "grad.v": enc(v.grad)}
+            "grad.query": enc(q.grad), "grad.key": enc(k.grad if k.grad is not None else torch.zeros_like(k)), "grad.value": enc(v.grad)}
     for n, p in params.items():
         case[n] = enc(p)
         case["grad." + n] = enc(p.grad)

@@ -1,0 +1,140 @@
+// Parity with PyTorch 1.13 on committed fixtures (scripts/fixtures_attention.py,
+// reference computed in float64 from float32 inputs; attnlab runs in float32).
+// Tolerances: |ours - torch| <= 2e-5 + 2e-4 |torch| for outputs/weights and
+// 5e-5 + 5e-4 |torch| for gradients (float32 accumulation over <= 12 terms).
+#include "attention_test_util.hpp"
+
+#include <cstdio>
+
+#include "attnlab/attention/attend.hpp"
+#include "attnlab/attention/multihead.hpp"
+
+using namespace attn_test;
+
+namespace {
+constexpr double kOutAtol = 2e-5, kOutRtol = 2e-4, kGradAtol = 5e-5, kGradRtol = 5e-4;
+}
+
+TEST(TorchParity, MultiheadAttention) {
+  const nlohmann::json all = load_fixture("attention_mha.json");
+  size_t ncases = 0;
+  for (auto it = all.begin(); it != all.end(); ++it) {
+    if (it.key() == "_meta") continue;
+    ++ncases;
+    const auto& c = it.value();
+    const std::string name = it.key();
+    const size_t E = c["E"], H = c["H"];
+    Rng rng(1);
+    MultiheadAttention mha(E, H, rng);
+    jparam(mha.in_proj_weight, c["in_proj_weight"]);
+    jparam(mha.in_proj_bias, c["in_proj_bias"]);
+    jparam(mha.out_proj_weight, c["out_proj.weight"]);
+    jparam(mha.out_proj_bias, c["out_proj.bias"]);
+    MhaOptions opt;
+    opt.need_weights = true;
+    opt.average_attn_weights = c["average_attn_weights"];
+    if (c.contains("key_padding_mask")) {
+      auto sh = jshape(c["key_padding_mask"]);
+      opt.key_padding_mask = BoolTensor2::from_shape(sh);
+      auto v = jflat(c["key_padding_mask"]);
+      for (size_t i = 0; i < v.size(); ++i) opt.key_padding_mask.data()[i] = v[i] != 0.f;
+    }
+    if (c.contains("attn_mask_bool")) {
+      auto sh = jshape(c["attn_mask_bool"]);
+      xt::xarray<bool> m = xt::xarray<bool>::from_shape(sh);
+      auto v = jflat(c["attn_mask_bool"]);
+      for (size_t i = 0; i < v.size(); ++i) m.data()[i] = v[i] != 0.f;
+      opt.attn_mask_bool = m;
+    }
+    if (c.contains("attn_mask_float")) {
+      auto sh = jshape(c["attn_mask_float"]);
+      xt::xarray<float> m = xt::xarray<float>::from_shape(sh);
+      auto v = jflat(c["attn_mask_float"]);
+      std::copy(v.begin(), v.end(), m.data());
+      opt.attn_mask_float = m;
+    }
+    opt.is_causal = c.value("is_causal", false);
+    const bool self = c["self_attn"];
+    Tensor3 q, k, v;
+    if (self) {
+      q = jtensor<Tensor3>(c["x"]);
+    } else {
+      q = jtensor<Tensor3>(c["query"]);
+      k = jtensor<Tensor3>(c["key"]);
+      v = jtensor<Tensor3>(c["value"]);
+    }
+    const Tensor3 R = jtensor<Tensor3>(c["R"]);
+    MultiheadAttention::Cache cache;
+    MhaResult r = self ? mha.forward(q, q, q, opt, &cache) : mha.forward(q, k, v, opt, &cache);
+    double e_out = expect_close(name + " out", r.out.data(), jflat(c["out"]), kOutAtol, kOutRtol);
+    const auto wref = jflat(c["weights"]);
+    const float* w = opt.average_attn_weights ? r.weights.data() : r.head_weights.data();
+    const size_t wsize = opt.average_attn_weights ? r.weights.size() : r.head_weights.size();
+    ASSERT_EQ(wsize, wref.size()) << name;
+    double e_w = expect_close(name + " weights", w, wref, kOutAtol, kOutRtol);
+    mha.in_proj_weight.zero_grad();
+    mha.in_proj_bias.zero_grad();
+    mha.out_proj_weight.zero_grad();
+    mha.out_proj_bias.zero_grad();
+    Tensor3 dq, dk, dv;
+    mha.backward(R, cache, dq, dk, dv);
+    double e_g = 0;
+    if (self) {
+      for (size_t i = 0; i < dq.size(); ++i) dq.data()[i] += dk.data()[i] + dv.data()[i];
+      e_g = std::max(e_g, expect_close(name + " grad.x", dq.data(), jflat(c["grad.x"]), kGradAtol, kGradRtol));
+    } else {
+      e_g = std::max(e_g, expect_close(name + " grad.query", dq.data(), jflat(c["grad.query"]), kGradAtol, kGradRtol));
+      e_g = std::max(e_g, expect_close(name + " grad.key", dk.data(), jflat(c["grad.key"]), kGradAtol, kGradRtol));
+      e_g = std::max(e_g, expect_close(name + " grad.value", dv.data(), jflat(c["grad.value"]), kGradAtol, kGradRtol));
+    }
+    double e_p = 0;
+    e_p = std::max(e_p, expect_close(name + " grad.in_proj_weight", mha.in_proj_weight.gdata(), jflat(c["grad.in_proj_weight"]), kGradAtol, kGradRtol));
+    e_p = std::max(e_p, expect_close(name + " grad.in_proj_bias", mha.in_proj_bias.gdata(), jflat(c["grad.in_proj_bias"]), kGradAtol, kGradRtol));
+    e_p = std::max(e_p, expect_close(name + " grad.out_proj.weight", mha.out_proj_weight.gdata(), jflat(c["grad.out_proj.weight"]), kGradAtol, kGradRtol));
+    e_p = std::max(e_p, expect_close(name + " grad.out_proj.bias", mha.out_proj_bias.gdata(), jflat(c["grad.out_proj.bias"]), kGradAtol, kGradRtol));
+    std::printf("[parity] mha %-18s max|err| out %.2e weights %.2e input-grads %.2e param-grads %.2e\n",
+                name.c_str(), e_out, e_w, e_g, e_p);
+  }
+  EXPECT_GE(ncases, 6u);
+}
+
+TEST(TorchParity, ScoreFunctionsAttend) {
+  const nlohmann::json all = load_fixture("attention_scores.json");
+  size_t ncases = 0;
+  for (auto it = all.begin(); it != all.end(); ++it) {
+    if (it.key() == "_meta") continue;
+    ++ncases;
+    const auto& c = it.value();
+    const std::string name = it.key();
+    const ScoreKind kind = parse_score_kind(c["kind"].get<std::string>());
+    Rng rng(1);
+    Attention att({kind, c["Dq"], c["Dk"], c["A"], c["max_keys"]}, rng);
+    ParamList pl;
+    att.collect(pl, "");
+    for (auto& p : pl.items()) {
+      ASSERT_TRUE(c.contains(p.first)) << name << " fixture lacks parameter " << p.first;
+      jparam(*p.second, c[p.first]);
+    }
+    AttendMask mask;
+    mask.lengths = c["lengths"].get<std::vector<size_t>>();
+    Tensor3 q = jtensor<Tensor3>(c["query"]), k = jtensor<Tensor3>(c["key"]), v = jtensor<Tensor3>(c["value"]);
+    const Tensor3 R = jtensor<Tensor3>(c["R"]), RW = jtensor<Tensor3>(c["RW"]);
+    Attention::Cache cache;
+    AttendResult r = att.forward(q, k, v, mask, &cache);
+    const double e_out = expect_close(name + " out", r.out.data(), jflat(c["out"]), kOutAtol, kOutRtol);
+    const double e_w = expect_close(name + " weights", r.weights.data(), jflat(c["weights"]), kOutAtol, kOutRtol);
+    pl.zero_grad();
+    Tensor3 dq, dk, dv;
+    att.backward(R, cache, dq, dk, dv, &RW);
+    double e_g = expect_close(name + " grad.query", dq.data(), jflat(c["grad.query"]), kGradAtol, kGradRtol);
+    e_g = std::max(e_g, expect_close(name + " grad.key", dk.data(), jflat(c["grad.key"]), kGradAtol, kGradRtol));
+    e_g = std::max(e_g, expect_close(name + " grad.value", dv.data(), jflat(c["grad.value"]), kGradAtol, kGradRtol));
+    double e_p = 0;
+    for (auto& p : pl.items())
+      e_p = std::max(e_p, expect_close(name + " grad." + p.first, p.second->gdata(),
+                                       jflat(c["grad." + p.first]), kGradAtol, kGradRtol));
+    std::printf("[parity] attend %-10s max|err| out %.2e weights %.2e input-grads %.2e param-grads %.2e\n",
+                name.c_str(), e_out, e_w, e_g, e_p);
+  }
+  EXPECT_EQ(ncases, 6u);
+}
