@@ -426,10 +426,10 @@ TEST(RelMultiheadAttentionApi, SegmentMemoryEqualsFullSequence) {
 
 TEST(Checks, FiniteCheckHasNoFalsePositivesOnOverflowingSums) {
   std::vector<float> big(37, 3e38f);
-  EXPECT_NO_THROW(detail::check_finite("big", big.data(), big.size()));
+  EXPECT_NO_THROW(attnlab::attention::detail::check_finite("big", big.data(), big.size()));
   big[30] = -INFINITY;
-  EXPECT_ATTN_ERROR(detail::check_finite("big", big.data(), big.size()), "flat index 30");
+  EXPECT_ATTN_ERROR(attnlab::attention::detail::check_finite("big", big.data(), big.size()), "flat index 30");
   big[30] = 1.f;
   big[3] = std::nanf("");
-  EXPECT_ATTN_ERROR(detail::check_finite("big", big.data(), big.size()), "flat index 3");
+  EXPECT_ATTN_ERROR(attnlab::attention::detail::check_finite("big", big.data(), big.size()), "flat index 3");
 }
