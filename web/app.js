@@ -1,0 +1,122 @@
+// The page: routing between views, and a promise-based client of the worker.
+const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+let nextId = 1;
+const pending = new Map();
+worker.onmessage = ({ data }) => {
+  const p = pending.get(data.id);
+  if (!p) return;
+  pending.delete(data.id);
+  data.ok ? p.resolve(data.result) : p.reject(new Error(data.error));
+};
+worker.onerror = (e) => setStatus(`worker failed: ${e.message}`, true);
+export function call(op, args) {
+  const id = nextId++;
+  return new Promise((resolve, reject) => {
+    pending.set(id, { resolve, reject });
+    worker.postMessage({ id, op, args });
+  });
+}
+
+const $ = (sel) => document.querySelector(sel);
+function setStatus(text, error = false) {
+  const s = $('#status');
+  s.textContent = text;
+  s.classList.toggle('error', error);
+}
+
+function route() {
+  const name = (location.hash || '#home').slice(1);
+  const views = document.querySelectorAll('.view');
+  let found = false;
+  for (const v of views) {
+    const on = v.id === `view-${name}`;
+    v.hidden = !on;
+    found ||= on;
+  }
+  if (!found) $('#view-home').hidden = false;
+  for (const a of document.querySelectorAll('nav a')) {
+    if (a.getAttribute('href') === `#${name}`) a.setAttribute('aria-current', 'page');
+    else a.removeAttribute('aria-current');
+  }
+}
+addEventListener('hashchange', route);
+route();
+
+function renderBars(el, labels, values) {
+  el.replaceChildren(...values.map((v, i) => {
+    const row = document.createElement('div');
+    row.className = 'bar';
+    const l = document.createElement('span');
+    l.textContent = labels[i];
+    const track = document.createElement('span');
+    const fill = document.createElement('span');
+    fill.className = 'fill';
+    fill.style.width = `${(v * 100).toFixed(1)}%`;
+    track.append(fill);
+    const n = document.createElement('span');
+    n.className = 'val';
+    n.textContent = v.toFixed(3);
+    row.append(l, track, n);
+    return row;
+  }));
+}
+
+async function runPlayground() {
+  const logits = $('#pg-logits').value.split(',').map(Number);
+  try {
+    const w = await call('softmax', { logits });
+    renderBars($('#pg-out'), logits.map(String), Array.from(w));
+  } catch (e) {
+    $('#pg-out').textContent = e.message;
+  }
+}
+$('#pg-run').addEventListener('click', runPlayground);
+
+$('#engine-selftest').addEventListener('click', async (ev) => {
+  ev.target.disabled = true;
+  $('#selftest-result').textContent = 'checking…';
+  try {
+    const r = await call('selftest', { seed: 1 });
+    $('#selftest-result').textContent =
+      `${r.cases.length - r.failed} of ${r.cases.length} kernel checks passed (${r.arch}, ${r.lanes} lanes)`;
+    $('#selftest-result').dataset.failed = String(r.failed);
+    $('#selftest-result').dataset.total = String(r.cases.length);
+  } catch (e) {
+    $('#selftest-result').textContent = e.message;
+  } finally {
+    ev.target.disabled = false;
+  }
+});
+
+$('#engine-bench').addEventListener('click', async (ev) => {
+  ev.target.disabled = true;
+  const tbody = $('#bench-table tbody');
+  tbody.replaceChildren();
+  $('#bench-table').hidden = false;
+  const rows = [['gemm_nn', [256, 256, 256]], ['gemm_nn', [1, 256, 256]], ['gemm_nn', [32, 64, 64]],
+    ['softmax_rows', [128, 128]]];
+  try {
+    const peak = await call('peak', { minMs: 400 });
+    const tr = document.createElement('tr');
+    tr.innerHTML = `<td>SIMD micro-kernel peak</td><td></td><td></td><td>${peak.toFixed(1)}</td><td></td>`;
+    tbody.append(tr);
+    for (const [name, shape] of rows) {
+      const r = await call('bench', { name, shape, minMs: 300 });
+      const row = document.createElement('tr');
+      row.innerHTML = `<td>${name}</td><td>${shape.join('×')}</td><td>${(r.ns / 1e3).toFixed(1)}</td>` +
+        `<td>${r.gflops.toFixed(1)}</td><td>${(r.refNs / 1e3).toFixed(1)}</td>`;
+      tbody.append(row);
+    }
+  } catch (e) {
+    setStatus(e.message, true);
+  } finally {
+    ev.target.disabled = false;
+  }
+});
+
+call('info').then((info) => {
+  $('#simd-info').textContent = `${info.arch}, ${info.lanes} lanes, GEMM tile ${info.gemmTile}`;
+  setStatus('ready');
+  document.body.dataset.ready = '1';
+  runPlayground();
+}, (e) => setStatus(`could not start: ${e.message}`, true));
