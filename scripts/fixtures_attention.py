@@ -13,6 +13,9 @@ stored random R (attend fixtures add sum(weights * RW), RW stored).
   attention_scores.json  attend() with each score function written in torch
                          (dot, scaled_dot, general, additive, cosine, location),
                          with per-batch key lengths; outputs, weights, grads.
+  attention_more.json    Luong local-m / local-p (general score), HAN context pooling,
+                         and MHA with the three disagreement terms of Li et al. 2018
+                         (loss = sum(out*R) + w . terms), all written in torch.
 """
 import json
 import math
@@ -160,6 +163,103 @@ def score_case(kind, B=2, Tq=3, S=5, Dq=4, Dk=6, Dv=3, A=5, max_keys=7):
     return kind, case
 
 
+# ------------------------------------------------------------------ local, pooling, disagreement
+def local_case(mode, B=2, T=4, S=7, Dq=4, Dk=5, Dv=3, D=2, A=3, lengths=(7, 5)):
+    q = f32(B, T, Dq).requires_grad_(True)
+    k = f32(B, S, Dk).requires_grad_(True)
+    v = f32(B, S, Dv).requires_grad_(True)
+    W = f32(Dq, Dk, scale=0.5).requires_grad_(True)
+    params = {"score.weight": W}
+    Lb = torch.tensor(lengths, dtype=torch.float64).view(B, 1)
+    if mode == "p":
+        Wp = f32(A, Dq, scale=0.7).requires_grad_(True)
+        vp = f32(A, scale=0.7).requires_grad_(True)
+        params.update({"predictor.weight": Wp, "predictor.v": vp})
+        p = Lb * torch.sigmoid(torch.tanh(q @ Wp.T) @ vp)  # (B,T)
+    else:
+        p = torch.minimum(torch.arange(T, dtype=torch.float64).view(1, T), Lb - 1).expand(B, T)
+    sc = q @ W @ k.transpose(1, 2)
+    pos = torch.arange(S, dtype=torch.float64).view(1, 1, S)
+    pd = p.detach().unsqueeze(-1)
+    lo = torch.clamp(torch.ceil(pd - D), min=0)
+    hi = torch.minimum(torch.floor(pd + D), Lb.view(B, 1, 1) - 1)
+    inside = (pos >= lo) & (pos <= hi)
+    align = torch.softmax(sc.masked_fill(~inside, float("-inf")), dim=-1)
+    if mode == "p":
+        sigma = D / 2.0
+        w = align * torch.exp(-(pos - p.unsqueeze(-1)) ** 2 / (2 * sigma * sigma))
+    else:
+        w = align
+    out = w @ v
+    R = f32(*out.shape)
+    (out * R).sum().backward()
+    case = {"mode": mode, "window": D, "Dq": Dq, "Dk": Dk, "A": A, "lengths": list(lengths),
+            "query": enc(q), "key": enc(k), "value": enc(v), "R": enc(R),
+            "out": enc(out), "weights": enc(w), "positions": enc(p),
+            "grad.query": enc(q.grad), "grad.key": enc(k.grad), "grad.value": enc(v.grad)}
+    for n, t in params.items():
+        case[n] = enc(t)
+        case["grad." + n] = enc(t.grad)
+    return "local_" + mode, case
+
+
+def pooling_case(B=3, T=5, D=4, A=3, lengths=(5, 2, 3)):
+    h = f32(B, T, D).requires_grad_(True)
+    W = f32(A, D, scale=0.6).requires_grad_(True)
+    b = f32(A, scale=0.6).requires_grad_(True)
+    u = f32(A, scale=0.8).requires_grad_(True)
+    sc = torch.tanh(h @ W.T + b) @ u
+    mask = torch.arange(T).view(1, T) >= torch.tensor(lengths).view(B, 1)
+    a = torch.softmax(sc.masked_fill(mask, float("-inf")), dim=-1)
+    out = (a.unsqueeze(-1) * h).sum(1)
+    R, RW = f32(*out.shape), f32(*a.shape)
+    ((out * R).sum() + (a * RW).sum()).backward()
+    return "pooling", {"D": D, "A": A, "lengths": list(lengths), "h": enc(h), "R": enc(R),
+                       "RW": enc(RW), "out": enc(out), "weights": enc(a), "grad.h": enc(h.grad),
+                       "proj.weight": enc(W), "proj.bias": enc(b), "context": enc(u),
+                       "grad.proj.weight": enc(W.grad), "grad.proj.bias": enc(b.grad),
+                       "grad.context": enc(u.grad)}
+
+
+def mean_pairwise_cos(x):  # x: (H, ...) -> 1/H^2 sum_ij cos(x_i, x_j)
+    f = x.reshape(x.shape[0], -1)
+    u = f / f.norm(dim=1, keepdim=True)
+    return (u @ u.T).sum() / x.shape[0] ** 2
+
+
+def disagreement_case(B=2, T=3, S=4, E=8, H=2, w=(0.3, 0.5, 0.7)):
+    Dh = E // H
+    q = f32(B, T, E).requires_grad_(True)
+    k = f32(B, S, E).requires_grad_(True)
+    v = f32(B, S, E).requires_grad_(True)
+    Win = f32(3 * E, E, scale=0.4).requires_grad_(True)
+    bin_ = f32(3 * E, scale=0.4).requires_grad_(True)
+    Wo = f32(E, E, scale=0.4).requires_grad_(True)
+    bo = f32(E, scale=0.4).requires_grad_(True)
+    kpm = torch.tensor([[False, False, False, False], [False, False, False, True]])
+    Q = (q @ Win[:E].T + bin_[:E]).view(B, T, H, Dh).transpose(1, 2)
+    K = (k @ Win[E:2 * E].T + bin_[E:2 * E]).view(B, S, H, Dh).transpose(1, 2)
+    V = (v @ Win[2 * E:].T + bin_[2 * E:]).view(B, S, H, Dh).transpose(1, 2)  # (B,H,S,Dh)
+    sc = (Q @ K.transpose(-1, -2)) / math.sqrt(Dh)
+    P = torch.softmax(sc.masked_fill(kpm.view(B, 1, 1, S), float("-inf")), dim=-1)  # (B,H,T,S)
+    O = P @ V  # (B,H,T,Dh)
+    out = O.transpose(1, 2).reshape(B, T, E) @ Wo.T + bo
+    sub = sum(mean_pairwise_cos(V[b]) for b in range(B)) / B
+    pos = sum((P[b].sum(0) ** 2).sum() / H ** 2 for b in range(B)) / B
+    outd = sum(mean_pairwise_cos(O[b]) for b in range(B)) / B
+    R = f32(*out.shape)
+    ((out * R).sum() + w[0] * sub + w[1] * pos + w[2] * outd).backward()
+    case = {"B": B, "T": T, "S": S, "E": E, "H": H, "weights_reg": list(w),
+            "key_padding_mask": enc(kpm), "query": enc(q), "key": enc(k), "value": enc(v),
+            "R": enc(R), "out": enc(out), "terms": [sub.item(), pos.item(), outd.item()],
+            "in_proj_weight": enc(Win), "in_proj_bias": enc(bin_),
+            "out_proj.weight": enc(Wo), "out_proj.bias": enc(bo),
+            "grad.query": enc(q.grad), "grad.key": enc(k.grad), "grad.value": enc(v.grad),
+            "grad.in_proj_weight": enc(Win.grad), "grad.in_proj_bias": enc(bin_.grad),
+            "grad.out_proj.weight": enc(Wo.grad), "grad.out_proj.bias": enc(bo.grad)}
+    return "mha_disagreement", case
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     files = {
@@ -167,6 +267,8 @@ def main():
         "attention_scores.json": dict(score_case(k) for k in
                                       ("dot", "scaled_dot", "general", "additive", "cosine",
                                        "location")),
+        "attention_more.json": dict([local_case("m", lengths=(7, 3)), local_case("p"),
+                                     pooling_case(), disagreement_case()]),
     }
     for fn, obj in files.items():
         obj["_meta"] = {"torch": torch.__version__, "script": "scripts/fixtures_attention.py"}

@@ -7,7 +7,9 @@
 #include <cstdio>
 
 #include "attnlab/attention/attend.hpp"
+#include "attnlab/attention/local.hpp"
 #include "attnlab/attention/multihead.hpp"
+#include "attnlab/attention/pooling.hpp"
 
 using namespace attn_test;
 
@@ -137,4 +139,105 @@ TEST(TorchParity, ScoreFunctionsAttend) {
                 name.c_str(), e_out, e_w, e_g, e_p);
   }
   EXPECT_EQ(ncases, 6u);
+}
+
+TEST(TorchParity, LocalAttentionMonotonicAndPredictive) {
+  const nlohmann::json all = load_fixture("attention_more.json");
+  for (const char* key : {"local_m", "local_p"}) {
+    const auto& c = all.at(key);
+    LocalConfig cfg;
+    cfg.mode = c["mode"] == "p" ? LocalMode::Predictive : LocalMode::Monotonic;
+    cfg.window = c["window"];
+    cfg.score = {ScoreKind::General, c["Dq"], c["Dk"]};
+    cfg.predictor_dim = c["A"];
+    Rng rng(1);
+    LocalAttention la(cfg, rng);
+    ParamList pl;
+    la.collect(pl, "");
+    for (auto& p : pl.items()) jparam(*p.second, c.at(p.first));
+    const auto lengths = c["lengths"].get<std::vector<size_t>>();
+    Tensor3 q = jtensor<Tensor3>(c["query"]), k = jtensor<Tensor3>(c["key"]), v = jtensor<Tensor3>(c["value"]);
+    LocalAttention::Cache cache;
+    LocalResult r = la.forward(q, k, v, lengths, &cache);
+    const std::string name = key;
+    const double e_out = expect_close(name + " out", r.out.data(), jflat(c["out"]), kOutAtol, kOutRtol);
+    const double e_w = expect_close(name + " weights", r.weights.data(), jflat(c["weights"]), kOutAtol, kOutRtol);
+    expect_close(name + " positions", r.positions.data(), jflat(c["positions"]), kOutAtol, kOutRtol);
+    pl.zero_grad();
+    Tensor3 dq, dk, dv;
+    la.backward(jtensor<Tensor3>(c["R"]), cache, dq, dk, dv);
+    double e_g = expect_close(name + " grad.query", dq.data(), jflat(c["grad.query"]), kGradAtol, kGradRtol);
+    e_g = std::max(e_g, expect_close(name + " grad.key", dk.data(), jflat(c["grad.key"]), kGradAtol, kGradRtol));
+    e_g = std::max(e_g, expect_close(name + " grad.value", dv.data(), jflat(c["grad.value"]), kGradAtol, kGradRtol));
+    double e_p = 0;
+    for (auto& p : pl.items())
+      e_p = std::max(e_p, expect_close(name + " grad." + p.first, p.second->gdata(),
+                                       jflat(c["grad." + p.first]), kGradAtol, kGradRtol));
+    std::printf("[parity] %-16s max|err| out %.2e weights %.2e input-grads %.2e param-grads %.2e\n",
+                key, e_out, e_w, e_g, e_p);
+  }
+}
+
+TEST(TorchParity, ContextPooling) {
+  const nlohmann::json all = load_fixture("attention_more.json");
+  const auto& c = all.at("pooling");
+  Rng rng(1);
+  ContextPooling pool(c["D"], c["A"], rng);
+  ParamList pl;
+  pool.collect(pl, "");
+  for (auto& p : pl.items()) jparam(*p.second, c.at(p.first));
+  Tensor3 h = jtensor<Tensor3>(c["h"]);
+  ContextPooling::Cache cache;
+  PoolingResult r = pool.forward(h, c["lengths"].get<std::vector<size_t>>(), &cache);
+  const double e_out = expect_close("pooling out", r.out.data(), jflat(c["out"]), kOutAtol, kOutRtol);
+  const double e_w = expect_close("pooling weights", r.weights.data(), jflat(c["weights"]), kOutAtol, kOutRtol);
+  pl.zero_grad();
+  Tensor3 dh;
+  const Tensor2 RW = jtensor<Tensor2>(c["RW"]);
+  pool.backward(jtensor<Tensor2>(c["R"]), cache, dh, &RW);
+  const double e_g = expect_close("pooling grad.h", dh.data(), jflat(c["grad.h"]), kGradAtol, kGradRtol);
+  double e_p = 0;
+  for (auto& p : pl.items())
+    e_p = std::max(e_p, expect_close("pooling grad." + p.first, p.second->gdata(),
+                                     jflat(c["grad." + p.first]), kGradAtol, kGradRtol));
+  std::printf("[parity] pooling          max|err| out %.2e weights %.2e input-grads %.2e param-grads %.2e\n",
+              e_out, e_w, e_g, e_p);
+}
+
+TEST(TorchParity, MultiheadDisagreementTerms) {
+  const nlohmann::json all = load_fixture("attention_more.json");
+  const auto& c = all.at("mha_disagreement");
+  Rng rng(1);
+  MultiheadAttention mha(c["E"], c["H"], rng);
+  ParamList pl;
+  mha.collect(pl, "");
+  for (auto& p : pl.items()) jparam(*p.second, c.at(p.first));
+  MhaOptions opt;
+  opt.key_padding_mask = BoolTensor2::from_shape(jshape(c["key_padding_mask"]));
+  const auto km = jflat(c["key_padding_mask"]);
+  for (size_t i = 0; i < km.size(); ++i) opt.key_padding_mask.data()[i] = km[i] != 0.f;
+  Tensor3 q = jtensor<Tensor3>(c["query"]), k = jtensor<Tensor3>(c["key"]), v = jtensor<Tensor3>(c["value"]);
+  MultiheadAttention::Cache cache;
+  MhaResult r = mha.forward(q, k, v, opt, &cache);
+  const double e_out = expect_close("disagreement out", r.out.data(), jflat(c["out"]), kOutAtol, kOutRtol);
+  const DisagreementTerms t = mha.disagreement(cache);
+  const auto ref = c["terms"].get<std::vector<double>>();
+  EXPECT_NEAR(t.subspace, ref[0], 1e-5);
+  EXPECT_NEAR(t.position, ref[1], 1e-5);
+  EXPECT_NEAR(t.output, ref[2], 1e-5);
+  const auto wr = c["weights_reg"].get<std::vector<float>>();
+  const DisagreementWeights w{wr[0], wr[1], wr[2]};
+  pl.zero_grad();
+  Tensor3 dq, dk, dv;
+  mha.backward(jtensor<Tensor3>(c["R"]), cache, dq, dk, dv, &w);
+  double e_g = expect_close("disagreement grad.query", dq.data(), jflat(c["grad.query"]), kGradAtol, kGradRtol);
+  e_g = std::max(e_g, expect_close("disagreement grad.key", dk.data(), jflat(c["grad.key"]), kGradAtol, kGradRtol));
+  e_g = std::max(e_g, expect_close("disagreement grad.value", dv.data(), jflat(c["grad.value"]), kGradAtol, kGradRtol));
+  double e_p = 0;
+  for (auto& p : pl.items())
+    e_p = std::max(e_p, expect_close("disagreement grad." + p.first, p.second->gdata(),
+                                     jflat(c["grad." + p.first]), kGradAtol, kGradRtol));
+  std::printf("[parity] mha+disagreement max|err| out %.2e terms %.2e/%.2e/%.2e input-grads %.2e param-grads %.2e\n",
+              e_out, std::fabs(t.subspace - ref[0]), std::fabs(t.position - ref[1]),
+              std::fabs(t.output - ref[2]), e_g, e_p);
 }
