@@ -5,11 +5,7 @@
 
 #include <cmath>
 
-#include "attnlab/attention/attend.hpp"
-#include "attnlab/attention/local.hpp"
-#include "attnlab/attention/multihead.hpp"
-#include "attnlab/attention/pooling.hpp"
-#include "attnlab/attention/relative.hpp"
+#include "attnlab/attention/attention.hpp"
 
 using namespace attn_test;
 
