@@ -14,8 +14,10 @@ stored random R (attend fixtures add sum(weights * RW), RW stored).
                          (dot, scaled_dot, general, additive, cosine, location),
                          with per-batch key lengths; outputs, weights, grads.
   attention_more.json    Luong local-m / local-p (general score), HAN context pooling,
-                         and MHA with the three disagreement terms of Li et al. 2018
-                         (loss = sum(out*R) + w . terms), all written in torch.
+                         MHA with the three disagreement terms of Li et al. 2018
+                         (loss = sum(out*R) + w . terms), and Transformer-XL relative
+                         attention with memory using the reference code's pad-and-reshape
+                         relative shift; all written in torch.
 """
 import json
 import math
@@ -260,6 +262,52 @@ def disagreement_case(B=2, T=3, S=4, E=8, H=2, w=(0.3, 0.5, 0.7)):
     return "mha_disagreement", case
 
 
+def rel_shift(x):  # x: (B,H,T,L), the Transformer-XL reference trick
+    B, H, T, L = x.shape
+    zero_pad = torch.zeros(B, H, T, 1, dtype=x.dtype)
+    xp = torch.cat([zero_pad, x], dim=3).view(B, H, L + 1, T)
+    return xp[:, :, 1:].reshape(B, H, T, L)
+
+
+def relxl_case(B=2, T=3, M=2, E=6, H=2, Dh=4, mem_len=4):
+    I = H * Dh
+    x = f32(B, T, E).requires_grad_(True)
+    mem = f32(B, M, E)  # no grad: memory is a constant
+    Wqkv = f32(3 * I, E, scale=0.4).requires_grad_(True)
+    Wr = f32(I, E, scale=0.4).requires_grad_(True)
+    Wo = f32(E, I, scale=0.4).requires_grad_(True)
+    u = f32(H, Dh, scale=0.3).requires_grad_(True)
+    vb = f32(H, Dh, scale=0.3).requires_grad_(True)
+    cat = torch.cat([mem, x], dim=1)  # (B,L,E)
+    L = M + T
+    heads = cat @ Wqkv.T
+    q = heads[:, -T:, :I].view(B, T, H, Dh).transpose(1, 2)  # (B,H,T,Dh)
+    k = heads[:, :, I:2 * I].view(B, L, H, Dh).transpose(1, 2)
+    v = heads[:, :, 2 * I:].view(B, L, H, Dh).transpose(1, 2)
+    pos_seq = torch.arange(L - 1, -1, -1.0, dtype=torch.float64)
+    inv_freq = 1 / (10000 ** (torch.arange(0.0, E, 2.0, dtype=torch.float64) / E))
+    sinusoid = torch.outer(pos_seq, inv_freq)
+    R = torch.cat([sinusoid.sin(), sinusoid.cos()], dim=-1).float().double()  # (L,E)
+    r = (R @ Wr.T).view(L, H, Dh).transpose(0, 1)  # (H,L,Dh)
+    AC = (q + u.view(1, H, 1, Dh)) @ k.transpose(-1, -2)
+    BD = rel_shift((q + vb.view(1, H, 1, Dh)) @ r.transpose(-1, -2).unsqueeze(0))
+    score = (AC + BD) / math.sqrt(Dh)
+    mask = torch.triu(torch.ones(T, L, dtype=torch.bool), diagonal=1 + M)
+    P = torch.softmax(score.masked_fill(mask, float("-inf")), dim=-1)  # (B,H,T,L)
+    out = (P @ v).transpose(1, 2).reshape(B, T, I) @ Wo.T
+    Rr = f32(*out.shape)
+    (out * Rr).sum().backward()
+    new_mem = cat[:, -min(mem_len, L):].detach()
+    case = {"B": B, "T": T, "M": M, "E": E, "H": H, "Dh": Dh, "mem_len": mem_len,
+            "x": enc(x), "memory": enc(mem), "R": enc(Rr), "out": enc(out), "weights": enc(P),
+            "new_memory": enc(new_mem), "grad.x": enc(x.grad)}
+    for n, t in (("qkv_net.weight", Wqkv), ("r_net.weight", Wr), ("o_net.weight", Wo),
+                 ("r_w_bias", u), ("r_r_bias", vb)):
+        case[n] = enc(t)
+        case["grad." + n] = enc(t.grad)
+    return "relxl", case
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     files = {
@@ -268,7 +316,7 @@ def main():
                                       ("dot", "scaled_dot", "general", "additive", "cosine",
                                        "location")),
         "attention_more.json": dict([local_case("m", lengths=(7, 3)), local_case("p"),
-                                     pooling_case(), disagreement_case()]),
+                                     pooling_case(), disagreement_case(), relxl_case()]),
     }
     for fn, obj in files.items():
         obj["_meta"] = {"torch": torch.__version__, "script": "scripts/fixtures_attention.py"}

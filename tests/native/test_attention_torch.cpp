@@ -10,6 +10,7 @@
 #include "attnlab/attention/local.hpp"
 #include "attnlab/attention/multihead.hpp"
 #include "attnlab/attention/pooling.hpp"
+#include "attnlab/attention/relative.hpp"
 
 using namespace attn_test;
 
@@ -240,4 +241,35 @@ TEST(TorchParity, MultiheadDisagreementTerms) {
   std::printf("[parity] mha+disagreement max|err| out %.2e terms %.2e/%.2e/%.2e input-grads %.2e param-grads %.2e\n",
               e_out, std::fabs(t.subspace - ref[0]), std::fabs(t.position - ref[1]),
               std::fabs(t.output - ref[2]), e_g, e_p);
+}
+
+// Transformer-XL: the fixture uses the reference code's pad-and-reshape relative shift.
+TEST(TorchParity, TransformerXLRelativeAttentionWithMemory) {
+  const nlohmann::json all = load_fixture("attention_more.json");
+  const auto& c = all.at("relxl");
+  Rng rng(1);
+  RelMultiheadAttention rel({c["E"], c["H"], c["Dh"], c["mem_len"]}, rng);
+  ParamList pl;
+  rel.collect(pl, "");
+  for (auto& p : pl.items()) jparam(*p.second, c.at(p.first));
+  rel.set_memory(jtensor<Tensor3>(c["memory"]));
+  Tensor3 x = jtensor<Tensor3>(c["x"]);
+  RelMultiheadAttention::Cache cache;
+  Tensor4 W;
+  Tensor3 out = rel.forward(x, &cache, true, &W);
+  const double e_out = expect_close("relxl out", out.data(), jflat(c["out"]), kOutAtol, kOutRtol);
+  const double e_w = expect_close("relxl weights", W.data(), jflat(c["weights"]), kOutAtol, kOutRtol);
+  const auto nm = jflat(c["new_memory"]);
+  ASSERT_EQ(rel.memory().size(), nm.size());
+  expect_close("relxl new memory", rel.memory().data(), nm, 0.0, 0.0);
+  pl.zero_grad();
+  Tensor3 dx;
+  rel.backward(jtensor<Tensor3>(c["R"]), cache, dx);
+  const double e_g = expect_close("relxl grad.x", dx.data(), jflat(c["grad.x"]), kGradAtol, kGradRtol);
+  double e_p = 0;
+  for (auto& p : pl.items())
+    e_p = std::max(e_p, expect_close("relxl grad." + p.first, p.second->gdata(),
+                                     jflat(c["grad." + p.first]), kGradAtol, kGradRtol));
+  std::printf("[parity] transformer-xl   max|err| out %.2e weights %.2e input-grads %.2e param-grads %.2e\n",
+              e_out, e_w, e_g, e_p);
 }
