@@ -24,6 +24,12 @@ class KernelVsRef : public ::testing::TestWithParam<std::string> {};
 TEST_P(KernelVsRef, MatchesReferenceAtTileEdges) {
   const KernelCase& c = kernel_case(GetParam());
   ASSERT_FALSE(c.test_shapes.empty());
+  // GEMM: every compiled register tile, not only the one the autotune picked
+  const int chosen = gemm_selected_tile();
+  const int tiles = c.name.rfind("gemm_", 0) == 0 ? static_cast<int>(gemm_tile_count()) : 1;
+  for (int t = 0; t < tiles; ++t) {
+  if (tiles > 1) gemm_select_tile(t);
+  SCOPED_TRACE("GEMM tile " + std::to_string(gemm_tile_m()) + "x" + std::to_string(gemm_tile_n()));
   for (const Shape& s : c.test_shapes) {
     for (bool in_place : {false, true}) {
       if (in_place && !c.in_place) continue;
@@ -37,6 +43,24 @@ TEST_P(KernelVsRef, MatchesReferenceAtTileEdges) {
       }
     }
   }
+  }
+  gemm_select_tile(chosen);
+}
+
+TEST(Gemm, EveryTileGivesBitIdenticalResults) {
+  const int chosen = gemm_selected_tile();
+  std::vector<float> a(37 * 53), b(53 * 29), c0(37 * 29), c1(37 * 29);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = std::sin(0.1f * static_cast<float>(i));
+  for (size_t i = 0; i < b.size(); ++i) b[i] = std::cos(0.07f * static_cast<float>(i));
+  gemm_select_tile(0);
+  gemm(false, true, 37, 29, 53, 1.f, a.data(), 53, b.data(), 53, 0.f, c0.data(), 29);
+  for (int t = 1; t < static_cast<int>(gemm_tile_count()); ++t) {
+    gemm_select_tile(t);
+    gemm(false, true, 37, 29, 53, 1.f, a.data(), 53, b.data(), 53, 0.f, c1.data(), 29);
+    EXPECT_EQ(c0, c1) << "tile " << t;
+  }
+  gemm_select_tile(chosen);
+  EXPECT_THROW(gemm_select_tile(99), attnlab::Error);
 }
 
 std::vector<std::string> all_names() {

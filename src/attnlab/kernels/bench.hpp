@@ -2,6 +2,7 @@
 #pragma once
 #include <string>
 
+#include "attnlab/kernels/kernels.hpp"
 #include "attnlab/kernels/registry.hpp"
 
 namespace attnlab::kernels {
@@ -15,8 +16,6 @@ struct BenchResult {
 // (after a warm-up), best of 5 batches.
 BenchResult bench_kernel(const std::string& name, Shape shape, double min_ms, bool with_ref);
 
-// Peak of a register-blocked micro-kernel on this build's SIMD (no memory
-// traffic: 12 independent accumulators of mul+add), GFLOPS on one core.
-double simd_peak_gflops(double min_ms);
+// simd_peak_gflops() (the micro-kernel ceiling) is declared in kernels.hpp.
 
 }  // namespace attnlab::kernels

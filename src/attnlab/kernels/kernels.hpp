@@ -120,8 +120,16 @@ void layernorm_backward_ref(size_t rows, size_t cols, const float* dy, const flo
 // ("sse4.1", "avx512f", "wasm-simd128 (via sse4.1)", ...) and its float lanes.
 const char* simd_arch_name();
 size_t simd_lanes();
-// GEMM register tile of this build (rows x cols of C per micro-kernel call).
+// GEMM register tile in use (rows x cols of C per micro-kernel call). Several
+// tiles are compiled; the first GEMM call times them (about 2 ms) and keeps
+// the fastest. All tiles give bit-identical results.
 size_t gemm_tile_m();
 size_t gemm_tile_n();
+size_t gemm_tile_count();
+void gemm_select_tile(int index);  // 0..count-1 forces a tile, -1 re-runs the autotune
+int gemm_selected_tile();
+// GFLOPS of the best GEMM micro-kernel alone on L1-resident packed panels
+// (no packing, no memory traffic beyond L1): the ceiling GEMM is judged against.
+double simd_peak_gflops(double min_ms);
 
 }  // namespace attnlab::kernels

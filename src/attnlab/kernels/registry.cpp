@@ -414,14 +414,22 @@ std::string run_kernel_selftest(uint32_t seed) {
      << ",\"cases\":[";
   size_t failed = 0;
   bool first = true;
+  const int chosen = gemm_selected_tile();
   for (const auto& c : kernel_cases()) {
+    // GEMM cases run once per compiled register tile, the others once
+    const int tiles = c.name.rfind("gemm_", 0) == 0 ? static_cast<int>(gemm_tile_count()) : 1;
+    for (int t = 0; t < tiles; ++t) {
+    if (tiles > 1) gemm_select_tile(t);
+    const std::string label =
+        tiles > 1 ? c.name + "@" + std::to_string(gemm_tile_m()) + "x" + std::to_string(gemm_tile_n())
+                  : c.name;
     for (const Shape& s : c.test_shapes) {
       for (bool ip : {false, true}) {
         if (ip && !c.in_place) continue;
         auto run = c.make(s, seed);
         const CheckResult r = run->check(ip);
         if (!r.passed()) ++failed;
-        os << (first ? "" : ",") << "{\"name\":\"" << c.name << "\",\"shape\":[" << s[0] << ","
+        os << (first ? "" : ",") << "{\"name\":\"" << label << "\",\"shape\":[" << s[0] << ","
            << s[1] << "," << s[2] << "],\"in_place\":" << (ip ? "true" : "false")
            << ",\"max_abs_err\":" << (std::isfinite(r.max_abs_err) ? r.max_abs_err : -1)
            << ",\"worst_ratio\":" << (std::isfinite(r.worst_ratio) ? r.worst_ratio : 1e300)
@@ -429,7 +437,9 @@ std::string run_kernel_selftest(uint32_t seed) {
         first = false;
       }
     }
+    }
   }
+  gemm_select_tile(chosen);
   os << "],\"failed\":" << failed << "}";
   return os.str();
 }
