@@ -48,7 +48,7 @@ class Attention {
 };
 
 // Rows of queries handled per block by the fused path.
-constexpr size_t kSdpaBlock = 64;
+constexpr size_t kSdpaBlock = 128;
 // Floats of workspace the raw fused kernel needs for S keys.
 inline size_t sdpa_workspace_size(size_t S) { return kSdpaBlock * S; }
 
