@@ -5,7 +5,7 @@ attention family (run with /usr/bin/python3, torch 1.13).
 Every tensor is stored as {"shape": [...], "data": [flat row-major list]}. Inputs
 and parameters are float32 values (so C++ sees exactly the same numbers); the
 reference computation runs in float64. Loss for gradients: sum(out * R) with a
-stored random R (attend fixtures add sum(weights * RW), RW stored).
+stored random R, plus sum(weights * RW) where RW is stored.
 
   attention_mha.json     nn.MultiheadAttention(batch_first=True): key padding +
                          bool/float/causal attn masks, both weight modes, self
@@ -80,12 +80,13 @@ def mha_case(name, B, T, S, E, H, self_attn, kpm, mask_kind, average):
     out, w = mha(q, k, v, key_padding_mask=kpm, attn_mask=attn_mask, need_weights=True,
                  average_attn_weights=average)
     R = f32(*out.shape)
-    (out * R).sum().backward()
+    RW = f32(*w.shape)
+    ((out * R).sum() + (w * RW).sum()).backward()
     sd = mha.state_dict()
     case.update({
         "in_proj_weight": enc(sd["in_proj_weight"]), "in_proj_bias": enc(sd["in_proj_bias"]),
         "out_proj.weight": enc(sd["out_proj.weight"]), "out_proj.bias": enc(sd["out_proj.bias"]),
-        "R": enc(R), "out": enc(out), "weights": enc(w),
+        "R": enc(R), "RW": enc(RW), "out": enc(out), "weights": enc(w),
         "grad.in_proj_weight": enc(mha.in_proj_weight.grad),
         "grad.in_proj_bias": enc(mha.in_proj_bias.grad),
         "grad.out_proj.weight": enc(mha.out_proj.weight.grad),

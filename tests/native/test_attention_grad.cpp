@@ -205,16 +205,24 @@ void run_mha_grad(const MhaCase& mc) {
   }
   const Tensor3& kk = mc.self ? q : k;
   const Tensor3& vv = mc.self ? q : v;
+  // loss also reads the returned weights (averaged or per head) through RW
+  xt::xarray<float> RW = mc.average ? xt::xarray<float>::from_shape({mc.B, mc.T, mc.S})
+                                    : xt::xarray<float>::from_shape({mc.B, mc.H, mc.T, mc.S});
+  for (auto& e : RW) e = rng.normal(0.f, 1.f);
+  auto wloss = [&](const MhaResult& r) {
+    return mc.average ? dotd(r.weights.data(), RW.data(), RW.size())
+                      : dotd(r.head_weights.data(), RW.data(), RW.size());
+  };
   auto loss = [&] {
     MultiheadAttention::Cache c;
     MhaResult r = mha.forward(q, kk, vv, opt, &c);
-    return dotd(r.out, R) + double(mha.disagreement(c).weighted(mc.reg));
+    return dotd(r.out, R) + wloss(r) + double(mha.disagreement(c).weighted(mc.reg));
   };
   MultiheadAttention::Cache cache;
   mha.forward(q, kk, vv, opt, &cache);
   pl.zero_grad();
   Tensor3 dq, dk, dv;
-  mha.backward(R, cache, dq, dk, dv, mc.reg.any() ? &mc.reg : nullptr);
+  mha.backward(R, cache, dq, dk, dv, mc.reg.any() ? &mc.reg : nullptr, &RW);
   if (mc.self) {
     Tensor3 dx = dq;
     for (size_t i = 0; i < dx.size(); ++i) dx.data()[i] += dk.data()[i] + dv.data()[i];

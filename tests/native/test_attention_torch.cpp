@@ -80,7 +80,9 @@ TEST(TorchParity, MultiheadAttention) {
     mha.out_proj_weight.zero_grad();
     mha.out_proj_bias.zero_grad();
     Tensor3 dq, dk, dv;
-    mha.backward(R, cache, dq, dk, dv);
+    // loss = sum(out * R) + sum(weights * RW) (weights averaged or per head)
+    const xt::xarray<float> RW = jtensor<xt::xarray<float>>(c["RW"]);
+    mha.backward(R, cache, dq, dk, dv, nullptr, &RW);
     double e_g = 0;
     if (self) {
       for (size_t i = 0; i < dq.size(); ++i) dq.data()[i] += dk.data()[i] + dv.data()[i];

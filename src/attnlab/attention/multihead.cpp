@@ -218,11 +218,21 @@ MhaResult MultiheadAttention::forward(const Tensor3& query, const Tensor3& key,
 }
 
 void MultiheadAttention::backward(const Tensor3& dout, const Cache& c, Tensor3& dquery,
-                                  Tensor3& dkey, Tensor3& dvalue, const DisagreementWeights* reg) {
+                                  Tensor3& dkey, Tensor3& dvalue, const DisagreementWeights* reg,
+                                  const xt::xarray<float>* dweights) {
   const size_t B = c.P.shape(0), H = H_, T = c.P.shape(2), S = c.P.shape(3), E = E_, Dh = E / H;
   ATTNLAB_CHECK(dout.shape(0) == B && dout.shape(1) == T && dout.shape(2) == E,
                 "MultiheadAttention backward: expected dout (", B, ",", T, ",", E, "), got ",
                 detail::shape_of(dout));
+  bool dw_avg = false;
+  if (dweights) {
+    const std::vector<size_t> sh(dweights->shape().begin(), dweights->shape().end());
+    const std::vector<size_t> avg_shape{B, T, S}, head_shape{B, H, T, S};
+    dw_avg = sh == avg_shape;
+    ATTNLAB_CHECK(dw_avg || sh == head_shape,
+                  "MultiheadAttention backward: dweights must be (", B, ",", T, ",", S, ") or (", B,
+                  ",", H, ",", T, ",", S, "), got ", detail::shape_str(sh));
+  }
   const float* pr = c.proj.data();
   const size_t qo = c.q_off, ko = c.k_off, vo = c.v_off, ldq = c.ldq, ldk = c.ldk, ldv = c.ldv;
   const Tensor3& key = c.packed ? c.query : c.key;
@@ -256,6 +266,10 @@ void MultiheadAttention::backward(const Tensor3& dout, const Cache& c, Tensor3& 
       const float* Vh = pr + vo + b * S * ldv + h * Dh;
       k::gemm(false, true, T, S, Dh, 1.f, g, E, Vh, ldv, 0.f, dP.data(), S);
       if (pos) k::axpy(T * S, 2.f * reg->position / float(H * H * B), sumP.data(), dP.data());
+      if (dweights) {
+        if (dw_avg) k::axpy(T * S, 1.f / float(H), dweights->data() + b * T * S, dP.data());
+        else k::add(T * S, dweights->data() + (b * H + h) * T * S, dP.data());
+      }
       k::gemm(true, false, S, Dh, T, 1.f, Pbh, S, g, E, 0.f, dproj.data() + vo + b * S * ldv + h * Dh,
               ldv);
       k::softmax_rows_backward(T, S, Pbh, dP.data(), dP.data());

@@ -78,8 +78,11 @@ class MultiheadAttention {
   // attention add the three). Parameter grads accumulate. If reg is given, the
   // gradient of reg->subspace*S_sub + reg->position*S_pos + reg->output*S_out
   // (see disagreement.hpp) is added as if that penalty were part of the loss.
+  // dweights (optional): gradient w.r.t. the returned weights, (B,T,S) for averaged
+  // weights or (B,H,T,S) for per-head weights (e.g. attention supervision losses).
   void backward(const Tensor3& dout, const Cache& cache, Tensor3& dquery, Tensor3& dkey,
-                Tensor3& dvalue, const DisagreementWeights* reg = nullptr);
+                Tensor3& dvalue, const DisagreementWeights* reg = nullptr,
+                const xt::xarray<float>* dweights = nullptr);
   // the three similarity terms for the forward pass held in cache
   DisagreementTerms disagreement(const Cache& cache) const;
 
