@@ -198,7 +198,6 @@ int cmd_train(const std::vector<std::string>& argv) {
                         : a.u64("checkpoint-every") ? a.u64("checkpoint-every")
                                                     : batcher.num_batches();
   sched.total = to.epochs * batcher.num_batches();
-  nn::Trainer trainer(ps, *opt, sched, batcher, to);
 
   // what must match between a run and its resumption
   const std::string run_id = json({{"model", model},
@@ -212,6 +211,8 @@ int cmd_train(const std::vector<std::string>& argv) {
                                    {"schedule", a.get("schedule")},
                                    {"warmup", sched.warmup}})
                                  .dump();
+  to.checkpoint_meta["run"] = run_id;
+  nn::Trainer trainer(ps, *opt, sched, batcher, to);
   if (!a.get("resume").empty()) {
     const io::SafeTensors ck = io::read_file(a.get("resume"));
     if (ck.meta("run") != run_id)
@@ -233,8 +234,7 @@ int cmd_train(const std::vector<std::string>& argv) {
   };
   hooks.evaluate = [&]() { return evaluate_toy(m, val, false).loss; };
   hooks.on_checkpoint = [&](const std::vector<uint8_t>& bytes, size_t) {
-    (void)bytes;
-    io::write_bytes(ckpt_path, trainer.checkpoint({{"run", run_id}}));
+    io::write_bytes(ckpt_path, bytes);
   };
   hooks.on_event = [&](const nn::TrainEvent& ev) {
     if (as_json) {
@@ -257,7 +257,7 @@ int cmd_train(const std::vector<std::string>& argv) {
     }
   };
   trainer.run(hooks, &bar, stop_at);
-  if (!ckpt_path.empty()) io::write_bytes(ckpt_path, trainer.checkpoint({{"run", run_id}}));
+  if (!ckpt_path.empty()) io::write_bytes(ckpt_path, trainer.checkpoint());
   const double secs =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const Eval ev = evaluate_toy(m, val, true);

@@ -146,7 +146,7 @@ double Trainer::run(const TrainHooks& hooks, ProgressBar* bar, size_t stop_at) {
       }
       if (options_.checkpoint_every && hooks.on_checkpoint &&
           (step_ % options_.checkpoint_every == 0 || step_ == total))
-        hooks.on_checkpoint(checkpoint(), step_);
+        hooks.on_checkpoint(checkpoint(options_.checkpoint_meta), step_);
       if (epoch_end && step_ < end) {
         epoch_loss = 0;
         epoch_n = 0;
@@ -164,7 +164,8 @@ std::vector<uint8_t> Trainer::checkpoint(const std::map<std::string, std::string
     views.push_back({"optim." + st.first, std::vector<size_t>(t.shape().begin(), t.shape().end()),
                      t.data()});
   }
-  std::map<std::string, std::string> meta = extra;
+  std::map<std::string, std::string> meta = options_.checkpoint_meta;
+  for (auto& kv : extra) meta[kv.first] = kv.second;
   meta["kind"] = "attnlab-checkpoint";
   meta["step"] = std::to_string(step_);
   meta["optimizer"] = opt_.name();

@@ -50,6 +50,7 @@ struct TrainOptions {
   size_t eval_every = 0;         // in steps; 0 = at the end of each epoch
   size_t checkpoint_every = 0;   // in steps; 0 = never (the caller can still call checkpoint())
   uint64_t seed = 0;             // seeds the training Rng (dropout etc.)
+  std::map<std::string, std::string> checkpoint_meta;  // added to every checkpoint's metadata
 };
 
 struct TrainEvent {
