@@ -33,8 +33,8 @@ void Linear::collect(ParamList& out, const std::string& prefix) {
   if (has_bias) out.add(prefix + "bias", bias);
 }
 
-// x: (n,in) -> y: (n,out)
 void Linear::forward(size_t n, const float* x, float* y) const {
+  // x: (n,in) -> y: (n,out)
   if (n == 0) return;
   if (has_bias) {
     for (size_t r = 0; r < n; ++r)
@@ -55,8 +55,8 @@ void Linear::backward(size_t n, const float* x, const float* dy, float* dx) {
             weight.value.data(), in_features, 0.f, dx, in_features);
 }
 
-// x: (..., in) -> y: (..., out)
 Tensor Linear::forward(const Tensor& x) const {
+  // x: (..., in) -> y: (..., out)
   ATTNLAB_CHECK(x.dimension() >= 1 && x.shape().back() == in_features,
                 "Linear: expected input (..., ", in_features, "), got ", shape_str(x));
   Tensor y = empty(with_last(x, out_features));
@@ -89,8 +89,8 @@ void Embedding::collect(ParamList& out, const std::string& prefix) {
   out.add(prefix + "weight", weight);
 }
 
-// ids: (n) -> out: (n,dim)
 void Embedding::forward(size_t n, const int* ids, float* out) const {
+  // ids: (n) -> out: (n,dim)
   const float* w = weight.value.data();
   for (size_t i = 0; i < n; ++i) {
     const int id = ids[i];
@@ -112,6 +112,7 @@ void Embedding::backward(size_t n, const int* ids, const float* dy) {
 }
 
 Tensor Embedding::forward(const std::vector<int>& ids, const Shape& shape) const {
+  // ids: shape (...) -> out: (..., dim)
   size_t n = 1;
   for (size_t s : shape) n *= s;
   ATTNLAB_CHECK(n == ids.size(), "Embedding: ids shape ", shape_str(shape), " holds ", n,
@@ -138,8 +139,8 @@ void LayerNorm::collect(ParamList& out, const std::string& prefix) {
   out.add(prefix + "bias", bias);
 }
 
-// x: (..., dim) -> y: (..., dim)
 Tensor LayerNorm::forward(const Tensor& x, Cache* cache) const {
+  // x: (..., dim) -> y: (..., dim)
   ATTNLAB_CHECK(x.dimension() >= 1 && x.shape().back() == dim,
                 "LayerNorm: expected input (..., ", dim, "), got ", shape_str(x));
   const size_t rows = x.size() / dim;
@@ -167,8 +168,8 @@ Tensor LayerNorm::backward(const Tensor& x, const Tensor& dy, const Cache& cache
 Dropout::Dropout(float p_) : p(p_) {
   ATTNLAB_CHECK(p >= 0.f && p < 1.f, "Dropout: expected p in [0, 1), got ", p);
 }
-// x: any -> y: same
 Tensor Dropout::forward(const Tensor& x, Rng& rng, bool training, Tensor* mask) const {
+  // x: any -> y: same
   if (!training || p == 0.f) {
     if (mask) *mask = Tensor();
     return x;
@@ -210,8 +211,8 @@ const char* act_name(Act a) {
   }
 }
 
-// x: (n) -> y: (n)
 void Activation::forward(Act a, size_t n, const float* x, float* y) {
+  // x: (n) -> y: (n)
   switch (a) {
     case Act::ReLU: k::relu(n, x, y); break;
     case Act::Tanh: k::tanh(n, x, y); break;
@@ -235,6 +236,7 @@ void Activation::backward(Act a, size_t n, const float* x, const float* y, const
   }
 }
 Tensor Activation::forward(Act a, const Tensor& x) {
+  // x: any -> y: same
   Tensor y = empty(Shape(x.shape().begin(), x.shape().end()));
   forward(a, x.size(), x.data(), y.data());
   return y;
@@ -261,8 +263,8 @@ void MLP::collect(ParamList& out, const std::string& prefix) {
     layers[i].collect(out, prefix + std::to_string(i * stride) + ".");
 }
 
-// x: (..., in) -> y: (..., out)
 Tensor MLP::forward(const Tensor& x, Cache* cache, Rng* rng, bool training) const {
+  // x: (..., in) -> y: (..., out)
   if (cache) *cache = Cache();
   Tensor h = x;
   for (size_t i = 0; i < layers.size(); ++i) {

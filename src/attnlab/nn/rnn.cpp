@@ -78,9 +78,9 @@ void GRU::collect(ParamList& out, const std::string& prefix, const std::string& 
   out.add(prefix + "bias_hh" + suffix, bias_hh);
 }
 
-// x: (B,T,I), s0.h: (B,H) -> out: (B,T,H), sn.h: (B,H)
 void GRU::forward(const Tensor& x, const std::vector<size_t>& lengths, const RnnState* s0,
                   Tensor& out, RnnState& sn, Cache* cache) const {
+  // x: (B,T,I), s0.h: (B,H) -> out: (B,T,H), sn.h: (B,H)
   const Dims d = check_input(x, input_size, hidden_size, "GRU");
   const size_t B = d.B, T = d.T, I = d.I, H = d.H, G = 3 * H;
   const std::vector<size_t> len = resolve_lengths(lengths, B, T, "GRU");
@@ -218,8 +218,8 @@ void GRU::backward(const Tensor& dout, const RnnState& dsn, const Cache& cache, 
   ds0.c = Tensor();
 }
 
-// x: (B,I), h: (B,H) -> hout: (B,H)
 void GRU::step(size_t B, const float* x, const float* h, float* hout) const {
+  // x: (B,I), h: (B,H) -> hout: (B,H)
   const size_t I = input_size, H = hidden_size, G = 3 * H;
   std::vector<float> gi(B * G), gh(B * G);
   fill_rows(B, G, bias_ih.value.data(), gi.data());
@@ -273,9 +273,9 @@ inline void lstm_activate(size_t H, float* g) {
 }
 }  // namespace
 
-// x: (B,T,I), s0: h,c (B,H) -> out: (B,T,H), sn: h,c (B,H)
 void LSTM::forward(const Tensor& x, const std::vector<size_t>& lengths, const RnnState* s0,
                    Tensor& out, RnnState& sn, Cache* cache) const {
+  // x: (B,T,I), s0: h,c (B,H) -> out: (B,T,H), sn: h,c (B,H)
   const Dims d = check_input(x, input_size, hidden_size, "LSTM");
   const size_t B = d.B, T = d.T, I = d.I, H = d.H, G = 4 * H;
   const std::vector<size_t> len = resolve_lengths(lengths, B, T, "LSTM");
@@ -417,9 +417,9 @@ void LSTM::backward(const Tensor& dout, const RnnState& dsn, const Cache& cache,
   ds0.c = std::move(dc);
 }
 
-// x: (B,I), h,c: (B,H) -> hout, cout: (B,H)
 void LSTM::step(size_t B, const float* x, const float* h, const float* c, float* hout,
                 float* cout) const {
+  // x: (B,I), h,c: (B,H) -> hout, cout: (B,H)
   const size_t I = input_size, H = hidden_size, G = 4 * H;
   std::vector<float> gi(B * G), gh(B * G), tc(H);
   fill_rows(B, G, bias_ih.value.data(), gi.data());
@@ -454,11 +454,11 @@ Tensor reverse_valid(const Tensor& x, const std::vector<size_t>& lengths) {
   return y;
 }
 
-// x: (B,T,I) -> out: (B,T,2H), sn: {fwd, bwd} (B,H)
 template <class RNN>
 void Bidirectional<RNN>::forward(const Tensor& x, const std::vector<size_t>& lengths,
                                  const RnnState* s0, Tensor& out, RnnState sn[2],
                                  Cache* cache) const {
+  // x: (B,T,I) -> out: (B,T,2H), sn: {fwd, bwd} (B,H)
   check_rank(x, 3, "Bidirectional RNN input", "(B,T,I)");
   const size_t B = x.shape()[0], T = x.shape()[1], H = fwd.hidden_size;
   const std::vector<size_t> len = resolve_lengths(lengths, B, T, "Bidirectional RNN");

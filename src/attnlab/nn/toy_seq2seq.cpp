@@ -113,8 +113,8 @@ void ToySeq2Seq::collect(ParamList& ps) {
 float ToySeq2Seq::loss(const ToyBatch& b) const { return const_cast<ToySeq2Seq*>(this)->run(b, false); }
 float ToySeq2Seq::train_step(const ToyBatch& b) { return run(b, true); }
 
-// src (B,Ts), tgt_in/out (B,Td) -> mean token cross-entropy
 float ToySeq2Seq::run(const ToyBatch& b, bool bw) {
+  // src (B,Ts), tgt_in/out (B,Td) -> mean token cross-entropy
   const size_t B = b.B, Ts = b.Ts, Td = b.Td, H = cfg.hidden, V = cfg.vocab;
   GRU::Cache ec, dc;
   const Tensor es = src_emb.forward(b.src, {B, Ts});  // (B,Ts,E)
