@@ -169,6 +169,23 @@ TEST(NnLayers, Dropout) {
   EXPECT_THROW(Dropout(1.f), Error);
 }
 
+TEST(NnLayersGrad, Dropout) {
+  Rng rng(21);
+  Dropout d(0.4f);
+  Tensor x = random_tensor({5, 6}, rng);
+  const Tensor R = random_tensor({5, 6}, rng);
+  auto loss = [&]() {
+    Rng dr(3);  // the same mask every evaluation
+    return dot_sum(d.forward(x, dr, true, nullptr), R);
+  };
+  Rng dr(3);
+  Tensor mask;
+  d.forward(x, dr, true, &mask);
+  const Tensor dx = d.backward(R, mask);
+  std::vector<GradTarget> tg{tensor_target("x", x, dx)};
+  std::printf("[grad] Dropout %.3g\n", check_grads(loss, tg));
+}
+
 TEST(NnLayersGrad, MLP) {
   double w = 0;
   for (Act a : {Act::Tanh, Act::GELU}) {
