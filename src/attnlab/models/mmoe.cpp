@@ -1,0 +1,372 @@
+#include "attnlab/models/mmoe.hpp"
+
+#include <cmath>
+#include <numeric>
+
+#include <nlohmann/json.hpp>
+
+#include "attnlab/core/error.hpp"
+#include "attnlab/kernels/kernels.hpp"
+
+namespace attnlab::models {
+
+namespace k = attnlab::kernels;
+using nn::Tensor;
+
+GateKind gate_from_string(const std::string& s) {
+  if (s == "shared-bottom" || s == "shared_bottom") return GateKind::SharedBottom;
+  if (s == "omoe") return GateKind::OMoE;
+  if (s == "softmax" || s == "mmoe") return GateKind::Softmax;
+  if (s == "attention") return GateKind::Attention;
+  if (s == "attention-x" || s == "attention_x") return GateKind::AttentionX;
+  throw Error("unknown gate kind '" + s +
+              "': expected shared-bottom, omoe, softmax, attention or attention-x");
+}
+const char* gate_name(GateKind g) {
+  switch (g) {
+    case GateKind::SharedBottom: return "shared-bottom";
+    case GateKind::OMoE: return "omoe";
+    case GateKind::Softmax: return "softmax";
+    case GateKind::Attention: return "attention";
+    case GateKind::AttentionX: return "attention-x";
+  }
+  return "?";
+}
+
+std::string MMoEConfig::to_json() const {
+  nlohmann::json j = {{"input_dim", input_dim},   {"experts", experts},
+                      {"expert_units", expert_units}, {"tasks", tasks},
+                      {"tower_units", tower_units}, {"att_dim", att_dim},
+                      {"bottom_units", bottom_units}, {"gate", gate_name(gate)},
+                      {"gate_bias", gate_bias}};
+  return j.dump();
+}
+
+MMoEConfig MMoEConfig::from_json(const std::string& s) {
+  MMoEConfig c;
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(s);
+  } catch (const std::exception& e) {
+    throw Error(std::string("MMoE config: invalid JSON: ") + e.what());
+  }
+  ATTNLAB_CHECK(j.is_object(), "MMoE config: expected a JSON object");
+  auto get = [&](const char* key, size_t& v) {
+    if (!j.contains(key)) return;
+    ATTNLAB_CHECK(j[key].is_number_unsigned(), "MMoE config: '", key,
+                  "' must be a non-negative integer");
+    v = j[key].get<size_t>();
+  };
+  get("input_dim", c.input_dim);
+  get("experts", c.experts);
+  get("expert_units", c.expert_units);
+  get("tasks", c.tasks);
+  get("tower_units", c.tower_units);
+  get("att_dim", c.att_dim);
+  get("bottom_units", c.bottom_units);
+  if (j.contains("gate")) {
+    ATTNLAB_CHECK(j["gate"].is_string(), "MMoE config: 'gate' must be a string");
+    c.gate = gate_from_string(j["gate"].get<std::string>());
+  }
+  if (j.contains("gate_bias")) c.gate_bias = j["gate_bias"].get<bool>();
+  c.validate();
+  return c;
+}
+
+void MMoEConfig::validate() const {
+  auto in = [](size_t v, size_t lo, size_t hi) { return v >= lo && v <= hi; };
+  ATTNLAB_CHECK(in(input_dim, 1, 100000), "MMoE: input_dim must be in [1, 100000], got ", input_dim);
+  ATTNLAB_CHECK(in(experts, 1, 256), "MMoE: experts must be in [1, 256], got ", experts);
+  ATTNLAB_CHECK(in(expert_units, 1, 4096), "MMoE: expert_units must be in [1, 4096], got ",
+                expert_units);
+  ATTNLAB_CHECK(in(tasks, 1, 64), "MMoE: tasks must be in [1, 64], got ", tasks);
+  ATTNLAB_CHECK(in(tower_units, 1, 4096), "MMoE: tower_units must be in [1, 4096], got ",
+                tower_units);
+  ATTNLAB_CHECK(in(att_dim, 1, 4096), "MMoE: att_dim must be in [1, 4096], got ", att_dim);
+  ATTNLAB_CHECK(bottom_units <= 65536, "MMoE: bottom_units too large: ", bottom_units);
+}
+
+MMoE::~MMoE() = default;
+std::unique_ptr<MMoE::Cache> MMoE::make_cache() { return std::make_unique<Cache>(); }
+
+MMoE::MMoE(const MMoEConfig& cfg, uint64_t seed) : cfg_(cfg) {
+  cfg_.validate();
+  Rng rng(seed);
+  const bool sb = cfg_.gate == GateKind::SharedBottom;
+  const size_t U = sb ? (cfg_.bottom_units ? cfg_.bottom_units : cfg_.experts * cfg_.expert_units)
+                      : cfg_.expert_units;
+  const size_t HU = sb ? U : cfg_.experts * U;
+  experts_ = nn::Linear(cfg_.input_dim, HU, rng);
+  experts_.collect(params_, sb ? "bottom." : "experts.");
+  const size_t K = cfg_.tasks, n = cfg_.experts, a = cfg_.att_dim;
+  if (cfg_.gate == GateKind::Softmax || cfg_.gate == GateKind::OMoE) {
+    const size_t gates = cfg_.gate == GateKind::OMoE ? 1 : K;
+    for (size_t i = 0; i < gates; ++i) gate_lin_.emplace_back(cfg_.input_dim, n, rng, cfg_.gate_bias);
+    for (size_t i = 0; i < gates; ++i)
+      gate_lin_[i].collect(params_, cfg_.gate == GateKind::OMoE ? std::string("gate.")
+                                                                : "gates." + std::to_string(i) + ".");
+  }
+  if (cfg_.gate == GateKind::Attention || cfg_.gate == GateKind::AttentionX) {
+    key_ = Param({a, U});
+    const float bound = 1.f / std::sqrt(static_cast<float>(U));
+    for (size_t i = 0; i < key_.size(); ++i) key_.data()[i] = rng.uniform(-bound, bound);
+    params_.add("gates.key.weight", key_);
+    query_.resize(K);
+    const float qb = 1.f / std::sqrt(static_cast<float>(a));
+    for (size_t t = 0; t < K; ++t) {
+      query_[t] = Param({a});
+      for (size_t i = 0; i < a; ++i) query_[t].data()[i] = rng.uniform(-qb, qb);
+    }
+    for (size_t t = 0; t < K; ++t) params_.add("gates." + std::to_string(t) + ".query", query_[t]);
+    if (cfg_.gate == GateKind::AttentionX) {
+      for (size_t t = 0; t < K; ++t) query_x_.emplace_back(cfg_.input_dim, a, rng, false);
+      for (size_t t = 0; t < K; ++t)
+        query_x_[t].collect(params_, "gates." + std::to_string(t) + ".query_x.");
+    }
+  }
+  for (size_t t = 0; t < K; ++t) towers_.emplace_back(std::vector<size_t>{U, cfg_.tower_units, 1}, nn::Act::ReLU, rng);
+  for (size_t t = 0; t < K; ++t) towers_[t].collect(params_, "towers." + std::to_string(t) + ".");
+}
+
+MMoEParamCount MMoE::param_count() const {
+  MMoEParamCount c;
+  const size_t d = cfg_.input_dim, n = cfg_.experts, u = cfg_.expert_units, K = cfg_.tasks,
+               T = cfg_.tower_units, a = cfg_.att_dim;
+  const bool sb = cfg_.gate == GateKind::SharedBottom;
+  const size_t U = sb ? (cfg_.bottom_units ? cfg_.bottom_units : n * u) : u;
+  c.experts = d * (sb ? U : n * u);
+  switch (cfg_.gate) {
+    case GateKind::SharedBottom: c.gates = 0; break;
+    case GateKind::OMoE: c.gates = d * n; break;
+    case GateKind::Softmax: c.gates = K * d * n; break;
+    case GateKind::Attention: c.gates = a * U + K * a; break;
+    case GateKind::AttentionX: c.gates = a * U + K * a + K * a * d; break;
+  }
+  c.towers_hidden = K * U * T;
+  c.towers_out = K * T;
+  c.biases = (sb ? U : n * u) + K * (T + 1);
+  if (cfg_.gate_bias && (cfg_.gate == GateKind::Softmax || cfg_.gate == GateKind::OMoE))
+    c.biases += (cfg_.gate == GateKind::OMoE ? 1 : K) * n;
+  c.total = c.experts + c.gates + c.towers_hidden + c.towers_out + c.biases;
+  return c;
+}
+
+// ------------------------------------------------------------------ forward / backward
+// x: (B, d) -> pred: (B, K), gates: (K, B, n)
+MMoE::Output MMoE::forward(const float* x, size_t B, Cache* cache) const {
+  ATTNLAB_CHECK(B > 0, "MMoE forward: empty batch");
+  ATTNLAB_CHECK(x != nullptr, "MMoE forward: no input");
+  const size_t d = cfg_.input_dim, n = cfg_.experts, K = cfg_.tasks, a = cfg_.att_dim;
+  const bool sb = cfg_.gate == GateKind::SharedBottom;
+  const size_t HU = experts_.out_features, U = sb ? HU : cfg_.expert_units;
+  for (size_t i = 0; i < B * d; ++i)
+    ATTNLAB_CHECK(std::isfinite(x[i]), "MMoE forward: input value ", x[i], " at sample ", i / d,
+                  ", feature ", i % d, " is not finite");
+  Cache local;
+  Cache& c = cache ? *cache : local;
+  c = Cache();
+  c.B = B;
+  c.x.assign(x, x + B * d);
+  c.z.resize(B * HU);
+  experts_.forward(B, x, c.z.data());
+  c.h.resize(B * HU);
+  k::relu(B * HU, c.z.data(), c.h.data());
+
+  Output out;
+  out.pred.assign(B * K, 0.f);
+  if (!sb) out.gates.assign(K * B * n, 0.f);
+  const size_t ngates = cfg_.gate == GateKind::OMoE ? 1 : K;
+  if (!sb) c.g.assign(ngates, std::vector<float>(B * n));
+  if (cfg_.gate == GateKind::Attention || cfg_.gate == GateKind::AttentionX) c.r.resize(K);
+  if (cfg_.gate == GateKind::AttentionX) c.q.resize(K);
+  const float scale = 1.f / std::sqrt(static_cast<float>(a));
+
+  // gate weights
+  for (size_t gi = 0; gi < (sb ? 0 : ngates); ++gi) {
+    std::vector<float>& G = c.g[gi];
+    if (cfg_.gate == GateKind::Softmax || cfg_.gate == GateKind::OMoE) {
+      gate_lin_[gi].forward(B, x, G.data());
+      k::softmax_rows(B, n, G.data(), n, nullptr, 0, G.data(), n);
+      continue;
+    }
+    // attention: scores s_bi = <h_bi, r_b> / sqrt(a), r_b = key^T q_b
+    std::vector<float>& r = c.r[gi];
+    const size_t rows = cfg_.gate == GateKind::Attention ? 1 : B;
+    r.resize(rows * U);
+    if (cfg_.gate == GateKind::Attention) {
+      k::gemv(true, a, U, 1.f, key_.value.data(), U, query_[gi].value.data(), 0.f, r.data());
+    } else {
+      std::vector<float>& q = c.q[gi];
+      q.resize(B * a);
+      query_x_[gi].forward(B, x, q.data());
+      for (size_t b = 0; b < B; ++b) k::add(a, query_[gi].value.data(), q.data() + b * a);
+      k::gemm(false, false, B, U, a, 1.f, q.data(), a, key_.value.data(), U, 0.f, r.data(), U);
+    }
+    for (size_t b = 0; b < B; ++b) {
+      const float* rb = r.data() + (rows == 1 ? 0 : b * U);
+      k::gemv(false, n, U, scale, c.h.data() + b * HU, U, rb, 0.f, G.data() + b * n);
+    }
+    k::softmax_rows(B, n, G.data(), n, nullptr, 0, G.data(), n);
+  }
+
+  c.f.resize(K);
+  c.tower.resize(K);
+  for (size_t t = 0; t < K; ++t) {
+    Tensor& f = c.f[t];
+    if (sb) {
+      f = nn::empty({B, U});
+      std::copy(c.h.begin(), c.h.end(), f.data());
+    } else {
+      f = nn::zeros({B, U});
+      const std::vector<float>& G = c.g[cfg_.gate == GateKind::OMoE ? 0 : t];
+      for (size_t b = 0; b < B; ++b)  // f_b = sum_i G_bi h_bi = G_b (1,n) x h_b (n,U)
+        k::gemv(true, n, U, 1.f, c.h.data() + b * HU, U, G.data() + b * n, 0.f, f.data() + b * U);
+      std::copy(G.begin(), G.end(), out.gates.begin() + static_cast<std::ptrdiff_t>(t * B * n));
+    }
+    const Tensor y = towers_[t].forward(f, &c.tower[t]);
+    for (size_t b = 0; b < B; ++b) out.pred[b * K + t] = y.data()[b];
+  }
+  return out;
+}
+
+// dpred: (B, K) -> parameter grads (accumulated)
+void MMoE::backward(const float* dpred, const Cache& c) {
+  const size_t B = c.B, n = cfg_.experts, K = cfg_.tasks, a = cfg_.att_dim;
+  ATTNLAB_CHECK(B > 0 && c.f.size() == K, "MMoE backward: the cache is not from forward()");
+  const bool sb = cfg_.gate == GateKind::SharedBottom;
+  const size_t HU = experts_.out_features, U = sb ? HU : cfg_.expert_units;
+  const float scale = 1.f / std::sqrt(static_cast<float>(a));
+  std::vector<float> dh(B * HU, 0.f);
+  const size_t ngates = sb ? 0 : (cfg_.gate == GateKind::OMoE ? 1 : K);
+  std::vector<std::vector<float>> dG(ngates, std::vector<float>(B * n, 0.f));
+
+  for (size_t t = 0; t < K; ++t) {
+    Tensor dy = nn::empty({B, 1});
+    for (size_t b = 0; b < B; ++b) dy.data()[b] = dpred[b * K + t];
+    const Tensor df = towers_[t].backward(dy, c.tower[t]);  // (B, U)
+    if (sb) {
+      k::add(B * HU, df.data(), dh.data());
+      continue;
+    }
+    const size_t gi = cfg_.gate == GateKind::OMoE ? 0 : t;
+    const std::vector<float>& G = c.g[gi];
+    for (size_t b = 0; b < B; ++b) {
+      const float* hb = c.h.data() + b * HU;
+      const float* dfb = df.data() + b * U;
+      // dG_bi += <df_b, h_bi>;  dh_bi += G_bi df_b
+      k::gemv(false, n, U, 1.f, hb, U, dfb, 1.f, dG[gi].data() + b * n);
+      for (size_t i = 0; i < n; ++i) k::axpy(U, G[b * n + i], dfb, dh.data() + b * HU + i * U);
+    }
+  }
+
+  for (size_t gi = 0; gi < ngates; ++gi) {
+    std::vector<float> dS(B * n);
+    k::softmax_rows_backward(B, n, c.g[gi].data(), dG[gi].data(), dS.data());
+    if (cfg_.gate == GateKind::Softmax || cfg_.gate == GateKind::OMoE) {
+      gate_lin_[gi].backward(B, c.x.data(), dS.data(), nullptr);
+      continue;
+    }
+    const bool per_sample = cfg_.gate == GateKind::AttentionX;
+    const std::vector<float>& r = c.r[gi];
+    // dr_b = scale * sum_i dS_bi h_bi ; dh_bi += scale * dS_bi r_b
+    std::vector<float> dr(per_sample ? B * U : U, 0.f);
+    for (size_t b = 0; b < B; ++b) {
+      const float* rb = r.data() + (per_sample ? b * U : 0);
+      float* drb = dr.data() + (per_sample ? b * U : 0);
+      k::gemv(true, n, U, scale, c.h.data() + b * HU, U, dS.data() + b * n, 1.f, drb);
+      for (size_t i = 0; i < n; ++i)
+        k::axpy(U, scale * dS[b * n + i], rb, dh.data() + b * HU + i * U);
+    }
+    if (!per_sample) {
+      // r = key^T q: dq = key dr (a); dkey += q dr^T (a, U)
+      std::vector<float> dq(a);
+      k::gemv(false, a, U, 1.f, key_.value.data(), U, dr.data(), 0.f, dq.data());
+      k::add(a, dq.data(), query_[gi].grad.data());
+      k::gemm(false, false, a, U, 1, 1.f, query_[gi].value.data(), 1, dr.data(), U, 1.f,
+              key_.grad.data(), U);
+    } else {
+      // r_b = key^T q_b with q_b = query + Qx x_b: dQ (B,a) = dR (B,U) key^T; dkey += Q^T dR
+      std::vector<float> dQ(B * a);
+      k::gemm(false, true, B, a, U, 1.f, dr.data(), U, key_.value.data(), U, 0.f, dQ.data(), a);
+      k::gemm(true, false, a, U, B, 1.f, c.q[gi].data(), a, dr.data(), U, 1.f,
+              key_.grad.data(), U);
+      for (size_t b = 0; b < B; ++b) k::add(a, dQ.data() + b * a, query_[gi].grad.data());
+      query_x_[gi].backward(B, c.x.data(), dQ.data(), nullptr);
+    }
+  }
+
+  // ReLU, then the experts' (or bottom's) linear layer
+  std::vector<float> dz(B * HU);
+  k::relu_backward(B * HU, c.z.data(), dh.data(), dz.data());
+  experts_.backward(B, c.x.data(), dz.data(), nullptr);
+}
+
+// ------------------------------------------------------------------ training
+std::vector<float> MMoE::train_step(const float* x, const float* y, size_t B,
+                                    nn::Optimizer& opt) {
+  const size_t K = cfg_.tasks;
+  for (size_t i = 0; i < B * K; ++i)
+    ATTNLAB_CHECK(std::isfinite(y[i]), "MMoE train: target ", y[i], " at sample ", i / K,
+                  ", task ", i % K, " is not finite");
+  opt.zero_grad();
+  Cache c;
+  const Output o = forward(x, B, &c);
+  std::vector<float> dpred(B * K), loss(K, 0.f);
+  for (size_t b = 0; b < B; ++b)
+    for (size_t t = 0; t < K; ++t) {
+      const float e = o.pred[b * K + t] - y[b * K + t];
+      loss[t] += e * e / static_cast<float>(B);
+      dpred[b * K + t] = 2.f * e / static_cast<float>(B);  // d(sum of task MSEs)
+    }
+  backward(dpred.data(), c);
+  opt.step();
+  return loss;
+}
+
+std::vector<float> MMoE::fit(const float* x, const float* y, size_t n, const TrainOptions& o) {
+  ATTNLAB_CHECK(n > 0, "MMoE fit: no samples");
+  ATTNLAB_CHECK(o.batch > 0, "MMoE fit: batch must be > 0");
+  ATTNLAB_CHECK(std::isfinite(o.lr) && o.lr > 0.f, "MMoE fit: learning rate must be > 0, got ", o.lr);
+  const size_t d = cfg_.input_dim, K = cfg_.tasks;
+  nn::Adam opt(params_, o.lr);
+  std::vector<size_t> idx(n);
+  std::iota(idx.begin(), idx.end(), 0);
+  Rng rng(o.seed);
+  std::vector<float> xb, yb, epoch_loss(K, 0.f);
+  for (size_t e = 0; e < o.epochs; ++e) {
+    rng.shuffle(idx);
+    std::fill(epoch_loss.begin(), epoch_loss.end(), 0.f);
+    for (size_t s = 0; s < n; s += o.batch) {
+      const size_t B = std::min(o.batch, n - s);
+      xb.resize(B * d);
+      yb.resize(B * K);
+      for (size_t i = 0; i < B; ++i) {
+        std::copy(x + idx[s + i] * d, x + (idx[s + i] + 1) * d, xb.begin() + static_cast<std::ptrdiff_t>(i * d));
+        std::copy(y + idx[s + i] * K, y + (idx[s + i] + 1) * K, yb.begin() + static_cast<std::ptrdiff_t>(i * K));
+      }
+      const std::vector<float> l = train_step(xb.data(), yb.data(), B, opt);
+      for (size_t t = 0; t < K; ++t) epoch_loss[t] += l[t] * static_cast<float>(B) / static_cast<float>(n);
+    }
+    if (o.on_epoch && !o.on_epoch(e, epoch_loss)) break;
+  }
+  return epoch_loss;
+}
+
+std::vector<float> MMoE::evaluate(const float* x, const float* y, size_t n) const {
+  const size_t d = cfg_.input_dim, K = cfg_.tasks, chunk = 1024;
+  std::vector<double> acc(K, 0.0);
+  for (size_t s = 0; s < n; s += chunk) {
+    const size_t B = std::min(chunk, n - s);
+    const Output o = forward(x + s * d, B);
+    for (size_t b = 0; b < B; ++b)
+      for (size_t t = 0; t < K; ++t) {
+        const double e = o.pred[b * K + t] - y[(s + b) * K + t];
+        acc[t] += e * e;
+      }
+  }
+  std::vector<float> out(K);
+  for (size_t t = 0; t < K; ++t) out[t] = static_cast<float>(acc[t] / static_cast<double>(n));
+  return out;
+}
+
+}  // namespace attnlab::models
