@@ -8,6 +8,9 @@
 #include "attnlab/core/error.hpp"
 #include "attnlab/data/mmoe_synthetic.hpp"
 #include "attnlab/models/mmoe.hpp"
+#include "attnlab/models/mmoe_experiment.hpp"
+
+#include <algorithm>
 
 using namespace attnlab;
 using namespace attnlab::models;
@@ -211,4 +214,66 @@ TEST(MMoE, BadInputGivesClearErrors) {
   EXPECT_THROW(MMoEConfig::from_json("not json"), Error);
   const MMoEConfig back = MMoEConfig::from_json(MMoEConfig().to_json());
   EXPECT_EQ(back.experts, 8u);
+}
+
+TEST(MMoEExperiment, SummaryCsvAndPlot) {
+  MMoEExperimentConfig c;
+  c.ps = {0.5f, 1.0f};
+  c.models = {GateKind::Softmax, GateKind::Attention};
+  c.seeds = 3;
+  c.n_train = 300;
+  c.n_val = 100;
+  c.n_test = 100;
+  c.epochs = 3;
+  c.model.input_dim = 10;
+  size_t calls = 0;
+  const auto runs = run_mmoe_experiment(c, [&](size_t done, size_t total, const MMoERun&) {
+    ++calls;
+    EXPECT_EQ(total, 12u);
+    EXPECT_EQ(done, calls);
+  });
+  ASSERT_EQ(runs.size(), 12u);
+  const auto rows = summarize(runs);
+  ASSERT_EQ(rows.size(), 4u);
+  for (const auto& r : rows) {
+    EXPECT_EQ(r.runs, 3u);
+    double m = 0, s = 0;
+    std::vector<double> v;
+    for (const auto& run : runs)
+      if (run.gate == r.gate && run.p == r.p) v.push_back(run.test_mse[0]);
+    for (double x : v) m += x / 3;
+    for (double x : v) s += (x - m) * (x - m) / 2;
+    EXPECT_NEAR(r.mean[0], m, 1e-9);
+    EXPECT_NEAR(r.std[0], std::sqrt(s), 1e-9);
+  }
+  const std::string csv = runs_csv(runs);
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 13);
+  const std::string svg = summary_svg(rows);
+  EXPECT_NE(svg.find("<svg"), std::string::npos);
+  EXPECT_NE(svg.find("attention"), std::string::npos);
+  size_t lines = 0;
+  for (size_t pos = 0; (pos = svg.find("<polyline", pos)) != std::string::npos; ++pos) ++lines;
+  EXPECT_EQ(lines, 2u);
+}
+
+TEST(MMoE, SaveLoadRoundTripGivesIdenticalOutputs) {
+  for (GateKind g : kAll) {
+    MMoEConfig cfg;
+    cfg.gate = g;
+    MMoE m(cfg, 4);
+    data::MMoESyntheticConfig dc;
+    dc.n = 8;
+    const auto d = data::make_mmoe_synthetic(dc);
+    const auto bytes = m.save(false, {{"note", "test"}});
+    auto back = MMoE::load(bytes.data(), bytes.size());
+    EXPECT_EQ(back->config().gate, g);
+    EXPECT_EQ(back->forward(d.x.data(), d.n).pred, m.forward(d.x.data(), d.n).pred);
+    const auto half = m.save(true);
+    EXPECT_LT(half.size(), bytes.size());
+    auto h = MMoE::load(half.data(), half.size());
+    const auto a = h->forward(d.x.data(), d.n).pred, b = m.forward(d.x.data(), d.n).pred;
+    for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], 2e-2f);
+  }
+  std::vector<uint8_t> junk(100, 7);
+  EXPECT_THROW(MMoE::load(junk.data(), junk.size()), Error);
 }

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attnlab/cli/args.hpp"
+#include "attnlab/cli/commands.hpp"
 #include "attnlab/core/error.hpp"
 #include "attnlab/io/safetensors.hpp"
 #include "attnlab/kernels/kernels.hpp"
@@ -38,10 +39,13 @@ const char* kMainHelp =
     "  eval            evaluate a saved model file\n"
     "  predict         run a saved model on an input\n"
     "  bench           measure training throughput on this machine\n"
+    "  experiment mmoe the MMoE paper's synthetic experiment, softmax vs attention gates\n"
     "  help [command]  show help (also: attnlab <command> --help)\n"
     "\n"
     "models: toy-reverse (GRU encoder-decoder with dot attention that learns to\n"
     "        reverse random symbol sequences; a built-in check of the engine)\n"
+    "        mmoe (multi-task mixture of experts on the synthetic data; see\n"
+    "        attnlab train mmoe --help)\n"
     "\n"
     "exit codes: 0 ok, 1 runtime failure, 2 usage error\n";
 
@@ -463,16 +467,20 @@ int main(int argc, char** argv) {
         if (rest[0] == "eval") return cmd_eval(h);
         if (rest[0] == "predict") return cmd_predict(h);
         if (rest[0] == "bench") return cmd_bench(h);
+        if (rest[0] == "experiment") return cli::cmd_experiment(h);
         throw UsageError("no help for unknown command '" + rest[0] + "'");
       }
       std::cout << kMainHelp;
       return 0;
     }
+    if (cmd == "train" && !rest.empty() && rest[0] == "mmoe")
+      return cli::cmd_train_mmoe(std::vector<std::string>(rest.begin() + 1, rest.end()));
     if (cmd == "train") return cmd_train(rest);
+    if (cmd == "experiment") return cli::cmd_experiment(rest);
     if (cmd == "eval") return cmd_eval(rest);
     if (cmd == "predict") return cmd_predict(rest);
     if (cmd == "bench") return cmd_bench(rest);
-    throw UsageError("unknown command '" + cmd + "' (commands: train, eval, predict, bench, help)");
+    throw UsageError("unknown command '" + cmd + "' (commands: train, eval, predict, bench, experiment, help)");
   } catch (const UsageError& e) {
     std::cerr << "attnlab: usage error: " << e.what() << "\n";
     return 2;

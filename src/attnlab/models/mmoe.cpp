@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attnlab/core/error.hpp"
+#include "attnlab/io/safetensors.hpp"
 #include "attnlab/kernels/kernels.hpp"
 
 namespace attnlab::models {
@@ -367,6 +368,41 @@ std::vector<float> MMoE::evaluate(const float* x, const float* y, size_t n) cons
   std::vector<float> out(K);
   for (size_t t = 0; t < K; ++t) out[t] = static_cast<float>(acc[t] / static_cast<double>(n));
   return out;
+}
+
+// ------------------------------------------------------------------ files
+std::vector<uint8_t> MMoE::save(bool f16, const std::map<std::string, std::string>& extra) const {
+  io::ModelInfo info;
+  info.kind = "mmoe";
+  info.config = cfg_.to_json();
+  info.extra = extra;
+  return io::save_model(info, params_, f16 ? io::DType::F16 : io::DType::F32);
+}
+
+std::unique_ptr<MMoE> MMoE::load(const uint8_t* bytes, size_t size) {
+  const io::SafeTensors st = io::decode(bytes, size);
+  const io::ModelInfo info = io::model_info(st);
+  ATTNLAB_CHECK(info.kind == "mmoe", "expected an MMoE model file (kind 'mmoe'), got kind '",
+                info.kind, "'");
+  auto m = std::make_unique<MMoE>(MMoEConfig::from_json(info.config), 0);
+  io::load_params(st, m->params_);
+  return m;
+}
+
+std::vector<std::vector<float>> MMoE::snapshot() const {
+  std::vector<std::vector<float>> out;
+  for (const auto& it : params_.items())
+    out.emplace_back(it.second->value.data(), it.second->value.data() + it.second->size());
+  return out;
+}
+void MMoE::restore(const std::vector<std::vector<float>>& snap) {
+  ATTNLAB_CHECK(snap.size() == params_.items().size(), "MMoE restore: snapshot does not match");
+  size_t i = 0;
+  for (const auto& it : params_.items()) {
+    ATTNLAB_CHECK(snap[i].size() == it.second->size(), "MMoE restore: snapshot does not match");
+    std::copy(snap[i].begin(), snap[i].end(), it.second->value.data());
+    ++i;
+  }
 }
 
 }  // namespace attnlab::models

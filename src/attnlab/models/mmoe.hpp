@@ -18,6 +18,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -99,6 +100,15 @@ class MMoE {
   std::vector<float> fit(const float* x, const float* y, size_t n, const TrainOptions& o);
   // MSE per task on (x, y).
   std::vector<float> evaluate(const float* x, const float* y, size_t n) const;
+
+  // One safetensors file: kind "mmoe", config and extra metadata in __metadata__.
+  std::vector<uint8_t> save(bool f16 = false,
+                            const std::map<std::string, std::string>& extra = {}) const;
+  // Validates the file (kind, config, every tensor's shape, finite values).
+  static std::unique_ptr<MMoE> load(const uint8_t* bytes, size_t size);
+  // Copies of all parameter values / restore from such a copy (early stopping).
+  std::vector<std::vector<float>> snapshot() const;
+  void restore(const std::vector<std::vector<float>>& snap);
 
  private:
   MMoEConfig cfg_;

@@ -1,0 +1,231 @@
+// attnlab experiment mmoe  and  attnlab train mmoe
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "attnlab/cli/args.hpp"
+#include "attnlab/cli/commands.hpp"
+#include "attnlab/core/error.hpp"
+#include "attnlab/data/mmoe_synthetic.hpp"
+#include "attnlab/io/safetensors.hpp"
+#include "attnlab/models/mmoe_experiment.hpp"
+#include "attnlab/nn/train.hpp"
+
+namespace attnlab::cli {
+
+namespace {
+
+std::vector<float> parse_floats(const std::string& s, const char* flag) {
+  std::vector<float> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    try {
+      size_t used = 0;
+      out.push_back(std::stof(item, &used));
+      if (used != item.size()) throw std::invalid_argument(item);
+    } catch (const std::exception&) {
+      throw UsageError(std::string("--") + flag + ": '" + item + "' is not a number");
+    }
+  }
+  if (out.empty()) throw UsageError(std::string("--") + flag + " needs a comma-separated list");
+  return out;
+}
+
+std::vector<models::GateKind> parse_models(const std::string& s) {
+  std::vector<models::GateKind> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    try {
+      out.push_back(models::gate_from_string(item));
+    } catch (const Error& e) {
+      throw UsageError(std::string("--models: ") + e.what());
+    }
+  }
+  return out;
+}
+
+std::vector<FlagSpec> model_flags() {
+  return {{"experts", "N", "8", "number of experts"},
+          {"expert-units", "N", "16", "units per expert (ReLU layer)"},
+          {"tower-units", "N", "8", "units of each task tower's hidden layer"},
+          {"att-dim", "N", "16", "query/key size of attention gates"},
+          {"dim", "N", "100", "input dimension of the synthetic data"},
+          {"sines", "N", "10", "sine terms in the synthetic targets (m)"},
+          {"epochs", "N", "60", "maximum epochs (early stopping on the validation split)"},
+          {"patience", "N", "8", "stop after this many epochs without a better validation loss"},
+          {"batch-size", "N", "128", "samples per step"},
+          {"lr", "F", "0.001", "Adam learning rate"},
+          {"train", "N", "10000", "training samples per run"},
+          {"val", "N", "2000", "validation samples per run"},
+          {"test", "N", "2000", "test samples per run"},
+          {"quiet", "", "", "no progress bar"},
+          {"json", "", "", "print results as JSON on stdout"}};
+}
+
+models::MMoEExperimentConfig config_from(const Args& a) {
+  models::MMoEExperimentConfig c;
+  c.model.experts = a.u64("experts", 1, 256);
+  c.model.expert_units = a.u64("expert-units", 1, 4096);
+  c.model.tower_units = a.u64("tower-units", 1, 4096);
+  c.model.att_dim = a.u64("att-dim", 1, 4096);
+  c.model.input_dim = a.u64("dim", 2, 100000);
+  c.sine_terms = static_cast<int>(a.u64("sines", 0, 1000));
+  c.epochs = a.u64("epochs", 1, 100000);
+  c.patience = a.u64("patience", 1, 100000);
+  c.batch = a.u64("batch-size", 1, 1 << 20);
+  c.lr = static_cast<float>(a.num("lr", 1e-8, 10.0));
+  c.n_train = a.u64("train", 1, 1 << 26);
+  c.n_val = a.u64("val", 1, 1 << 26);
+  c.n_test = a.u64("test", 1, 1 << 26);
+  return c;
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream f(path, std::ios::binary);
+  if (!f) throw Error("cannot write '" + path + "': check that the folder exists and is writable");
+  f << text;
+}
+
+}  // namespace
+
+int cmd_experiment(const std::vector<std::string>& argv) {
+  std::vector<FlagSpec> flags = model_flags();
+  flags.push_back({"p", "LIST", "0.5,0.8,0.9,1.0", "task correlations to sweep"});
+  flags.push_back({"models", "LIST", "shared-bottom,omoe,softmax,attention",
+                   "models: shared-bottom, omoe, softmax, attention, attention-x"});
+  flags.push_back({"seeds", "N", "10", "runs per (model, p), seeds 1..N"});
+  flags.push_back({"first-seed", "N", "1", "first seed"});
+  flags.push_back({"csv", "PATH", "mmoe-experiment.csv", "write every run here"});
+  flags.push_back({"svg", "PATH", "mmoe-experiment.svg", "write the plot here"});
+  Args a("experiment", flags);
+  a.parse(argv);
+  if (a.flag("help") || a.positional().empty()) {
+    std::cout << a.help("attnlab experiment mmoe [flags]",
+                        "The MMoE paper's synthetic experiment: for each task correlation p and\n"
+                        "seed, train shared-bottom, OMoE, MMoE with softmax gates and MMoE with\n"
+                        "attention gates (early stopping on validation), report the test MSE\n"
+                        "(mean and sample standard deviation over seeds), write a CSV and an SVG.");
+    return a.flag("help") ? 0 : 2;
+  }
+  if (a.positional()[0] != "mmoe")
+    throw UsageError("unknown experiment '" + a.positional()[0] + "' (experiments: mmoe)");
+  models::MMoEExperimentConfig c = config_from(a);
+  c.ps = parse_floats(a.get("p"), "p");
+  for (float p : c.ps)
+    if (!(p >= -1.f && p <= 1.f)) throw UsageError("--p: correlations must be in [-1, 1]");
+  c.models = parse_models(a.get("models"));
+  c.seeds = a.u64("seeds", 1, 100000);
+  c.first_seed = a.u64("first-seed", 0, 1ull << 62);
+  const size_t total = c.ps.size() * c.seeds * c.models.size();
+  nn::ProgressBar bar(&std::cerr, !a.flag("quiet") && isatty(2), total);
+  double loss_sum = 0;
+  const auto runs = models::run_mmoe_experiment(c, [&](size_t done, size_t, const models::MMoERun& r) {
+    loss_sum += 0.5 * (r.test_mse[0] + r.test_mse[1]);
+    bar.update(done, loss_sum / static_cast<double>(done), done);
+  });
+  bar.finish();
+  const auto rows = models::summarize(runs);
+  write_text(a.get("csv"), models::runs_csv(runs));
+  write_text(a.get("svg"), models::summary_svg(rows));
+  if (a.flag("json")) {
+    nlohmann::json j = nlohmann::json::array();
+    for (const auto& r : rows)
+      j.push_back({{"model", models::gate_name(r.gate)}, {"p", r.p}, {"runs", r.runs},
+                   {"mean", {r.mean[0], r.mean[1]}}, {"std", {r.std[0], r.std[1]}},
+                   {"mean_avg", r.mean_total}, {"std_avg", r.std_total}});
+    std::cout << j.dump() << std::endl;
+  } else {
+    std::cout << models::summary_table(rows) << "\nwrote " << a.get("csv") << " and "
+              << a.get("svg") << "\n";
+  }
+  return 0;
+}
+
+int cmd_train_mmoe(const std::vector<std::string>& argv) {
+  std::vector<FlagSpec> flags = model_flags();
+  flags.push_back({"gate", "KIND", "softmax", "shared-bottom, omoe, softmax, attention, attention-x"});
+  flags.push_back({"p", "F", "0.5", "task correlation of the synthetic data"});
+  flags.push_back({"seed", "N", "1", "seed for data and initialisation"});
+  flags.push_back({"out", "PATH", "mmoe.safetensors", "where to write the model"});
+  flags.push_back({"dtype", "f32|f16", "f32", "storage type of the model file"});
+  Args a("train mmoe", flags);
+  a.parse(argv);
+  if (a.flag("help")) {
+    std::cout << a.help("attnlab train mmoe [flags]",
+                        "Train one multi-task model on the synthetic data (early stopping on a\n"
+                        "validation split) and save it; prints its test MSE per task.");
+    return 0;
+  }
+  models::MMoEExperimentConfig c = config_from(a);
+  const float p = static_cast<float>(a.num("p", -1.0, 1.0));
+  const uint64_t seed = a.u64("seed", 0, 1ull << 62);
+  try {
+    c.model.gate = models::gate_from_string(a.get("gate"));
+  } catch (const Error& e) {
+    throw UsageError(std::string("--gate: ") + e.what());
+  }
+  const std::string dtype = a.get("dtype");
+  if (dtype != "f32" && dtype != "f16") throw UsageError("--dtype must be f32 or f16");
+  const size_t d = c.model.input_dim, n = c.n_train + c.n_val + c.n_test;
+  data::MMoESyntheticConfig dc;
+  dc.n = n;
+  dc.dim = d;
+  dc.p = p;
+  dc.m = c.sine_terms;
+  dc.seed = seed;
+  const auto data = data::make_mmoe_synthetic(dc);
+  models::MMoE m(c.model, seed * 7919 + static_cast<uint64_t>(c.model.gate));
+  const float* xv = data.x.data() + c.n_train * d;
+  const float* yv = data.y.data() + c.n_train * 2;
+  float best = INFINITY;
+  size_t best_epoch = 0;
+  auto best_params = m.snapshot();
+  nn::ProgressBar bar(&std::cerr, !a.flag("quiet") && isatty(2), c.epochs);
+  models::MMoE::TrainOptions o;
+  o.epochs = c.epochs;
+  o.batch = c.batch;
+  o.lr = c.lr;
+  o.seed = seed;
+  o.on_epoch = [&](size_t e, const std::vector<float>& l) {
+    const auto v = m.evaluate(xv, yv, c.n_val);
+    if (v[0] + v[1] < best) {
+      best = v[0] + v[1];
+      best_epoch = e;
+      best_params = m.snapshot();
+    }
+    bar.update(e + 1, 0.5 * (l[0] + l[1]), (e + 1) * c.n_train);
+    return e < best_epoch + c.patience;
+  };
+  m.fit(data.x.data(), data.y.data(), c.n_train, o);
+  bar.finish();
+  m.restore(best_params);
+  const auto t = m.evaluate(xv + c.n_val * d, yv + c.n_val * 2, c.n_test);
+  std::ostringstream p_str;
+  p_str << p;
+  const std::vector<uint8_t> bytes =
+      m.save(dtype == "f16", {{"data", "mmoe-synthetic"}, {"p", p_str.str()},
+                              {"seed", std::to_string(seed)}, {"sine_terms", std::to_string(c.sine_terms)},
+                              {"test_mse", nlohmann::json({t[0], t[1]}).dump()},
+                              {"best_epoch", std::to_string(best_epoch)}});
+  io::write_bytes(a.get("out"), bytes);
+  if (a.flag("json"))
+    std::cout << nlohmann::json({{"model", "mmoe"}, {"gate", models::gate_name(c.model.gate)},
+                                 {"p", p}, {"test_mse", {t[0], t[1]}}, {"best_epoch", best_epoch},
+                                 {"out", a.get("out")}, {"bytes", bytes.size()}})
+                     .dump()
+              << std::endl;
+  else
+    std::printf("mmoe (%s gates), p = %.2f: test MSE %.4f / %.4f (best epoch %zu); wrote %s (%zu bytes)\n",
+                models::gate_name(c.model.gate), p, t[0], t[1], best_epoch + 1,
+                a.get("out").c_str(), bytes.size());
+  return 0;
+}
+
+}  // namespace attnlab::cli

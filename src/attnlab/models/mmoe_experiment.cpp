@@ -1,0 +1,213 @@
+#include "attnlab/models/mmoe_experiment.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+#include "attnlab/core/error.hpp"
+#include "attnlab/data/mmoe_synthetic.hpp"
+
+namespace attnlab::models {
+
+std::vector<MMoERun> run_mmoe_experiment(
+    const MMoEExperimentConfig& cfg,
+    const std::function<void(size_t, size_t, const MMoERun&)>& progress) {
+  ATTNLAB_CHECK(!cfg.ps.empty() && !cfg.models.empty() && cfg.seeds > 0,
+                "mmoe experiment: need at least one p, one model and one seed");
+  ATTNLAB_CHECK(cfg.n_train > 0 && cfg.n_val > 0 && cfg.n_test > 0,
+                "mmoe experiment: train, validation and test sizes must be > 0");
+  ATTNLAB_CHECK(cfg.model.tasks == 2, "mmoe experiment: the synthetic data has 2 tasks");
+  const size_t total = cfg.ps.size() * cfg.seeds * cfg.models.size();
+  std::vector<MMoERun> runs;
+  const size_t d = cfg.model.input_dim, n = cfg.n_train + cfg.n_val + cfg.n_test;
+  for (float p : cfg.ps) {
+    for (size_t s = 0; s < cfg.seeds; ++s) {
+      const uint64_t seed = cfg.first_seed + s;
+      data::MMoESyntheticConfig dc;
+      dc.n = n;
+      dc.dim = d;
+      dc.p = p;
+      dc.m = cfg.sine_terms;
+      dc.seed = seed;
+      const data::MMoESyntheticData data = data::make_mmoe_synthetic(dc);
+      const float* xv = data.x.data() + cfg.n_train * d;
+      const float* yv = data.y.data() + cfg.n_train * 2;
+      const float* xt = xv + cfg.n_val * d;
+      const float* yt = yv + cfg.n_val * 2;
+      for (GateKind g : cfg.models) {
+        const auto t0 = std::chrono::steady_clock::now();
+        MMoEConfig mc = cfg.model;
+        mc.gate = g;
+        MMoE m(mc, seed * 7919 + static_cast<uint64_t>(g));
+        // early stopping on the validation split: keep the best epoch's parameters
+        float best = INFINITY;
+        size_t best_epoch = 0;
+        std::vector<std::vector<float>> best_params = m.snapshot();
+        MMoE::TrainOptions o;
+        o.epochs = cfg.epochs;
+        o.batch = cfg.batch;
+        o.lr = cfg.lr;
+        o.seed = seed;
+        o.on_epoch = [&](size_t e, const std::vector<float>&) {
+          const std::vector<float> v = m.evaluate(xv, yv, cfg.n_val);
+          const float val = v[0] + v[1];
+          if (val < best) {
+            best = val;
+            best_epoch = e;
+            best_params = m.snapshot();
+          }
+          return e < best_epoch + cfg.patience;
+        };
+        m.fit(data.x.data(), data.y.data(), cfg.n_train, o);
+        m.restore(best_params);
+        const std::vector<float> t = m.evaluate(xt, yt, cfg.n_test);
+        MMoERun r{g, p, seed, {t[0], t[1]}, best_epoch,
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()};
+        runs.push_back(r);
+        if (progress) progress(runs.size(), total, r);
+      }
+    }
+  }
+  return runs;
+}
+
+std::vector<MMoESummaryRow> summarize(const std::vector<MMoERun>& runs) {
+  std::map<std::pair<int, float>, std::vector<const MMoERun*>> groups;
+  std::vector<std::pair<int, float>> order;
+  for (const MMoERun& r : runs) {
+    auto key = std::make_pair(static_cast<int>(r.gate), r.p);
+    if (!groups.count(key)) order.push_back(key);
+    groups[key].push_back(&r);
+  }
+  std::sort(order.begin(), order.end());
+  std::vector<MMoESummaryRow> out;
+  for (const auto& key : order) {
+    const auto& g = groups[key];
+    MMoESummaryRow row{static_cast<GateKind>(key.first), key.second, g.size(), {0, 0}, {0, 0}, 0, 0};
+    auto stats = [&](auto get, double& mean, double& sd) {
+      mean = 0;
+      for (const MMoERun* r : g) mean += get(*r);
+      mean /= static_cast<double>(g.size());
+      sd = 0;
+      for (const MMoERun* r : g) sd += (get(*r) - mean) * (get(*r) - mean);
+      sd = g.size() > 1 ? std::sqrt(sd / static_cast<double>(g.size() - 1)) : 0.0;
+    };
+    stats([](const MMoERun& r) { return static_cast<double>(r.test_mse[0]); }, row.mean[0], row.std[0]);
+    stats([](const MMoERun& r) { return static_cast<double>(r.test_mse[1]); }, row.mean[1], row.std[1]);
+    stats([](const MMoERun& r) { return 0.5 * (r.test_mse[0] + r.test_mse[1]); }, row.mean_total,
+          row.std_total);
+    out.push_back(row);
+  }
+  return out;
+}
+
+std::string runs_csv(const std::vector<MMoERun>& runs) {
+  std::ostringstream os;
+  os << "model,p,seed,test_mse_task1,test_mse_task2,best_epoch,seconds\n";
+  for (const MMoERun& r : runs)
+    os << gate_name(r.gate) << "," << r.p << "," << r.seed << "," << r.test_mse[0] << ","
+       << r.test_mse[1] << "," << r.best_epoch << "," << r.seconds << "\n";
+  return os.str();
+}
+
+std::string summary_table(const std::vector<MMoESummaryRow>& rows) {
+  std::ostringstream os;
+  char buf[256];
+  os << "| model | p | runs | task 1 test MSE | task 2 test MSE | average |\n";
+  os << "|---|---|---|---|---|---|\n";
+  for (const auto& r : rows) {
+    std::snprintf(buf, sizeof buf, "| %s | %.2f | %zu | %.3f ± %.3f | %.3f ± %.3f | %.3f ± %.3f |\n",
+                  gate_name(r.gate), r.p, r.runs, r.mean[0], r.std[0], r.mean[1], r.std[1],
+                  r.mean_total, r.std_total);
+    os << buf;
+  }
+  return os.str();
+}
+
+std::string summary_svg(const std::vector<MMoESummaryRow>& rows) {
+  const double W = 640, H = 420, L = 70, R = 150, T = 30, B = 50;
+  double pmin = 1e9, pmax = -1e9, ymin = 1e9, ymax = -1e9;
+  for (const auto& r : rows) {
+    pmin = std::min(pmin, static_cast<double>(r.p));
+    pmax = std::max(pmax, static_cast<double>(r.p));
+    ymin = std::min(ymin, r.mean_total - r.std_total);
+    ymax = std::max(ymax, r.mean_total + r.std_total);
+  }
+  if (pmax <= pmin) pmax = pmin + 1;
+  const double pad = 0.05 * (ymax - ymin + 1e-9);
+  ymin -= pad;
+  ymax += pad;
+  auto X = [&](double p) { return L + (p - pmin) / (pmax - pmin) * (W - L - R); };
+  auto Y = [&](double v) { return T + (ymax - v) / (ymax - ymin) * (H - T - B); };
+  const char* colors[] = {"#888888", "#d08c00", "#3457d5", "#c2185b", "#2e7d32"};
+  std::ostringstream os;
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+                "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
+                W, H);
+  os << buf;
+  std::snprintf(buf, sizeof buf,
+                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n"
+                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n",
+                L, H - B, W - R, H - B, L, T, L, H - B);
+  os << buf;
+  for (int i = 0; i <= 4; ++i) {
+    const double v = ymin + (ymax - ymin) * i / 4.0;
+    std::snprintf(buf, sizeof buf,
+                  "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.2f</text>\n", L - 6, Y(v) + 4, v);
+    os << buf;
+  }
+  std::vector<double> ps;
+  for (const auto& r : rows)
+    if (std::find(ps.begin(), ps.end(), r.p) == ps.end()) ps.push_back(r.p);
+  for (double p : ps) {
+    std::snprintf(buf, sizeof buf, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%.2f</text>\n",
+                  X(p), H - B + 18, p);
+    os << buf;
+  }
+  std::snprintf(buf, sizeof buf,
+                "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">task correlation p</text>\n"
+                "<text x=\"16\" y=\"%.1f\" transform=\"rotate(-90 16 %.1f)\" text-anchor=\"middle\">"
+                "test MSE (mean of 2 tasks, ±1 sd)</text>\n",
+                (L + W - R) / 2, H - 12, (T + H - B) / 2, (T + H - B) / 2);
+  os << buf;
+  int line = 0;
+  for (int g = 0; g < 5; ++g) {
+    std::vector<const MMoESummaryRow*> pts;
+    for (const auto& r : rows)
+      if (static_cast<int>(r.gate) == g) pts.push_back(&r);
+    if (pts.empty()) continue;
+    std::sort(pts.begin(), pts.end(), [](auto* a, auto* b) { return a->p < b->p; });
+    const char* c = colors[g % 5];
+    os << "<polyline fill=\"none\" stroke=\"" << c << "\" stroke-width=\"2\" points=\"";
+    for (auto* r : pts) {
+      std::snprintf(buf, sizeof buf, "%.1f,%.1f ", X(r->p) + (line - 2) * 3, Y(r->mean_total));
+      os << buf;
+    }
+    os << "\"/>\n";
+    for (auto* r : pts) {
+      const double x = X(r->p) + (line - 2) * 3;
+      std::snprintf(buf, sizeof buf,
+                    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>"
+                    "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n",
+                    x, Y(r->mean_total - r->std_total), x, Y(r->mean_total + r->std_total), c, x,
+                    Y(r->mean_total), c);
+      os << buf;
+    }
+    std::snprintf(buf, sizeof buf,
+                  "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"/>"
+                  "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n",
+                  W - R + 10, T + 10 + line * 18.0, W - R + 30, T + 10 + line * 18.0, c, W - R + 36,
+                  T + 14 + line * 18.0, gate_name(static_cast<GateKind>(g)));
+    os << buf;
+    ++line;
+  }
+  os << "</svg>\n";
+  return os.str();
+}
+
+}  // namespace attnlab::models
