@@ -16,7 +16,7 @@ build_wasm() {
   [[ -f build/wasm/CMakeCache.txt ]] || emcmake cmake --preset wasm >/dev/null
   cmake --build build/wasm -j"$JOBS"
   rm -rf build/pkg && mkdir -p build/pkg
-  cp bindings/js/{index.js,node.mjs,core.js,index.d.ts,package.json} build/pkg/
+  cp bindings/js/*.js bindings/js/node.mjs bindings/js/index.d.ts bindings/js/package.json build/pkg/
   cp build/wasm/attnlab.js build/wasm/attnlab.wasm build/pkg/
   cp README.md build/pkg/ 2>/dev/null || true
   echo "build: wasm package in build/pkg ($(stat -c %s build/pkg/attnlab.wasm) bytes .wasm," \

@@ -1,6 +1,12 @@
 // Shared by the browser and Node entries: wraps the Embind module in the
 // public API. Results are plain JS objects and Float32Arrays copied out of
 // the wasm heap, so they survive memory growth.
+//
+// Each model family adds its classes from its own file (seq2seq.js, han.js,
+// mmoe.js): `export function install(api, mod)`; add one import + one line
+// in wrap() below.
+import { install as installMMoE } from './mmoe.js';
+
 export function wrap(mod) {
   const api = {
     /** The raw Embind module (advanced use; objects made from it need .delete()). */
@@ -23,5 +29,6 @@ export function wrap(mod) {
       peakGflops: (minMs = 200) => mod.simdPeakGflops(minMs),
     },
   };
+  installMMoE(api, mod);
   return api;
 }

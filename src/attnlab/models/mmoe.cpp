@@ -324,33 +324,39 @@ std::vector<float> MMoE::train_step(const float* x, const float* y, size_t B,
   return loss;
 }
 
-std::vector<float> MMoE::fit(const float* x, const float* y, size_t n, const TrainOptions& o) {
-  ATTNLAB_CHECK(n > 0, "MMoE fit: no samples");
-  ATTNLAB_CHECK(o.batch > 0, "MMoE fit: batch must be > 0");
-  ATTNLAB_CHECK(std::isfinite(o.lr) && o.lr > 0.f, "MMoE fit: learning rate must be > 0, got ", o.lr);
+std::vector<float> MMoE::train_epoch(const float* x, const float* y, size_t n, size_t batch,
+                                     nn::Optimizer& opt, Rng& rng) {
+  ATTNLAB_CHECK(n > 0, "MMoE train: no samples");
+  ATTNLAB_CHECK(batch > 0, "MMoE train: batch must be > 0");
   const size_t d = cfg_.input_dim, K = cfg_.tasks;
-  nn::Adam opt(params_, o.lr);
   std::vector<size_t> idx(n);
   std::iota(idx.begin(), idx.end(), 0);
-  Rng rng(o.seed);
+  rng.shuffle(idx);
   std::vector<float> xb, yb, epoch_loss(K, 0.f);
-  for (size_t e = 0; e < o.epochs; ++e) {
-    rng.shuffle(idx);
-    std::fill(epoch_loss.begin(), epoch_loss.end(), 0.f);
-    for (size_t s = 0; s < n; s += o.batch) {
-      const size_t B = std::min(o.batch, n - s);
-      xb.resize(B * d);
-      yb.resize(B * K);
-      for (size_t i = 0; i < B; ++i) {
-        std::copy(x + idx[s + i] * d, x + (idx[s + i] + 1) * d, xb.begin() + static_cast<std::ptrdiff_t>(i * d));
-        std::copy(y + idx[s + i] * K, y + (idx[s + i] + 1) * K, yb.begin() + static_cast<std::ptrdiff_t>(i * K));
-      }
-      const std::vector<float> l = train_step(xb.data(), yb.data(), B, opt);
-      for (size_t t = 0; t < K; ++t) epoch_loss[t] += l[t] * static_cast<float>(B) / static_cast<float>(n);
+  for (size_t s = 0; s < n; s += batch) {
+    const size_t B = std::min(batch, n - s);
+    xb.resize(B * d);
+    yb.resize(B * K);
+    for (size_t i = 0; i < B; ++i) {
+      std::copy(x + idx[s + i] * d, x + (idx[s + i] + 1) * d, xb.begin() + static_cast<std::ptrdiff_t>(i * d));
+      std::copy(y + idx[s + i] * K, y + (idx[s + i] + 1) * K, yb.begin() + static_cast<std::ptrdiff_t>(i * K));
     }
-    if (o.on_epoch && !o.on_epoch(e, epoch_loss)) break;
+    const std::vector<float> l = train_step(xb.data(), yb.data(), B, opt);
+    for (size_t t = 0; t < K; ++t) epoch_loss[t] += l[t] * static_cast<float>(B) / static_cast<float>(n);
   }
   return epoch_loss;
+}
+
+std::vector<float> MMoE::fit(const float* x, const float* y, size_t n, const TrainOptions& o) {
+  ATTNLAB_CHECK(std::isfinite(o.lr) && o.lr > 0.f, "MMoE fit: learning rate must be > 0, got ", o.lr);
+  nn::Adam opt(params_, o.lr);
+  Rng rng(o.seed);
+  std::vector<float> loss;
+  for (size_t e = 0; e < o.epochs; ++e) {
+    loss = train_epoch(x, y, n, o.batch, opt, rng);
+    if (o.on_epoch && !o.on_epoch(e, loss)) break;
+  }
+  return loss;
 }
 
 std::vector<float> MMoE::evaluate(const float* x, const float* y, size_t n) const {

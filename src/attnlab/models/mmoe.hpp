@@ -96,6 +96,10 @@ class MMoE {
 
   // One optimizer step on a batch; y: (B, K). Returns the MSE per task.
   std::vector<float> train_step(const float* x, const float* y, size_t B, nn::Optimizer& opt);
+  // One pass over shuffled mini-batches with the caller's optimizer (its state
+  // persists across calls); returns the epoch's train MSE per task.
+  std::vector<float> train_epoch(const float* x, const float* y, size_t n, size_t batch,
+                                 nn::Optimizer& opt, Rng& rng);
   // Adam over shuffled mini-batches; returns the last epoch's train MSE per task.
   std::vector<float> fit(const float* x, const float* y, size_t n, const TrainOptions& o);
   // MSE per task on (x, y).
