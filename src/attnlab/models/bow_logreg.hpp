@@ -91,7 +91,7 @@ struct SpamBaselineOptions {
   uint64_t seed = 0;
   data::EmailOptions email;  // tokenization/truncation, the same as the HAN's
   BowLogRegOptions model;
-  std::vector<double> l2_grid = {1e-5, 1e-4, 1e-3};  // empty = model.l2 only
+  std::vector<double> l2_grid = {1e-6, 1e-5, 1e-4, 1e-3};  // empty = model.l2 only
 };
 
 struct SpamBaselineResult {

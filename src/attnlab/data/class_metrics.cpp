@@ -1,0 +1,93 @@
+#include "attnlab/data/class_metrics.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <numeric>
+
+#include "attnlab/core/error.hpp"
+
+namespace attnlab::data {
+
+ConfusionMatrix confusion_matrix(const std::vector<int>& labels, const std::vector<int>& predicted) {
+  ATTNLAB_CHECK(labels.size() == predicted.size(), "confusion_matrix: expected as many predictions (",
+                predicted.size(), ") as labels (", labels.size(), ")");
+  ConfusionMatrix cm;
+  for (size_t i = 0; i < labels.size(); ++i) {
+    ATTNLAB_CHECK((labels[i] == 0 || labels[i] == 1) && (predicted[i] == 0 || predicted[i] == 1),
+                  "confusion_matrix: expected 0/1 labels and predictions, got ", labels[i], " and ",
+                  predicted[i], " at ", i);
+    if (labels[i]) (predicted[i] ? cm.tp : cm.fn)++;
+    else (predicted[i] ? cm.fp : cm.tn)++;
+  }
+  return cm;
+}
+
+double roc_auc(const std::vector<int>& labels, const std::vector<double>& scores) {
+  ATTNLAB_CHECK(labels.size() == scores.size(), "roc_auc: expected as many scores (", scores.size(),
+                ") as labels (", labels.size(), ")");
+  const size_t n = labels.size();
+  std::vector<size_t> order(n);
+  std::iota(order.begin(), order.end(), size_t{0});
+  for (size_t i = 0; i < n; ++i)
+    ATTNLAB_CHECK(std::isfinite(scores[i]), "roc_auc: expected finite scores, got ", scores[i], " at ", i);
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return scores[a] < scores[b]; });
+  double rank_sum_pos = 0;
+  size_t npos = 0;
+  for (size_t i = 0; i < n;) {
+    size_t j = i;
+    while (j < n && scores[order[j]] == scores[order[i]]) ++j;
+    const double avg_rank = 0.5 * static_cast<double>(i + 1 + j);  // ranks i+1..j
+    for (size_t k = i; k < j; ++k)
+      if (labels[order[k]] == 1) rank_sum_pos += avg_rank, ++npos;
+    i = j;
+  }
+  const size_t nneg = n - npos;
+  if (npos == 0 || nneg == 0) return std::numeric_limits<double>::quiet_NaN();
+  const double p = static_cast<double>(npos), q = static_cast<double>(nneg);
+  return (rank_sum_pos - p * (p + 1) / 2) / (p * q);
+}
+
+BinaryMetrics binary_metrics(const std::vector<int>& labels, const std::vector<double>& scores,
+                             double threshold) {
+  ATTNLAB_CHECK(labels.size() == scores.size(), "binary_metrics: expected as many scores (",
+                scores.size(), ") as labels (", labels.size(), ")");
+  std::vector<int> pred(scores.size());
+  for (size_t i = 0; i < scores.size(); ++i) pred[i] = scores[i] >= threshold ? 1 : 0;
+  BinaryMetrics m;
+  m.cm = confusion_matrix(labels, pred);
+  m.n = labels.size();
+  m.positives = m.cm.tp + m.cm.fn;
+  const auto d = [](size_t a) { return static_cast<double>(a); };
+  m.accuracy = m.n ? d(m.cm.tp + m.cm.tn) / d(m.n) : 0.0;
+  m.precision = (m.cm.tp + m.cm.fp) ? d(m.cm.tp) / d(m.cm.tp + m.cm.fp) : 0.0;
+  m.recall = (m.cm.tp + m.cm.fn) ? d(m.cm.tp) / d(m.cm.tp + m.cm.fn) : 0.0;
+  m.f1 = (m.precision + m.recall) > 0 ? 2 * m.precision * m.recall / (m.precision + m.recall) : 0.0;
+  m.roc_auc = roc_auc(labels, scores);
+  return m;
+}
+
+nlohmann::json BinaryMetrics::to_json() const {
+  nlohmann::json j;
+  j["n"] = n;
+  j["positives"] = positives;
+  j["accuracy"] = accuracy;
+  j["precision"] = precision;
+  j["recall"] = recall;
+  j["f1"] = f1;
+  if (std::isfinite(roc_auc)) j["roc_auc"] = roc_auc;
+  else j["roc_auc"] = nullptr;
+  j["confusion"] = {{"tp", cm.tp}, {"fp", cm.fp}, {"tn", cm.tn}, {"fn", cm.fn}};
+  return j;
+}
+
+std::string BinaryMetrics::summary() const {
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "n=%zu pos=%zu acc=%.4f prec=%.4f rec=%.4f f1=%.4f auc=%.4f tp=%zu fp=%zu tn=%zu fn=%zu",
+                n, positives, accuracy, precision, recall, f1, roc_auc, cm.tp, cm.fp, cm.tn, cm.fn);
+  return buf;
+}
+
+}  // namespace attnlab::data
