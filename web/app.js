@@ -1,21 +1,9 @@
-// The page: routing between views, and a promise-based client of the worker.
-const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
-let nextId = 1;
-const pending = new Map();
-worker.onmessage = ({ data }) => {
-  const p = pending.get(data.id);
-  if (!p) return;
-  pending.delete(data.id);
-  data.ok ? p.resolve(data.result) : p.reject(new Error(data.error));
-};
-worker.onerror = (e) => setStatus(`worker failed: ${e.message}`, true);
-export function call(op, args) {
-  const id = nextId++;
-  return new Promise((resolve, reject) => {
-    pending.set(id, { resolve, reject });
-    worker.postMessage({ id, op, args });
-  });
-}
+// The page: routing between views, and the main compute worker.
+import { WorkerClient } from './lib/client.js';
+import { init as initMMoE } from './views/mmoe.js';
+
+const client = new WorkerClient((msg) => setStatus(`worker failed: ${msg}`, true));
+export const call = (op, args, onProgress) => client.call(op, args, onProgress);
 
 const $ = (sel) => document.querySelector(sel);
 function setStatus(text, error = false) {
@@ -41,6 +29,7 @@ function route() {
 }
 addEventListener('hashchange', route);
 route();
+initMMoE();
 
 function renderBars(el, labels, values) {
   el.replaceChildren(...values.map((v, i) => {

@@ -1,8 +1,31 @@
 // All compute runs here, off the main thread. Messages: {id, op, args} in,
-// {id, ok, result} or {id, ok: false, error} out.
+// {id, progress} (any number) then {id, ok, result} or {id, ok: false, error} out.
 import { load } from './pkg/index.js';
 
 const ready = load();
+const models = new Map();  // url -> loaded model (kept for repeated calls)
+
+async function cachedModel(al, cls, url) {
+  const key = `${cls}:${url}`;
+  if (!models.has(key)) models.set(key, al[cls].fromUrl(url));
+  try {
+    return await models.get(key);
+  } catch (e) {
+    models.delete(key);
+    throw e;
+  }
+}
+
+// mean gate weight per task and expert over the n samples: gates (K, n, E) -> K x E
+function gateMeans(gates, K, n, E) {
+  const out = [];
+  for (let k = 0; k < K; ++k) {
+    const m = new Array(E).fill(0);
+    for (let s = 0; s < n; ++s) for (let e = 0; e < E; ++e) m[e] += gates[(k * n + s) * E + e] / n;
+    out.push(m);
+  }
+  return out;
+}
 
 const ops = {
   info: (al) => al.simdInfo(),
@@ -10,13 +33,75 @@ const ops = {
   selftest: (al, { seed }) => al.kernels.selftest(seed),
   bench: (al, { name, shape, minMs }) => al.kernels.bench(name, shape, { minMs, withRef: true }),
   peak: (al, { minMs }) => al.kernels.peakGflops(minMs),
+
+  // Train one MMoE on fresh synthetic data, reporting every epoch.
+  async mmoeTrain(al, a, progress) {
+    const dim = 100, nVal = 2000, strip = 64;
+    const data = al.data.mmoeSynthetic({ n: a.n + nVal, dim, p: a.p, sines: a.sines ?? 10, seed: a.dataSeed ?? 1 });
+    const xTrain = data.x.subarray(0, a.n * dim), yTrain = data.y.subarray(0, a.n * 2);
+    const xVal = data.x.subarray(a.n * dim), yVal = data.y.subarray(a.n * 2);
+    const m = new al.MMoE({ inputDim: dim, experts: a.experts, gate: a.gate, seed: a.seed ?? 1 });
+    try {
+      const t0 = performance.now();
+      const history = [];
+      for (let epoch = 0; epoch < a.epochs; ++epoch) {
+        const loss = Array.from(m.trainEpoch(xTrain, yTrain, { batchSize: a.batch ?? 128, lr: a.lr ?? 1e-3, seed: a.seed ?? 1 }));
+        const val = m.evaluate(xVal, yVal);
+        const g = a.gate === 'shared-bottom' ? null : m.predict(xVal.subarray(0, 500 * dim));
+        const h = { epoch, loss, val, ms: performance.now() - t0,
+          gateMeans: g ? gateMeans(g.gates, 2, g.n, a.experts) : null };
+        history.push(h);
+        progress(h);
+      }
+      const seconds = (performance.now() - t0) / 1000;
+      let gates = null;
+      if (a.gate !== 'shared-bottom') gates = Array.from(m.predict(xVal.subarray(0, strip * dim)).gates);
+      return { history, seconds, gates, strip, experts: a.experts, params: m.paramCount };
+    } finally {
+      m.delete();
+    }
+  },
+
+  // A shipped MMoE on fresh data: its test MSE and gate weights.
+  async mmoeShipped(al, { url, p, sines = 10 }) {
+    const m = await cachedModel(al, 'MMoE', url);
+    const dim = m.config.inputDim, n = 2000;
+    const data = al.data.mmoeSynthetic({ n, dim, p, sines, seed: 999 });
+    const mse = m.evaluate(data.x, data.y);
+    const g = m.predict(data.x.subarray(0, 500 * dim));
+    return { mse, config: m.config, gateMeans: gateMeans(g.gates, m.config.tasks, g.n, m.config.experts),
+      gates: Array.from(g.gates.subarray(0, 0)), params: m.paramCount };
+  },
+
+  // seq2seq: translate a word or a date with a shipped model
+  async translate(al, { url, text, beam }) {
+    const m = await cachedModel(al, 'Seq2Seq', url);
+    const t0 = performance.now();
+    const r = m.translate(text, { beam });
+    return { ...r, ms: performance.now() - t0 };
+  },
+
+  // HAN: classify an email with the shipped model
+  async classify(al, { url, text }) {
+    const m = await cachedModel(al, 'HAN', url);
+    const t0 = performance.now();
+    const r = m.classify(text);
+    return { ...r, ms: performance.now() - t0 };
+  },
+
+  // Attention playground (the functions arrive with the playground bindings)
+  playground: (al, args) => {
+    if (!al.playground) throw new Error('the attention playground is not in this build');
+    return al.playground.run(args);
+  },
 };
 
 self.onmessage = async ({ data: { id, op, args } }) => {
   try {
     const al = await ready;
     if (!ops[op]) throw new Error(`unknown operation '${op}'`);
-    self.postMessage({ id, ok: true, result: await ops[op](al, args || {}) });
+    const progress = (p) => self.postMessage({ id, progress: p });
+    self.postMessage({ id, ok: true, result: await ops[op](al, args || {}, progress) });
   } catch (e) {
     self.postMessage({ id, ok: false, error: e && e.message ? e.message : String(e) });
   }

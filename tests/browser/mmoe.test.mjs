@@ -1,0 +1,41 @@
+// Browser tier: the MMoE view trains softmax- and attention-gated models in
+// two Web Workers and shows loss curves and gate weights.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startBrowser, openPage } from './helpers.mjs';
+
+let ctx;
+before(async () => { ctx = await startBrowser(); });
+after(async () => { await ctx?.close(); });
+
+test('race: both gate kinds train in workers, gates are distributions, the page stays responsive', async () => {
+  const { page, errors } = await openPage(ctx, '#mmoe');
+  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
+  await page.fill('#mmoe-n', '2000');
+  await page.fill('#mmoe-epochs', '4');
+  await page.click('#mmoe-race');
+  // while training runs, the main thread must answer
+  const t0 = Date.now();
+  const alive = await page.evaluate(() => new Promise((r) => setTimeout(() => r(true), 10)));
+  assert.ok(alive && Date.now() - t0 < 2000);
+  await page.waitForFunction(() => document.querySelectorAll('#mmoe-runs .run[data-done="1"]').length === 2,
+    null, { timeout: 60000 });
+  const runs = await page.$$eval('#mmoe-runs .run', (els) => els.map((e) => ({
+    title: e.querySelector('h3').textContent,
+    val: JSON.parse(e.dataset.valMse),
+    polylines: e.querySelectorAll('.chart polyline').length,
+    g0: Array.from(e.querySelectorAll('.g0 .val')).map((v) => Number(v.textContent)),
+    heat: !!e.querySelector('.strip canvas'),
+  })));
+  assert.match(runs[0].title, /softmax/);
+  assert.match(runs[1].title, /attention/);
+  for (const r of runs) {
+    assert.equal(r.polylines, 4);
+    assert.ok(r.val.every((v) => Number.isFinite(v) && v > 0));
+    assert.equal(r.g0.length, 8);
+    assert.ok(Math.abs(r.g0.reduce((a, b) => a + b, 0) - 1) < 0.01, `gate means sum ${r.g0}`);
+    assert.ok(r.heat);
+  }
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -1,0 +1,33 @@
+// A promise-based client of a compute Worker. Requests: {id, op, args};
+// replies: {id, ok, result} | {id, ok: false, error} | {id, progress}.
+export class WorkerClient {
+  constructor(onError) {
+    this.worker = new Worker(new URL('../worker.js', import.meta.url), { type: 'module' });
+    this.nextId = 1;
+    this.pending = new Map();
+    this.worker.onmessage = ({ data }) => {
+      const p = this.pending.get(data.id);
+      if (!p) return;
+      if ('progress' in data) { p.onProgress?.(data.progress); return; }
+      this.pending.delete(data.id);
+      data.ok ? p.resolve(data.result) : p.reject(new Error(data.error));
+    };
+    this.worker.onerror = (e) => {
+      onError?.(e.message || 'worker failed');
+      for (const p of this.pending.values()) p.reject(new Error(e.message || 'worker failed'));
+      this.pending.clear();
+    };
+  }
+  call(op, args = {}, onProgress = null, transfer = []) {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject, onProgress });
+      this.worker.postMessage({ id, op, args }, transfer);
+    });
+  }
+  terminate() {
+    this.worker.terminate();
+    for (const p of this.pending.values()) p.reject(new Error('stopped'));
+    this.pending.clear();
+  }
+}
