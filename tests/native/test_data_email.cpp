@@ -621,10 +621,10 @@ TEST(SpamAssassin, BaselineOnRealSplit) {
   const models::SpamBaselineResult r = models::run_spam_baseline(c);
   std::printf("[spam baseline] messages=%zu duplicates=%zu train=%zu valid=%zu test=%zu "
               "(spam %zu/%zu/%zu, hard ham in test %zu) l2=%g features=%zu fit_iters=%d "
-              "duplicate_label_conflicts=%zu\n",
+              "converged=%d duplicate_label_conflicts=%zu\n",
               r.messages, r.duplicates, r.n_train, r.n_valid, r.n_test, r.spam_train, r.spam_valid,
               r.spam_test, r.hard_ham_test, r.l2, r.model.vocab().size() - 4, r.fit.iterations,
-              sp.duplicate_label_conflicts);
+              static_cast<int>(r.fit.converged), sp.duplicate_label_conflicts);
   std::printf("[spam baseline] valid: %s\n", r.valid.summary().c_str());
   std::printf("[spam baseline] test:  %s\n", r.test.summary().c_str());
   std::printf("[spam baseline] test hard ham only: %s\n", r.test_hard_ham.summary().c_str());
@@ -639,5 +639,48 @@ TEST(SpamAssassin, BaselineOnRealSplit) {
   for (size_t k = 0; k < 50 && k < sp.test.size(); ++k) {
     const Toks t = c.docs[sp.test[k]].all_tokens();
     EXPECT_DOUBLE_EQ(m2.predict_proba(t), r.model.predict_proba(t));
+  }
+}
+
+// ------------------------------------------------------------------ robustness
+TEST(EmailMessage, GarbageNeverThrowsAndGivesValidUtf8) {
+  const std::string base =
+      "Subject: =?utf-8?B?SGk=?= =?x?Q?=ZZ?= there\n"
+      "Content-Type: multipart/mixed; boundary=\"b\"\n\n"
+      "--b\nContent-Type: text/html\nContent-Transfer-Encoding: quoted-printable\n\n"
+      "<p>A &#x110000; &#0; &bogus; <script>x<!-- </p>=C3=\n"
+      "--b\nContent-Type: text/plain; charset=iso-8859-1\nContent-Transfer-Encoding: base64\n\n"
+      "////AAAA\n--b--\n";
+  // deep nesting beyond the depth limit
+  std::string deep = "Content-Type: multipart/mixed; boundary=q\n\n";
+  for (int i = 0; i < 40; ++i) deep += "--q\nContent-Type: multipart/mixed; boundary=q\n\n";
+  deep += "--q\n\nbottom text\n";
+  Rng rng(11);
+  std::vector<std::string> cases = {base, deep, "<", "&", "=?", "--", "\xFF\xFE", "Subject:",
+                                    "<!--", "<script>", std::string(1000, '.'), std::string(3, '\0')};
+  for (int k = 0; k < 300; ++k) {  // random byte edits of the base message
+    std::string s = base;
+    for (int e = 0; e < 8; ++e) {
+      const size_t pos = rng.below(static_cast<uint32_t>(s.size()));
+      const int op = static_cast<int>(rng.below(3));
+      if (op == 0) s[pos] = static_cast<char>(rng.below(256));
+      else if (op == 1) s.erase(pos, 1 + rng.below(5));
+      else s.insert(pos, 1, "<>&=?-\n\"'"[rng.below(9)]);
+    }
+    cases.push_back(s);
+  }
+  for (const std::string& s : cases) {
+    EmailDoc d;
+    ASSERT_NO_THROW(d = tokenize_email(s));
+    EXPECT_LE(d.sentences.size(), 30u);
+    for (const auto& sen : d.sentences) {
+      EXPECT_EQ(sanitize_utf8(sen.text), sen.text);
+      EXPECT_FALSE(sen.tokens.empty());
+      EXPECT_LE(sen.tokens.size(), 40u);
+      for (const auto& t : sen.tokens) {
+        EXPECT_FALSE(t.empty());
+        EXPECT_EQ(sanitize_utf8(t), t);
+      }
+    }
   }
 }
