@@ -108,6 +108,8 @@ struct SpamBaselineResult {
   nlohmann::json to_json() const;           // everything but the model
 };
 
+// On an already loaded corpus: its own split and tokenization are used (opt.seed
+// and opt.email are ignored; only opt.model and opt.l2_grid apply).
 SpamBaselineResult run_spam_baseline(const data::SpamCorpus& corpus, const SpamBaselineOptions& opt = {});
 // Loads the corpus from the package's data/ folder first.
 SpamBaselineResult run_spam_baseline(const std::string& data_dir, const SpamBaselineOptions& opt = {});
