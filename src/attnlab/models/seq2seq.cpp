@@ -1,0 +1,641 @@
+#include "attnlab/models/seq2seq.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include <nlohmann/json.hpp>
+
+#include "attnlab/kernels/kernels.hpp"
+#include "attnlab/nn/loss.hpp"
+
+namespace attnlab::models {
+
+namespace k = attnlab::kernels;
+using attention::Tensor3;
+using nn::RnnState;
+using Tensor = nn::Tensor;
+using json = nlohmann::json;
+
+// ---------------------------------------------------------------- config
+std::string Seq2SeqConfig::to_json() const {
+  json j = {{"task", task},
+            {"rnn", rnn},
+            {"bidirectional", bidirectional},
+            {"input_feed", input_feed},
+            {"score", score},
+            {"emb", emb},
+            {"enc_hidden", enc_hidden},
+            {"attn_dim", attn_dim},
+            {"local_window", local_window},
+            {"combine", combine},
+            {"max_src_len", max_src_len},
+            {"max_tgt_len", max_tgt_len},
+            {"uppercase", uppercase},
+            {"output_sep", output_sep},
+            {"src_vocab", src_vocab},
+            {"tgt_vocab", tgt_vocab}};
+  return j.dump();
+}
+
+Seq2SeqConfig Seq2SeqConfig::from_json(const std::string& s) {
+  Seq2SeqConfig c;
+  try {
+    const json j = json::parse(s);
+    c.task = j.value("task", c.task);
+    c.rnn = j.at("rnn").get<std::string>();
+    c.bidirectional = j.at("bidirectional").get<bool>();
+    c.input_feed = j.at("input_feed").get<bool>();
+    c.score = j.at("score").get<std::string>();
+    c.emb = j.at("emb").get<size_t>();
+    c.enc_hidden = j.at("enc_hidden").get<size_t>();
+    c.attn_dim = j.value("attn_dim", c.attn_dim);
+    c.local_window = j.value("local_window", c.local_window);
+    c.combine = j.at("combine").get<size_t>();
+    c.max_src_len = j.at("max_src_len").get<size_t>();
+    c.max_tgt_len = j.at("max_tgt_len").get<size_t>();
+    c.uppercase = j.value("uppercase", c.uppercase);
+    c.output_sep = j.value("output_sep", c.output_sep);
+    c.src_vocab = j.value("src_vocab", size_t(0));
+    c.tgt_vocab = j.value("tgt_vocab", size_t(0));
+  } catch (const json::exception& e) {
+    throw Error(std::string("seq2seq config: expected a JSON object with rnn, bidirectional, "
+                            "input_feed, score, emb, enc_hidden, combine, max_src_len, "
+                            "max_tgt_len: ") + e.what());
+  }
+  c.validate();
+  return c;
+}
+
+void Seq2SeqConfig::validate() const {
+  ATTNLAB_CHECK(rnn == "gru" || rnn == "lstm", "seq2seq config: rnn must be 'gru' or 'lstm', got '",
+                rnn, "'");
+  ATTNLAB_CHECK(score == "additive" || score == "general" || score == "dot" ||
+                    score == "scaled_dot" || score == "local_p",
+                "seq2seq config: score must be additive, general, dot, scaled_dot or local_p, got '",
+                score, "'");
+  auto in = [](size_t v, size_t lo, size_t hi) { return v >= lo && v <= hi; };
+  ATTNLAB_CHECK(in(emb, 1, 4096) && in(enc_hidden, 1, 4096) && in(combine, 1, 8192),
+                "seq2seq config: emb, enc_hidden, combine must be in [1, 4096], got ", emb, ", ",
+                enc_hidden, ", ", combine);
+  ATTNLAB_CHECK(in(attn_dim, 1, 4096), "seq2seq config: attn_dim must be in [1, 4096], got ",
+                attn_dim);
+  ATTNLAB_CHECK(in(local_window, 1, 1000),
+                "seq2seq config: local_window must be in [1, 1000], got ", local_window);
+  ATTNLAB_CHECK(in(max_src_len, 1, 100000) && in(max_tgt_len, 1, 100000),
+                "seq2seq config: max_src_len and max_tgt_len must be in [1, 100000], got ",
+                max_src_len, ", ", max_tgt_len);
+}
+
+Seq2SeqConfig tfjs_dates_config() {
+  Seq2SeqConfig c;
+  c.task = "dates";
+  c.rnn = "lstm";
+  c.bidirectional = false;
+  c.input_feed = false;
+  c.score = "dot";
+  c.emb = 64;
+  c.enc_hidden = 64;
+  c.combine = 64;
+  c.max_src_len = 20;
+  c.max_tgt_len = 12;
+  c.output_sep = "";
+  return c;
+}
+
+// ---------------------------------------------------------------- batch
+Seq2SeqBatch make_seq2seq_batch(const std::vector<std::vector<int>>& src,
+                                const std::vector<std::vector<int>>& tgt,
+                                const std::vector<size_t>& idx) {
+  ATTNLAB_CHECK(!idx.empty(), "seq2seq batch: expected at least one sample");
+  ATTNLAB_CHECK(src.size() == tgt.size(), "seq2seq batch: ", src.size(), " sources but ",
+                tgt.size(), " targets");
+  Seq2SeqBatch b;
+  b.B = idx.size();
+  for (size_t i : idx) {
+    ATTNLAB_CHECK(i < src.size(), "seq2seq batch: sample ", i, " out of range [0, ", src.size(), ")");
+    ATTNLAB_CHECK(!src[i].empty(), "seq2seq batch: sample ", i, " has an empty source");
+    b.S = std::max(b.S, src[i].size());
+    b.T = std::max(b.T, tgt[i].size() + 1);
+  }
+  b.src.assign(b.B * b.S, data::Vocab::kPad);
+  b.tgt_in.assign(b.B * b.T, data::Vocab::kPad);
+  b.tgt_out.assign(b.B * b.T, data::Vocab::kPad);
+  for (size_t r = 0; r < b.B; ++r) {
+    const auto& s = src[idx[r]];
+    const auto& t = tgt[idx[r]];
+    std::copy(s.begin(), s.end(), b.src.begin() + static_cast<std::ptrdiff_t>(r * b.S));
+    b.tgt_in[r * b.T] = data::Vocab::kBos;
+    for (size_t j = 0; j < t.size(); ++j) {
+      b.tgt_in[r * b.T + j + 1] = t[j];
+      b.tgt_out[r * b.T + j] = t[j];
+    }
+    b.tgt_out[r * b.T + t.size()] = data::Vocab::kEos;
+    b.src_len.push_back(s.size());
+    b.tgt_len.push_back(t.size() + 1);
+  }
+  return b;
+}
+
+// ---------------------------------------------------------------- model
+Seq2Seq::Seq2Seq(const Seq2SeqConfig& cfg, const data::Vocab& src, const data::Vocab& tgt,
+                 uint64_t seed)
+    : cfg_(cfg), src_(src), tgt_(tgt) {
+  cfg_.src_vocab = src_.size();
+  cfg_.tgt_vocab = tgt_.size();
+  cfg_.validate();
+  Rng rng(seed);
+  const size_t E = cfg_.emb, He = cfg_.enc_hidden, De = cfg_.enc_out(), Dh = cfg_.dec_hidden();
+  src_emb_ = nn::Embedding(src_.size(), E, rng, data::Vocab::kPad);
+  tgt_emb_ = nn::Embedding(tgt_.size(), E, rng, data::Vocab::kPad);
+  const bool gru = cfg_.rnn == "gru";
+  if (cfg_.bidirectional) {
+    if (gru) enc_bgru_ = nn::BiGRU(E, He, rng);
+    else enc_blstm_ = nn::BiLSTM(E, He, rng);
+  } else {
+    if (gru) enc_gru_ = nn::GRU(E, He, rng);
+    else enc_lstm_ = nn::LSTM(E, He, rng);
+  }
+  if (gru) dec_gru_ = nn::GRU(cfg_.dec_input(), Dh, rng);
+  else dec_lstm_ = nn::LSTM(cfg_.dec_input(), Dh, rng);
+  attention::ScoreConfig sc;
+  sc.query_dim = Dh;
+  sc.key_dim = De;
+  sc.attn_dim = cfg_.attn_dim;
+  if (cfg_.score == "local_p") {
+    is_local_ = true;
+    attention::LocalConfig lc;
+    lc.mode = attention::LocalMode::Predictive;
+    lc.window = cfg_.local_window;
+    sc.kind = attention::ScoreKind::General;
+    lc.score = sc;
+    lc.predictor_dim = cfg_.attn_dim;
+    local_ = attention::LocalAttention(lc, rng);
+  } else {
+    sc.kind = attention::parse_score_kind(cfg_.score);
+    att_ = attention::Attention(sc, rng);
+  }
+  combine_ = nn::Linear(De + Dh, cfg_.combine, rng);
+  out_ = nn::Linear(cfg_.combine, tgt_.size(), rng);
+}
+
+void Seq2Seq::collect(ParamList& ps) {
+  src_emb_.collect(ps, "src_emb.");
+  tgt_emb_.collect(ps, "tgt_emb.");
+  const bool gru = cfg_.rnn == "gru";
+  if (cfg_.bidirectional) {
+    if (gru) enc_bgru_.collect(ps, "encoder.");
+    else enc_blstm_.collect(ps, "encoder.");
+  } else {
+    if (gru) enc_gru_.collect(ps, "encoder.");
+    else enc_lstm_.collect(ps, "encoder.");
+  }
+  if (gru) dec_gru_.collect(ps, "decoder.");
+  else dec_lstm_.collect(ps, "decoder.");
+  if (is_local_) local_.collect(ps, "attention.");
+  else att_.collect(ps, "attention.");
+  combine_.collect(ps, "combine.");
+  out_.collect(ps, "out.");
+}
+
+// ---------------------------------------------------------------- encoder
+namespace {
+// a (B,H), b (B,H) -> (B,2H) = [a; b]
+Tensor concat_cols(const Tensor& a, const Tensor& b) {
+  const size_t B = a.shape()[0], H = a.shape()[1];
+  Tensor o = nn::empty({B, 2 * H});
+  for (size_t r = 0; r < B; ++r) {
+    std::copy(a.data() + r * H, a.data() + (r + 1) * H, o.data() + r * 2 * H);
+    std::copy(b.data() + r * H, b.data() + (r + 1) * H, o.data() + r * 2 * H + H);
+  }
+  return o;
+}
+// (B,2H) -> halves
+void split_cols(const Tensor& x, Tensor& a, Tensor& b) {
+  const size_t B = x.shape()[0], H = x.shape()[1] / 2;
+  a = nn::empty({B, H});
+  b = nn::empty({B, H});
+  for (size_t r = 0; r < B; ++r) {
+    std::copy(x.data() + r * 2 * H, x.data() + r * 2 * H + H, a.data() + r * H);
+    std::copy(x.data() + r * 2 * H + H, x.data() + (r + 1) * 2 * H, b.data() + r * H);
+  }
+}
+}  // namespace
+
+void Seq2Seq::encode(const Tensor& x, const std::vector<size_t>& len, Tensor& enc,
+                     RnnState& init, EncCache* c) const {
+  // x: (B,S,E), len: (B) -> enc: (B,S,De), init: h (B,Dh) [c (B,Dh) for LSTM]
+  const bool gru = cfg_.rnn == "gru";
+  if (cfg_.bidirectional) {
+    RnnState sn[2];
+    if (gru) enc_bgru_.forward(x, len, nullptr, enc, sn, c ? &c->bgru : nullptr);
+    else enc_blstm_.forward(x, len, nullptr, enc, sn, c ? &c->blstm : nullptr);
+    init.h = concat_cols(sn[0].h, sn[1].h);
+    if (!gru) init.c = concat_cols(sn[0].c, sn[1].c);
+  } else {
+    if (gru) enc_gru_.forward(x, len, nullptr, enc, init, c ? &c->gru : nullptr);
+    else enc_lstm_.forward(x, len, nullptr, enc, init, c ? &c->lstm : nullptr);
+  }
+}
+
+void Seq2Seq::encode_backward(const Tensor& denc, const RnnState& dinit, const EncCache& c,
+                              Tensor& dx) {
+  // denc: (B,S,De), dinit: (B,Dh) -> dx: (B,S,E)
+  const bool gru = cfg_.rnn == "gru";
+  if (cfg_.bidirectional) {
+    RnnState dsn[2], ds0[2];
+    split_cols(dinit.h, dsn[0].h, dsn[1].h);
+    if (!gru) split_cols(dinit.c, dsn[0].c, dsn[1].c);
+    if (gru) enc_bgru_.backward(denc, dsn, c.bgru, dx, ds0);
+    else enc_blstm_.backward(denc, dsn, c.blstm, dx, ds0);
+  } else {
+    RnnState ds0;
+    if (gru) enc_gru_.backward(denc, dinit, c.gru, dx, ds0);
+    else enc_lstm_.backward(denc, dinit, c.lstm, dx, ds0);
+  }
+}
+
+// ---------------------------------------------------------------- one decoder step
+void Seq2Seq::step(size_t B, const int* ids, const Tensor3& enc3, const std::vector<size_t>& len,
+                   RnnState& state, const float* feed, float* att, float* weights,
+                   StepCache* c) const {
+  // ids: (B), enc3: (B,S,De), state: (B,Dh), feed: (B,C) -> state', att: (B,C), weights: (B,S)
+  const size_t E = cfg_.emb, C = cfg_.combine, I = cfg_.dec_input(), Dh = cfg_.dec_hidden();
+  const size_t S = enc3.shape()[1], De = cfg_.enc_out();
+  Tensor xl = nn::empty({B, size_t(1), I});
+  for (size_t b = 0; b < B; ++b) {
+    tgt_emb_.forward(1, ids + b, xl.data() + b * I);
+    if (cfg_.input_feed) std::copy(feed + b * C, feed + (b + 1) * C, xl.data() + b * I + E);
+  }
+  Tensor out;
+  RnnState sn;
+  if (cfg_.rnn == "gru") dec_gru_.forward(xl, {}, &state, out, sn, c ? &c->gru : nullptr);
+  else dec_lstm_.forward(xl, {}, &state, out, sn, c ? &c->lstm : nullptr);
+  state = std::move(sn);
+  Tensor3 q = Tensor3::from_shape({B, 1, Dh});
+  std::copy(state.h.data(), state.h.data() + B * Dh, q.data());
+  Tensor3 ctx, w;
+  if (is_local_) {
+    attention::LocalResult r = local_.forward(q, enc3, enc3, len, c ? &c->local : nullptr);
+    ctx = std::move(r.out);
+    w = std::move(r.weights);
+  } else {
+    attention::AttendMask m;
+    m.lengths = len;
+    attention::AttendResult r = att_.forward(q, enc3, enc3, m, c ? &c->att : nullptr);
+    ctx = std::move(r.out);
+    w = std::move(r.weights);
+  }
+  Tensor cat = nn::empty({B, De + Dh});
+  for (size_t b = 0; b < B; ++b) {
+    std::copy(ctx.data() + b * De, ctx.data() + (b + 1) * De, cat.data() + b * (De + Dh));
+    std::copy(state.h.data() + b * Dh, state.h.data() + (b + 1) * Dh,
+              cat.data() + b * (De + Dh) + De);
+  }
+  combine_.forward(B, cat.data(), att);
+  k::tanh(B * C, att, att);
+  if (weights) std::copy(w.data(), w.data() + B * S, weights);
+  if (c) {
+    c->x = std::move(xl);
+    c->cat = std::move(cat);
+  }
+}
+
+void Seq2Seq::step_backward(size_t B, const int* ids, const float* att, float* datt,
+                            RnnState& dstate,
+                            Tensor3& denc3, float* dfeed, const StepCache& c) {
+  // datt: (B,C) (overwritten), dstate: (B,Dh) after -> before, denc3: (B,S,De) +=, dfeed: (B,C)
+  const size_t E = cfg_.emb, C = cfg_.combine, I = cfg_.dec_input(), Dh = cfg_.dec_hidden();
+  const size_t De = cfg_.enc_out();
+  k::tanh_backward(B * C, att, datt, datt);
+  Tensor dcat = nn::empty({B, De + Dh});
+  combine_.backward(B, c.cat.data(), datt, dcat.data());
+  Tensor3 dctx = Tensor3::from_shape({B, 1, De}), dq, dk, dv;
+  for (size_t b = 0; b < B; ++b)
+    std::copy(dcat.data() + b * (De + Dh), dcat.data() + b * (De + Dh) + De, dctx.data() + b * De);
+  if (is_local_) local_.backward(dctx, c.local, dq, dk, dv);
+  else att_.backward(dctx, c.att, dq, dk, dv);
+  float* de = denc3.data();
+  const size_t n = denc3.size();
+  for (size_t i = 0; i < n; ++i) de[i] += dk.data()[i] + dv.data()[i];
+  RnnState dsn;
+  dsn.h = nn::empty({B, Dh});
+  for (size_t b = 0; b < B; ++b)
+    for (size_t j = 0; j < Dh; ++j)
+      dsn.h.data()[b * Dh + j] = dcat.data()[b * (De + Dh) + De + j] + dq.data()[b * Dh + j] +
+                                 dstate.h.data()[b * Dh + j];
+  if (cfg_.rnn == "lstm") dsn.c = dstate.c;
+  Tensor dx;
+  RnnState ds0;
+  if (cfg_.rnn == "gru") dec_gru_.backward(Tensor(), dsn, c.gru, dx, ds0);
+  else dec_lstm_.backward(Tensor(), dsn, c.lstm, dx, ds0);
+  dstate = std::move(ds0);
+  // dx: (B,1,I) -> embedding grads and dfeed
+  for (size_t b = 0; b < B; ++b) {
+    tgt_emb_.backward(1, ids + b, dx.data() + b * I);
+    if (cfg_.input_feed) std::copy(dx.data() + b * I + E, dx.data() + (b + 1) * I, dfeed + b * C);
+  }
+}
+
+// ---------------------------------------------------------------- teacher forcing
+float Seq2Seq::train_step(const Seq2SeqBatch& b, float smoothing) {
+  return run(b, true, smoothing, nullptr, nullptr);
+}
+float Seq2Seq::loss(const Seq2SeqBatch& b) const {
+  return const_cast<Seq2Seq*>(this)->run(b, false, 0.f, nullptr, nullptr);
+}
+void Seq2Seq::score_batch(const Seq2SeqBatch& b, std::vector<float>& logp,
+                          std::vector<float>& attn) const {
+  const_cast<Seq2Seq*>(this)->run(b, false, 0.f, &logp, &attn);
+}
+
+float Seq2Seq::run(const Seq2SeqBatch& b, bool bw, float smoothing, std::vector<float>* logp,
+                   std::vector<float>* attn) {
+  // src: (B,S), tgt_in/tgt_out: (B,T) -> mean token cross-entropy; logp (B,T), attn (B,T,S)
+  const size_t B = b.B, S = b.S, T = b.T, C = cfg_.combine, V = tgt_.size();
+  const size_t De = cfg_.enc_out(), Dh = cfg_.dec_hidden();
+  ATTNLAB_CHECK(B > 0 && S > 0 && T > 0 && b.src.size() == B * S && b.tgt_in.size() == B * T &&
+                    b.tgt_out.size() == B * T && b.src_len.size() == B,
+                "seq2seq: inconsistent batch (B=", B, ", S=", S, ", T=", T, ")");
+  for (int id : b.src)
+    ATTNLAB_CHECK(id >= 0 && size_t(id) < src_.size(), "seq2seq: source id ", id,
+                  " out of range [0, ", src_.size(), ")");
+  for (size_t i = 0; i < B * T; ++i)
+    ATTNLAB_CHECK(b.tgt_in[i] >= 0 && size_t(b.tgt_in[i]) < V && b.tgt_out[i] >= 0 &&
+                      size_t(b.tgt_out[i]) < V,
+                  "seq2seq: target id out of range [0, ", V, ")");
+  EncCache ec;
+  const Tensor es = src_emb_.forward(b.src, {B, S});  // (B,S,E)
+  Tensor enc;
+  RnnState state;
+  encode(es, b.src_len, enc, state, bw ? &ec : nullptr);
+  Tensor3 enc3 = Tensor3::from_shape({B, S, De});
+  std::copy(enc.data(), enc.data() + B * S * De, enc3.data());
+
+  std::vector<StepCache> caches(bw ? T : 0);
+  std::vector<int> ids_tm(T * B), out_tm(T * B);  // time-major tokens
+  for (size_t r = 0; r < B; ++r)
+    for (size_t t = 0; t < T; ++t) {
+      ids_tm[t * B + r] = b.tgt_in[r * T + t];
+      out_tm[t * B + r] = b.tgt_out[r * T + t];
+    }
+  std::vector<float> att(T * B * C), zero(B * C, 0.f), w(attn ? B * S : 0);
+  if (attn) attn->assign(B * T * S, 0.f);
+  for (size_t t = 0; t < T; ++t) {
+    const float* feed = t ? att.data() + (t - 1) * B * C : zero.data();
+    step(B, ids_tm.data() + t * B, enc3, b.src_len, state, feed, att.data() + t * B * C,
+         attn ? w.data() : nullptr, bw ? &caches[t] : nullptr);
+    if (attn)
+      for (size_t r = 0; r < B; ++r)
+        std::copy(w.data() + r * S, w.data() + (r + 1) * S, attn->data() + (r * T + t) * S);
+  }
+  const size_t N = T * B;
+  std::vector<float> logits(N * V), dlogits(bw ? N * V : 0);
+  out_.forward(N, att.data(), logits.data());
+  const float loss = nn::cross_entropy(N, V, logits.data(), out_tm.data(),
+                                       bw ? dlogits.data() : nullptr, data::Vocab::kPad, smoothing);
+  if (logp) {
+    std::vector<float> ls(N * V);
+    k::log_softmax_rows(N, V, logits.data(), ls.data());
+    logp->assign(B * T, 0.f);
+    for (size_t t = 0; t < T; ++t)
+      for (size_t r = 0; r < B; ++r) {
+        const int y = out_tm[t * B + r];
+        if (y != data::Vocab::kPad) (*logp)[r * T + t] = ls[(t * B + r) * V + size_t(y)];
+      }
+  }
+  if (!bw) return loss;
+
+  std::vector<float> datt(N * C), dfeed(B * C, 0.f);
+  out_.backward(N, att.data(), dlogits.data(), datt.data());
+  Tensor3 denc3 = Tensor3::from_shape({B, S, De});
+  denc3.fill(0.f);
+  RnnState dstate;
+  dstate.h = nn::zeros({B, Dh});
+  if (cfg_.rnn == "lstm") dstate.c = nn::zeros({B, Dh});
+  for (size_t t = T; t-- > 0;) {
+    float* da = datt.data() + t * B * C;
+    if (cfg_.input_feed) k::add(B * C, dfeed.data(), da);
+    step_backward(B, ids_tm.data() + t * B, att.data() + t * B * C, da, dstate, denc3, dfeed.data(), caches[t]);
+  }
+  Tensor denc = nn::empty({B, S, De});
+  std::copy(denc3.data(), denc3.data() + B * S * De, denc.data());
+  Tensor dx;
+  encode_backward(denc, dstate, ec, dx);
+  src_emb_.backward(b.src, dx);
+  return loss;
+}
+
+// ---------------------------------------------------------------- text
+std::vector<int> Seq2Seq::encode_input(const std::string& text) const {
+  ATTNLAB_CHECK(!text.empty(), "empty input: expected 1..", cfg_.max_src_len, " characters");
+  ATTNLAB_CHECK(text.size() <= cfg_.max_src_len, "input too long: ", text.size(),
+                " characters, this model accepts at most ", cfg_.max_src_len);
+  std::vector<int> ids;
+  ids.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    char ch = text[i];
+    if (cfg_.uppercase && ch >= 'a' && ch <= 'z') ch = static_cast<char>(ch - 'a' + 'A');
+    const std::string tok(1, ch);
+    if (!src_.contains(tok) || src_.id(tok) < 4) {
+      std::string shown;
+      const unsigned char u = static_cast<unsigned char>(text[i]);
+      if (u >= 0x20 && u < 0x7f) {
+        shown = std::string("'") + text[i] + "'";
+      } else {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\x%02X", u);
+        shown = buf;
+      }
+      std::string known;
+      for (size_t j = 4; j < src_.size(); ++j) known += src_.token(int(j));
+      throw Error("unknown character " + shown + " at position " + std::to_string(i) +
+                  " of the input (this model knows: " + known + ")");
+    }
+    ids.push_back(src_.id(tok));
+  }
+  return ids;
+}
+
+Translation Seq2Seq::translate(const std::string& text, const DecodeOptions& o) const {
+  return decode(encode_input(text), o);
+}
+
+// ---------------------------------------------------------------- decoding
+namespace {
+struct Hyp {
+  std::vector<int> ids;
+  std::vector<float> probs, attn;  // attn: one row of S per token
+  double logp = 0;
+  float eos_prob = 0;
+  bool done = false;
+  size_t parent = 0;
+};
+double norm_score(const Hyp& h, float alpha) {
+  if (alpha <= 0) return h.logp;
+  const double len = double(h.ids.size() + (h.done ? 1 : 0));
+  return h.logp / std::pow((5.0 + len) / 6.0, double(alpha));
+}
+}  // namespace
+
+Translation Seq2Seq::decode(const std::vector<int>& src, const DecodeOptions& o) const {
+  // src: (S) ids -> best output under beam search (beam 1 = greedy)
+  ATTNLAB_CHECK(!src.empty(), "empty input: expected 1..", cfg_.max_src_len, " tokens");
+  ATTNLAB_CHECK(src.size() <= cfg_.max_src_len, "input too long: ", src.size(),
+                " tokens, this model accepts at most ", cfg_.max_src_len);
+  ATTNLAB_CHECK(o.beam >= 1 && o.beam <= 64, "beam width must be in [1, 64], got ", o.beam);
+  for (size_t i = 0; i < src.size(); ++i)
+    ATTNLAB_CHECK(src[i] >= 4 && size_t(src[i]) < src_.size(), "source id ", src[i],
+                  " at position ", i, " is not a symbol of the vocabulary (4..",
+                  src_.size() - 1, ")");
+  const size_t S = src.size(), De = cfg_.enc_out(), Dh = cfg_.dec_hidden(), C = cfg_.combine;
+  const size_t V = tgt_.size();
+  const size_t max_len = o.max_len ? o.max_len : cfg_.max_tgt_len;
+  const size_t K = o.beam;
+  const Tensor es = src_emb_.forward(src, {1, S});
+  Tensor enc;
+  RnnState init;
+  encode(es, {}, enc, init, nullptr);
+
+  std::vector<Hyp> alive(1), finished;
+  RnnState state = init;                       // (n,Dh)
+  std::vector<float> feed(C, 0.f);             // (n,C)
+  for (size_t t = 0; t <= max_len && !alive.empty(); ++t) {
+    const size_t n = alive.size();
+    Tensor3 enc3 = Tensor3::from_shape({n, S, De});
+    for (size_t i = 0; i < n; ++i) std::copy(enc.data(), enc.data() + S * De, enc3.data() + i * S * De);
+    std::vector<int> prev(n);
+    for (size_t i = 0; i < n; ++i)
+      prev[i] = alive[i].ids.empty() ? data::Vocab::kBos : alive[i].ids.back();
+    std::vector<float> att(n * C), w(n * S), logits(n * V), lp(n * V);
+    step(n, prev.data(), enc3, std::vector<size_t>(n, S), state, feed.data(), att.data(),
+         w.data(), nullptr);
+    out_.forward(n, att.data(), logits.data());
+    k::log_softmax_rows(n, V, logits.data(), lp.data());
+    // candidates: (score, hyp, token)
+    struct Cand {
+      double logp;
+      size_t hyp;
+      int tok;
+    };
+    std::vector<Cand> cands;
+    const bool last = t == max_len;  // only </s> or cut
+    for (size_t i = 0; i < n; ++i) {
+      // top K tokens of this hypothesis (specials other than </s> are never produced)
+      std::vector<int> order;
+      for (size_t v = 3; v < V; ++v) order.push_back(int(v));
+      const size_t kk = std::min(K, order.size());
+      std::partial_sort(order.begin(), order.begin() + long(kk), order.end(), [&](int a, int b) {
+        const float la = lp[i * V + size_t(a)], lb = lp[i * V + size_t(b)];
+        return la != lb ? la > lb : a < b;
+      });
+      for (size_t j = 0; j < kk; ++j)
+        cands.push_back({alive[i].logp + lp[i * V + size_t(order[j])], i, order[j]});
+    }
+    std::stable_sort(cands.begin(), cands.end(),
+                     [](const Cand& a, const Cand& b) { return a.logp > b.logp; });
+    std::vector<Hyp> next;
+    std::vector<size_t> parents;
+    for (const Cand& c : cands) {
+      if (next.size() + finished.size() >= K) break;  // the beam shrinks as hypotheses finish
+      Hyp h = alive[c.hyp];
+      h.logp = c.logp;
+      const float p = std::exp(lp[c.hyp * V + size_t(c.tok)]);
+      if (c.tok == data::Vocab::kEos) {
+        h.done = true;
+        h.eos_prob = p;
+        finished.push_back(std::move(h));
+        continue;
+      }
+      if (last) continue;  // cannot grow past max_len
+      h.ids.push_back(c.tok);
+      h.probs.push_back(p);
+      h.attn.insert(h.attn.end(), w.begin() + long(c.hyp * S), w.begin() + long((c.hyp + 1) * S));
+      parents.push_back(c.hyp);
+      next.push_back(std::move(h));
+    }
+    if (finished.size() >= K) break;
+    if (last) {
+      // cut: keep the alive ones (without </s>) as candidates
+      for (size_t i = 0; i < n; ++i) finished.push_back(alive[i]);
+      break;
+    }
+    // gather states of the surviving hypotheses
+    RnnState ns;
+    ns.h = nn::empty({next.size(), Dh});
+    if (cfg_.rnn == "lstm") ns.c = nn::empty({next.size(), Dh});
+    std::vector<float> nfeed(next.size() * C);
+    for (size_t j = 0; j < next.size(); ++j) {
+      const size_t p = parents[j];
+      std::copy(state.h.data() + p * Dh, state.h.data() + (p + 1) * Dh, ns.h.data() + j * Dh);
+      if (cfg_.rnn == "lstm")
+        std::copy(state.c.data() + p * Dh, state.c.data() + (p + 1) * Dh, ns.c.data() + j * Dh);
+      std::copy(att.data() + p * C, att.data() + (p + 1) * C, nfeed.data() + j * C);
+    }
+    state = std::move(ns);
+    feed = std::move(nfeed);
+    alive = std::move(next);
+  }
+  if (finished.empty()) finished = alive;
+  ATTNLAB_CHECK(!finished.empty(), "seq2seq decode: no hypothesis (internal error)");
+  size_t best = 0;
+  for (size_t i = 1; i < finished.size(); ++i)
+    if (norm_score(finished[i], o.length_alpha) > norm_score(finished[best], o.length_alpha))
+      best = i;
+  const Hyp& h = finished[best];
+  Translation r;
+  r.ids = h.ids;
+  r.probs = h.probs;
+  r.eos_prob = h.done ? h.eos_prob : 0.f;
+  r.logprob = h.logp;
+  r.attention = h.attn;
+  r.rows = h.ids.size();
+  r.cols = S;
+  for (size_t i = 0; i < h.ids.size(); ++i) {
+    r.tokens.push_back(tgt_.token(h.ids[i]));
+    r.text += (i ? cfg_.output_sep : std::string()) + r.tokens.back();
+  }
+  for (int id : src) r.input_tokens.push_back(src_.token(id));
+  return r;
+}
+
+// ---------------------------------------------------------------- files
+std::vector<uint8_t> Seq2Seq::save(io::DType dtype,
+                                   const std::map<std::string, std::string>& extra) const {
+  ParamList ps;
+  const_cast<Seq2Seq*>(this)->collect(ps);
+  io::ModelInfo info;
+  info.kind = "seq2seq";
+  info.config = cfg_.to_json();
+  info.vocab = src_.tokens();
+  info.extra = extra;
+  info.extra["tgt_vocab"] = tgt_.to_json();
+  return io::save_model(info, ps, dtype);
+}
+
+std::unique_ptr<Seq2Seq> Seq2Seq::load(const io::SafeTensors& st) {
+  const io::ModelInfo info = io::model_info(st);
+  ATTNLAB_CHECK(info.kind == "seq2seq", "model file: expected kind 'seq2seq', got '", info.kind,
+                "'");
+  const Seq2SeqConfig cfg = Seq2SeqConfig::from_json(info.config);
+  const data::Vocab src = data::Vocab::from_json(json(info.vocab).dump());
+  auto it = info.extra.find("tgt_vocab");
+  ATTNLAB_CHECK(it != info.extra.end(), "model file: seq2seq needs 'tgt_vocab' in __metadata__");
+  const data::Vocab tgt = data::Vocab::from_json(it->second);
+  ATTNLAB_CHECK(cfg.src_vocab == 0 || cfg.src_vocab == src.size(),
+                "model file: config says ", cfg.src_vocab, " source tokens, vocab has ", src.size());
+  ATTNLAB_CHECK(cfg.tgt_vocab == 0 || cfg.tgt_vocab == tgt.size(),
+                "model file: config says ", cfg.tgt_vocab, " target tokens, vocab has ", tgt.size());
+  auto m = std::make_unique<Seq2Seq>(cfg, src, tgt, 0);
+  ParamList ps;
+  m->collect(ps);
+  io::load_params(st, ps);
+  return m;
+}
+
+std::unique_ptr<Seq2Seq> Seq2Seq::load(const uint8_t* bytes, size_t size) {
+  return load(io::decode(bytes, size));
+}
+
+}  // namespace attnlab::models

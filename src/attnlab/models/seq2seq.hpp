@@ -1,0 +1,186 @@
+// Seq2seq with attention (Bahdanau et al. 2015; Luong, Pham & Manning 2015):
+// character/phoneme translation such as CMUdict spelling-to-sound (G2P) and
+// TensorFlow.js's date normalization example.
+//
+// Architecture (one decoder step t, batch B):
+//   enc   = Encoder(src_emb(x))              (B,S,De)  GRU or LSTM, optionally bidirectional
+//                                             (De = 2He if bidirectional else He)
+//   s_0   = encoder final state               bidirectional: h0 = [h_fwd; h_bwd] (c likewise)
+//   in_t  = [tgt_emb(y_{t-1}); att_{t-1}]     input feeding (att_{-1} = 0); without input
+//                                             feeding in_t = tgt_emb(y_{t-1})
+//   h_t   = DecoderRNN(in_t, s_{t-1})         (B,Dh), Dh = De
+//   ctx_t, a_t = attend(h_t, enc, enc)        (B,De), (B,S): the selectable score
+//   att_t = tanh(W_c [ctx_t; h_t] + b_c)      (B,C)  Luong's attentional hidden state
+//   p_t   = softmax(W_o att_t + b_o)          (B,V)
+// Scores: additive (Bahdanau), general, dot, scaled_dot (attention::Attention, masked past
+// each source length), local_p (attention::LocalAttention, Luong local-p with the general
+// score; its weights are softmax x Gaussian, so a row sums to <= 1, not exactly 1).
+//
+// The "tfjs" preset reproduces the TensorFlow.js date-conversion-attention example:
+// embedding 64, unidirectional LSTM 64 encoder and decoder (decoder state starts at the
+// encoder's final (h, c)), no input feeding, Luong dot attention between decoder outputs and
+// encoder outputs, [context; decoder output] -> Dense 64 tanh -> softmax.
+// (The tfjs code starts the decoder with (h_last, h_last); we use (h_last, c_last).)
+//
+// Tokens: both vocabularies are data::Vocab (ids 0..3 = <pad> <unk> <s> </s>). Inputs are
+// text split into characters (a-z upper-cased when config.uppercase); outputs are joined
+// with config.output_sep (" " for phonemes, "" for dates).
+//
+// Input errors (attnlab::Error, documented contract):
+//   * empty input                       -> "empty input: expected 1..N characters"
+//   * more than config.max_src_len chars -> error naming the length and the limit
+//   * a character not in the source vocabulary -> error naming the character (printable,
+//     or as \xNN) and its 0-based position, e.g. "unknown character '3' at position 2"
+// Nothing is mapped to <unk> silently.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "attnlab/attention/attend.hpp"
+#include "attnlab/attention/local.hpp"
+#include "attnlab/core/param.hpp"
+#include "attnlab/data/vocab.hpp"
+#include "attnlab/io/safetensors.hpp"
+#include "attnlab/nn/layers.hpp"
+#include "attnlab/nn/rnn.hpp"
+
+namespace attnlab::models {
+
+struct Seq2SeqConfig {
+  std::string task = "g2p";        // free text label: "g2p", "dates", ...
+  std::string rnn = "gru";         // "gru" | "lstm"
+  bool bidirectional = true;
+  bool input_feed = true;
+  std::string score = "additive";  // additive | general | dot | scaled_dot | local_p
+  size_t emb = 64;
+  size_t enc_hidden = 128;         // per direction
+  size_t attn_dim = 128;           // additive: A; local_p: predictor size
+  size_t local_window = 3;         // local_p: D
+  size_t combine = 256;            // C, size of the attentional vector
+  size_t max_src_len = 40;         // longest accepted input (characters)
+  size_t max_tgt_len = 40;         // default decode limit (tokens, without </s>)
+  bool uppercase = true;           // a-z -> A-Z before lookup
+  std::string output_sep = " ";    // joins output tokens into text
+  size_t src_vocab = 0, tgt_vocab = 0;  // filled from the vocabularies
+
+  size_t enc_out() const { return enc_hidden * (bidirectional ? 2 : 1); }
+  size_t dec_hidden() const { return enc_out(); }
+  size_t dec_input() const { return emb + (input_feed ? combine : 0); }
+  std::string to_json() const;
+  static Seq2SeqConfig from_json(const std::string& s);  // validates
+  void validate() const;
+};
+
+// The TensorFlow.js date example's configuration.
+Seq2SeqConfig tfjs_dates_config();
+
+struct DecodeOptions {
+  size_t beam = 1;           // 1 = greedy
+  size_t max_len = 0;        // output tokens; 0 = config.max_tgt_len
+  float length_alpha = 0.6f; // beam score = logp / ((5 + len) / 6)^alpha (GNMT); 0 = none
+};
+
+struct Translation {
+  std::vector<int> ids;              // output token ids (no </s>)
+  std::vector<std::string> tokens;   // their strings
+  std::string text;                  // tokens joined with config.output_sep
+  std::vector<float> probs;          // probability of each output token when chosen
+  float eos_prob = 0;                // probability of </s> at the end (0 if cut at max_len)
+  double logprob = 0;                // sum of log probabilities incl. </s>
+  std::vector<float> attention;      // (rows, cols) row-major: rows = tokens, cols = inputs
+  size_t rows = 0, cols = 0;
+  std::vector<std::string> input_tokens;
+};
+
+// A padded, teacher-forced batch: tgt_in = <s> y, tgt_out = y </s>, <pad> past each length.
+struct Seq2SeqBatch {
+  size_t B = 0, S = 0, T = 0;
+  std::vector<int> src;       // (B,S)
+  std::vector<int> tgt_in;    // (B,T)
+  std::vector<int> tgt_out;   // (B,T)
+  std::vector<size_t> src_len, tgt_len;
+};
+Seq2SeqBatch make_seq2seq_batch(const std::vector<std::vector<int>>& src,
+                                const std::vector<std::vector<int>>& tgt,
+                                const std::vector<size_t>& idx);
+
+class Seq2Seq {
+ public:
+  using Tensor = nn::Tensor;
+  Seq2Seq(const Seq2SeqConfig& cfg, const data::Vocab& src, const data::Vocab& tgt,
+          uint64_t seed);
+  void collect(ParamList& ps);
+  const Seq2SeqConfig& config() const { return cfg_; }
+  const data::Vocab& src_vocab() const { return src_; }
+  const data::Vocab& tgt_vocab() const { return tgt_; }
+
+  // Teacher-forced forward (+ backward when `backward`): mean token cross-entropy over the
+  // non-pad targets; parameter grads ACCUMULATE. label_smoothing as nn::cross_entropy.
+  float train_step(const Seq2SeqBatch& b, float label_smoothing = 0.f);
+  float loss(const Seq2SeqBatch& b) const;
+  // Teacher-forced per-token log-probabilities of tgt_out (B,T) (0 at pads) and
+  // attention weights (B,T,S). For tests and scoring.
+  void score_batch(const Seq2SeqBatch& b, std::vector<float>& logp,
+                   std::vector<float>& attn) const;
+
+  // Text -> source ids (see the error contract above).
+  std::vector<int> encode_input(const std::string& text) const;
+  Translation translate(const std::string& text, const DecodeOptions& o = {}) const;
+  Translation decode(const std::vector<int>& src, const DecodeOptions& o = {}) const;
+
+  // One safetensors file: kind "seq2seq", config, src vocab in "vocab", target vocab in
+  // "tgt_vocab", plus `extra` metadata.
+  std::vector<uint8_t> save(io::DType dtype = io::DType::F32,
+                            const std::map<std::string, std::string>& extra = {}) const;
+  static std::unique_ptr<Seq2Seq> load(const io::SafeTensors& st);
+  static std::unique_ptr<Seq2Seq> load(const uint8_t* bytes, size_t size);
+
+ private:
+  struct EncCache {
+    nn::BiGRU::Cache bgru;
+    nn::BiLSTM::Cache blstm;
+    nn::GRU::Cache gru;
+    nn::LSTM::Cache lstm;
+  };
+  struct StepCache {
+    nn::GRU::Cache gru;
+    nn::LSTM::Cache lstm;
+    attention::Attention::Cache att;
+    attention::LocalAttention::Cache local;
+    Tensor x;    // (B,1,I) decoder input
+    Tensor cat;  // (B,De+Dh) [ctx; h]
+  };
+  // x: (B,S,E), lengths (B) -> enc: (B,S,De), init: decoder initial state (B,Dh)
+  void encode(const Tensor& x, const std::vector<size_t>& len, Tensor& enc, nn::RnnState& init,
+              EncCache* c) const;
+  // denc: (B,S,De), dinit: (B,Dh) -> dx: (B,S,E)
+  void encode_backward(const Tensor& denc, const nn::RnnState& dinit, const EncCache& c,
+                       Tensor& dx);
+  // ids: (B) previous tokens, enc3: (B,S,De), state (B,Dh) in/out, feed (B,C) in,
+  // -> att (B,C) (may alias feed), weights (B,S) (nullable)
+  void step(size_t B, const int* ids, const attention::Tensor3& enc3,
+            const std::vector<size_t>& len, nn::RnnState& state, const float* feed, float* att,
+            float* weights, StepCache* c) const;
+  // att: (B,C) the step's output, datt: (B,C) (consumed), dstate: gradient w.r.t. the state after the step (in/out: becomes
+  // the gradient w.r.t. the state before it), denc3 += ..., dfeed: (B,C) overwritten
+  void step_backward(size_t B, const int* ids, const float* att, float* datt, nn::RnnState& dstate,
+                     attention::Tensor3& denc3, float* dfeed, const StepCache& c);
+  float run(const Seq2SeqBatch& b, bool backward, float smoothing, std::vector<float>* logp,
+            std::vector<float>* attn);
+
+  Seq2SeqConfig cfg_;
+  data::Vocab src_, tgt_;
+  nn::Embedding src_emb_, tgt_emb_;
+  nn::BiGRU enc_bgru_;
+  nn::BiLSTM enc_blstm_;
+  nn::GRU enc_gru_, dec_gru_;
+  nn::LSTM enc_lstm_, dec_lstm_;
+  attention::Attention att_;
+  attention::LocalAttention local_;
+  bool is_local_ = false;
+  nn::Linear combine_, out_;
+};
+
+}  // namespace attnlab::models
