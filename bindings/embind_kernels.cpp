@@ -3,6 +3,8 @@
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
+#include <malloc.h>
+
 #include <string>
 
 #include "attnlab/kernels/bench.hpp"
@@ -62,9 +64,14 @@ val softmax(val logits) {
   });
 }
 
+// Bytes the allocator has handed out and not yet received back: flat across
+// repeated calls means no leak.
+double heap_used() { return static_cast<double>(mallinfo().uordblks); }
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attnlab_kernels) {
+  function("heapUsed", &heap_used);
   function("kernelSelftest", &selftest);
   function("benchKernel", &bench_kernel);
   function("simdPeakGflops", &k::simd_peak_gflops);

@@ -112,8 +112,9 @@ class JsMMoE {
   std::unique_ptr<attnlab::Rng> rng_;
 };
 
-// {n, dim, p, sines, noise, seed} -> {x: Float32Array (n*dim), y: Float32Array (n*2)}
-val mmoe_synthetic(double n, double dim, double p, double sines, double noise, double seed) {
+// {n, dim, p, sines, noise, seed, taskSeed} -> {x: Float32Array (n*dim), y: Float32Array (n*2)}
+val mmoe_synthetic(double n, double dim, double p, double sines, double noise, double seed,
+                   double task_seed) {
   return guard([&] {
     ATTNLAB_CHECK(n >= 1 && n <= 1e7, "n must be in [1, 1e7], got ", n);
     ATTNLAB_CHECK(dim >= 2 && dim <= 1e5, "dim must be in [2, 1e5], got ", dim);
@@ -125,6 +126,7 @@ val mmoe_synthetic(double n, double dim, double p, double sines, double noise, d
     c.m = static_cast<int>(sines);
     c.noise = static_cast<float>(noise);
     c.seed = static_cast<uint64_t>(seed);
+    c.task_seed = static_cast<uint64_t>(task_seed);
     const auto d = attnlab::data::make_mmoe_synthetic(c);
     val out = val::object();
     out.set("x", from_floats(d.x));

@@ -29,7 +29,7 @@ function route() {
 }
 addEventListener('hashchange', route);
 route();
-initMMoE();
+initMMoE(call);
 
 function renderBars(el, labels, values) {
   el.replaceChildren(...values.map((v, i) => {

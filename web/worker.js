@@ -63,10 +63,10 @@ const ops = {
   },
 
   // A shipped MMoE on fresh data: its test MSE and gate weights.
-  async mmoeShipped(al, { url, p, sines = 10 }) {
+  async mmoeShipped(al, { url, p, sines = 10, taskSeed = 1 }) {
     const m = await cachedModel(al, 'MMoE', url);
     const dim = m.config.inputDim, n = 2000;
-    const data = al.data.mmoeSynthetic({ n, dim, p, sines, seed: 999 });
+    const data = al.data.mmoeSynthetic({ n, dim, p, sines, seed: 999, taskSeed });
     const mse = m.evaluate(data.x, data.y);
     const g = m.predict(data.x.subarray(0, 500 * dim));
     return { mse, config: m.config, gateMeans: gateMeans(g.gates, m.config.tasks, g.n, m.config.experts),

@@ -13,6 +13,8 @@ export function wrap(mod) {
     module: mod,
     /** SIMD instruction set, lanes and GEMM tile of this build. */
     simdInfo: () => mod.simdInfo(),
+    /** Bytes in use on the wasm heap (malloc'd and not freed) and the heap's size. */
+    memory: () => ({ used: mod.heapUsed(), heap: mod.HEAPU8.length }),
     /** Softmax of one row of logits. */
     softmax: (logits) => mod.softmax(logits),
     kernels: {

@@ -76,7 +76,10 @@ export function install(api, mod) {
   }
   api.MMoE = MMoE;
   api.data = api.data || {};
-  /** The MMoE paper's synthetic two-task data: { x: n*dim, y: n*2 } */
-  api.data.mmoeSynthetic = ({ n = 10000, dim = 100, p = 0.5, sines = 10, noise = 0.01, seed = 0 } = {}) =>
-    mod.mmoeSynthetic(n, dim, p, sines, noise, seed);
+  /**
+   * The MMoE paper's synthetic two-task data: { x: n*dim, y: n*2 }. taskSeed
+   * draws the pair of tasks (0: use seed); seed draws the samples.
+   */
+  api.data.mmoeSynthetic = ({ n = 10000, dim = 100, p = 0.5, sines = 10, noise = 0.01, seed = 0, taskSeed = 0 } = {}) =>
+    mod.mmoeSynthetic(n, dim, p, sines, noise, seed, taskSeed);
 }

@@ -68,7 +68,15 @@ TEST(MMoESynthetic, SeededAndValidated) {
   EXPECT_EQ(a.x, b.x);
   EXPECT_EQ(a.y, b.y);
   cfg.seed = 10;
-  EXPECT_NE(data::make_mmoe_synthetic(cfg).y, a.y);
+  const auto c = data::make_mmoe_synthetic(cfg);
+  EXPECT_NE(c.y, a.y);
+  EXPECT_NE(c.w1, a.w1);  // task_seed 0: the tasks follow the seed
+  cfg.task_seed = 9;      // the tasks of seed 9, fresh samples
+  const auto e = data::make_mmoe_synthetic(cfg);
+  EXPECT_EQ(e.w1, a.w1);
+  EXPECT_EQ(e.w2, a.w2);
+  EXPECT_NE(e.x, a.x);
+  cfg.task_seed = 0;
   cfg.p = 1.5f;
   EXPECT_THROW(data::make_mmoe_synthetic(cfg), Error);
   cfg.p = 0.5f;

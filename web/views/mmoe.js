@@ -82,7 +82,28 @@ async function runOne(gate, s, div) {
   }
 }
 
-export function init() {
+async function showShipped(call) {
+  const out = $('#mmoe-shipped-out');
+  out.replaceChildren();
+  for (const gate of ['softmax', 'attention']) {
+    const div = panel(`shipped: ${gate} gates`);
+    out.append(div);
+    try {
+      const r = await call('mmoeShipped', { url: `models/mmoe-synthetic/${gate}.safetensors`, p: 0.5, sines: 3 });
+      $('.stat', div).textContent = `test MSE on fresh data: ${r.mse.map((v) => v.toFixed(3)).join(' / ')} · ${r.params} parameters`;
+      $('progress', div).remove();
+      const names = Array.from({ length: r.config.experts }, (_, i) => `expert ${i + 1}`);
+      bars($('.g0', div), names, r.gateMeans[0]);
+      bars($('.g1', div), names, r.gateMeans[1]);
+      div.dataset.done = '1';
+    } catch (e) {
+      $('.stat', div).textContent = `error: ${e.message}`;
+    }
+  }
+}
+
+export function init(call) {
+  $('#mmoe-shipped').addEventListener('click', () => showShipped(call));
   const p = $('#mmoe-p'), out = $('#mmoe-p-out');
   p.addEventListener('input', () => { out.value = Number(p.value).toFixed(2); });
   const runs = $('#mmoe-runs');

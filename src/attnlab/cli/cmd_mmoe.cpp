@@ -211,7 +211,7 @@ int cmd_train_mmoe(const std::vector<std::string>& argv) {
   p_str << p;
   const std::vector<uint8_t> bytes =
       m.save(dtype == "f16", {{"data", "mmoe-synthetic"}, {"p", p_str.str()},
-                              {"seed", std::to_string(seed)}, {"sine_terms", std::to_string(c.sine_terms)},
+                              {"seed", std::to_string(seed)}, {"task_seed", std::to_string(seed)}, {"sine_terms", std::to_string(c.sine_terms)},
                               {"test_mse", nlohmann::json({t[0], t[1]}).dump()},
                               {"best_epoch", std::to_string(best_epoch)}});
   io::write_bytes(a.get("out"), bytes);

@@ -22,7 +22,7 @@ MMoESyntheticData make_mmoe_synthetic(const MMoESyntheticConfig& cfg) {
   out.dim = d;
 
   // u1, u2: Gram-Schmidt on two Gaussian vectors
-  Rng task_rng(cfg.task_seed ? cfg.task_seed : cfg.seed * 2654435761ull + 17);
+  Rng task_rng((cfg.task_seed ? cfg.task_seed : cfg.seed) * 2654435761ull + 17);
   std::vector<double> u1(d), u2(d);
   for (auto& v : u1) v = task_rng.normal();
   for (auto& v : u2) v = task_rng.normal();
@@ -46,7 +46,7 @@ MMoESyntheticData make_mmoe_synthetic(const MMoESyntheticConfig& cfg) {
     out.w2[i] = static_cast<float>(cfg.c * (p * u1[i] + q * u2[i]));
   }
 
-  Rng rng(cfg.seed);
+  Rng rng(cfg.seed ^ 0x5DEECE66Dull);
   out.x.resize(cfg.n * d);
   out.y.resize(cfg.n * 2);
   for (size_t s = 0; s < cfg.n; ++s) {

@@ -20,8 +20,9 @@ struct MMoESyntheticConfig {
   float c = 1.f;
   int m = 10;            // number of sine terms
   float noise = 0.01f;   // std of eps
-  uint64_t seed = 0;     // draws u1, u2 (the task pair) and x, eps
-  uint64_t task_seed = 0;  // if != 0, u1/u2 come from this seed instead (same tasks, new samples)
+  uint64_t seed = 0;       // draws the samples x, eps
+  uint64_t task_seed = 0;  // draws u1, u2 (the task pair); 0 = use `seed`. Same task_seed and
+                           // another seed: the same two tasks, fresh samples.
 };
 
 struct MMoESyntheticData {
