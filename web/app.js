@@ -1,6 +1,7 @@
 // The page: routing between views, and the main compute worker.
 import { WorkerClient } from './lib/client.js';
 import { init as initMMoE } from './views/mmoe.js';
+import { init as initPlayground } from './views/playground.js';
 
 const client = new WorkerClient((msg) => setStatus(`worker failed: ${msg}`, true));
 export const call = (op, args, onProgress) => client.call(op, args, onProgress);
@@ -31,35 +32,7 @@ addEventListener('hashchange', route);
 route();
 initMMoE(call);
 
-function renderBars(el, labels, values) {
-  el.replaceChildren(...values.map((v, i) => {
-    const row = document.createElement('div');
-    row.className = 'bar';
-    const l = document.createElement('span');
-    l.textContent = labels[i];
-    const track = document.createElement('span');
-    const fill = document.createElement('span');
-    fill.className = 'fill';
-    fill.style.width = `${(v * 100).toFixed(1)}%`;
-    track.append(fill);
-    const n = document.createElement('span');
-    n.className = 'val';
-    n.textContent = v.toFixed(3);
-    row.append(l, track, n);
-    return row;
-  }));
-}
-
-async function runPlayground() {
-  const logits = $('#pg-logits').value.split(',').map(Number);
-  try {
-    const w = await call('softmax', { logits });
-    renderBars($('#pg-out'), logits.map(String), Array.from(w));
-  } catch (e) {
-    $('#pg-out').textContent = e.message;
-  }
-}
-$('#pg-run').addEventListener('click', runPlayground);
+const runPlayground = initPlayground(call);
 
 $('#engine-selftest').addEventListener('click', async (ev) => {
   ev.target.disabled = true;

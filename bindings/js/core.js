@@ -6,6 +6,8 @@
 // mmoe.js): `export function install(api, mod)`; add one import + one line
 // in wrap() below.
 import { install as installMMoE } from './mmoe.js';
+import { install as installHAN } from './han.js';
+import { install as installPlayground } from './playground.js';
 
 export function wrap(mod) {
   const api = {
@@ -32,5 +34,7 @@ export function wrap(mod) {
     },
   };
   installMMoE(api, mod);
+  installHAN(api, mod);
+  installPlayground(api, mod);
   return api;
 }

@@ -32,17 +32,28 @@ test('every kernel check passes inside chromium', async () => {
   await page.close();
 });
 
-test('playground softmax in wasm: bars sum to 1 and follow the logits order', async () => {
+test('playground: scores, mask and weights recompute; causal and padding masks apply; heads side by side', async () => {
   const { page, errors } = await openPage(ctx, '#playground');
   await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
-  await page.fill('#pg-logits', '0, 2, 1');
-  await page.click('#pg-run');
-  await page.waitForFunction(() => document.querySelectorAll('#pg-out .bar').length === 3);
-  const vals = await page.$$eval('#pg-out .bar .val', (els) => els.map((e) => Number(e.textContent)));
-  assert.ok(Math.abs(vals.reduce((a, b) => a + b, 0) - 1) < 2e-3, `sum ${vals}`);
-  assert.ok(vals[1] > vals[2] && vals[2] > vals[0], `order ${vals}`);
-  // softmax([0,2,1]) = [0.090, 0.665, 0.245]
-  assert.ok(Math.abs(vals[1] - 0.665) < 2e-3);
+  await page.fill('#pg-text', 'a b c a');
+  await page.waitForFunction(() => document.querySelector('#pg-out').dataset.rows === '4');
+  let sums = JSON.parse(await page.getAttribute('#pg-out', 'data-row-sums'));
+  assert.deepEqual(sums.map((s) => Math.round(s * 1e4) / 1e4), [1, 1, 1, 1]);
+  assert.equal(await page.$$eval('#pg-out canvas', (c) => c.length), 3 + 4);  // 3 panels + 4 heads
+  assert.match(await page.textContent('#pg-disagreement'), /subspace \d/);
+  for (const score of ['dot', 'general', 'additive', 'cosine', 'location']) {
+    await page.selectOption('#pg-score', score);
+    await page.waitForFunction((s) => document.querySelector('#pg-out h4').textContent.includes(s), score);
+  }
+  await page.selectOption('#pg-mode', 'local-p');
+  await page.waitForFunction(() => document.querySelector('#pg-out').textContent.includes('local-p centres'));
+  await page.selectOption('#pg-mode', 'global');
+  await page.selectOption('#pg-heads', '2');
+  await page.waitForFunction(() => document.querySelector('#pg-out').dataset.heads === '2');
+  await page.check('#pg-causal');
+  await page.waitForFunction(() => document.querySelectorAll('#pg-out canvas').length === 5);
+  sums = JSON.parse(await page.getAttribute('#pg-out', 'data-row-sums'));
+  assert.ok(sums.every((s) => Math.abs(s - 1) < 1e-4));
   assert.deepEqual(errors, []);
   await page.close();
 });

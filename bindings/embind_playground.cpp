@@ -1,0 +1,143 @@
+// Embind glue for the attention playground: one call runs a score function
+// (global or Luong-local) or multi-head self-attention on given vectors and
+// returns every intermediate the page draws. Marshalling only.
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <cmath>
+
+#include "attnlab/attention/attention.hpp"
+#include "common.hpp"
+
+using namespace emscripten;
+using attnlab::bindings::from_floats;
+using attnlab::bindings::guard;
+using attnlab::bindings::to_floats;
+namespace at = attnlab::attention;
+
+namespace {
+
+at::Tensor3 tensor3(const std::vector<float>& v, size_t a, size_t b, size_t c, const char* what) {
+  ATTNLAB_CHECK(v.size() == a * b * c, what, ": expected ", b, " x ", c, " = ", b * c,
+                " values, got ", v.size());
+  at::Tensor3 t = at::Tensor3::from_shape({a, b, c});
+  std::copy(v.begin(), v.end(), t.data());
+  return t;
+}
+
+size_t get_size(const val& o, const char* key, size_t lo, size_t hi, size_t def) {
+  const val v = o[key];
+  if (v.isUndefined()) return def;
+  ATTNLAB_CHECK(v.isNumber(), key, ": expected a number");
+  const double d = v.as<double>();
+  ATTNLAB_CHECK(d >= static_cast<double>(lo) && d <= static_cast<double>(hi) && d == std::floor(d), key,
+                ": expected a whole number in [", lo, ", ", hi, "], got ", d);
+  return static_cast<size_t>(d);
+}
+
+// {score, mode: 'global'|'local-m'|'local-p', x: Float32Array (T*D), T, D,
+//  validKeys (<= T), causal, window, seed}
+// -> {scores (T,T), mask (T,T) 0/1 allowed, weights (T,T), out (T,D), positions (T)?}
+val attend(val o) {
+  return guard([&] {
+    const size_t T = get_size(o, "T", 1, 256, 0), D = get_size(o, "D", 1, 512, 0);
+    const std::vector<float> x = to_floats(o["x"], "x");
+    const at::Tensor3 q = tensor3(x, 1, T, D, "x");
+    const std::string score = o["score"].isString() ? o["score"].as<std::string>() : "scaled_dot";
+    const std::string mode = o["mode"].isString() ? o["mode"].as<std::string>() : "global";
+    const size_t valid = get_size(o, "validKeys", 1, T, T);
+    const bool causal = o["causal"].isTrue();
+    attnlab::Rng rng(get_size(o, "seed", 0, 1u << 30, 1));
+    at::ScoreConfig sc;
+    sc.kind = at::parse_score_kind(score);
+    sc.query_dim = D;
+    sc.key_dim = D;
+    sc.attn_dim = D;
+    sc.max_keys = T;
+    val out = val::object();
+    // raw scores for display (before mask and softmax)
+    at::Score sfn(sc, rng);
+    const at::Tensor3 scores = sfn.forward(q, q, nullptr);
+    out.set("scores", from_floats(scores.data(), scores.size()));
+    std::vector<float> allowed(T * T);
+    for (size_t i = 0; i < T; ++i)
+      for (size_t j = 0; j < T; ++j) allowed[i * T + j] = (j < valid && (!causal || j <= i)) ? 1.f : 0.f;
+    if (mode == "global") {
+      at::Attention att;
+      att.score = sfn;
+      at::AttendMask m;
+      m.lengths = {valid};
+      m.causal = causal;
+      const at::AttendResult r = att.forward(q, q, q, m);
+      out.set("weights", from_floats(r.weights.data(), r.weights.size()));
+      out.set("out", from_floats(r.out.data(), r.out.size()));
+    } else {
+      ATTNLAB_CHECK(mode == "local-m" || mode == "local-p", "mode: expected 'global', 'local-m' or 'local-p', got '", mode, "'");
+      ATTNLAB_CHECK(!causal, "local attention here has no causal option: its window already limits the keys");
+      at::LocalConfig lc;
+      lc.mode = mode == "local-m" ? at::LocalMode::Monotonic : at::LocalMode::Predictive;
+      lc.window = get_size(o, "window", 0, 256, 2);
+      lc.score = sc;
+      attnlab::Rng rng2(get_size(o, "seed", 0, 1u << 30, 1));
+      at::LocalAttention la(lc, rng2);
+      la.score = sfn;
+      const at::LocalResult r = la.forward(q, q, q, {valid});
+      out.set("weights", from_floats(r.weights.data(), r.weights.size()));
+      out.set("out", from_floats(r.out.data(), r.out.size()));
+      out.set("positions", from_floats(r.positions.data(), r.positions.size()));
+      const size_t D2 = lc.window;
+      for (size_t i = 0; i < T; ++i) {
+        const double p = lc.mode == at::LocalMode::Monotonic ? static_cast<double>(i) : r.positions(0, i);
+        for (size_t j = 0; j < T; ++j)
+          if (std::fabs(static_cast<double>(j) - p) > static_cast<double>(D2) + 0.5) allowed[i * T + j] = 0.f;
+      }
+    }
+    out.set("mask", from_floats(allowed));
+    return out;
+  });
+}
+
+// {x: (T*E), T, E, heads, causal, validKeys, seed}
+// -> {heads: (H,T,T), weights: (T,T) averaged, out (T,E), disagreement: {subspace, position, output}}
+val multihead(val o) {
+  return guard([&] {
+    const size_t T = get_size(o, "T", 1, 256, 0), E = get_size(o, "E", 1, 1024, 0);
+    const size_t H = get_size(o, "heads", 1, 16, 4);
+    ATTNLAB_CHECK(E % H == 0, "heads: the embedding size ", E, " must be divisible by the number of heads, got ", H);
+    const std::vector<float> x = to_floats(o["x"], "x");
+    const at::Tensor3 q = tensor3(x, 1, T, E, "x");
+    attnlab::Rng rng(get_size(o, "seed", 0, 1u << 30, 1));
+    at::MultiheadAttention mha(E, H, rng);
+    at::MhaOptions opt;
+    opt.is_causal = o["causal"].isTrue();
+    const size_t valid = get_size(o, "validKeys", 1, T, T);
+    if (valid < T) {
+      opt.key_padding_mask = at::BoolTensor2::from_shape({1, T});
+      for (size_t j = 0; j < T; ++j) opt.key_padding_mask(0, j) = j >= valid;
+    }
+    opt.average_attn_weights = false;
+    at::MultiheadAttention::Cache cache;
+    const at::MhaResult r = mha.forward(q, q, q, opt, &cache);
+    const at::DisagreementTerms d = mha.disagreement(cache);
+    val out = val::object();
+    out.set("heads", from_floats(r.head_weights.data(), r.head_weights.size()));
+    std::vector<float> avg(T * T, 0.f);
+    for (size_t h = 0; h < H; ++h)
+      for (size_t i = 0; i < T * T; ++i) avg[i] += r.head_weights.data()[h * T * T + i] / static_cast<float>(H);
+    out.set("weights", from_floats(avg));
+    out.set("out", from_floats(r.out.data(), r.out.size()));
+    val dis = val::object();
+    dis.set("subspace", d.subspace);
+    dis.set("position", d.position);
+    dis.set("output", d.output);
+    out.set("disagreement", dis);
+    return out;
+  });
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(attnlab_playground) {
+  function("playgroundAttend", &attend);
+  function("playgroundMultihead", &multihead);
+}

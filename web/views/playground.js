@@ -1,0 +1,113 @@
+// Attention playground: self-attention over the words you type. Each word gets
+// a fixed pseudo-random embedding (same word, same vector), so equal words
+// score high under dot-product scores. Change anything and the scores, the
+// mask and the softmax weights recompute in the worker.
+import { heatmap, downloadCanvas, download } from '../lib/plot.js';
+
+const $ = (s) => document.querySelector(s);
+const D = 16;
+
+function embed(word) {
+  // FNV-1a hash seeds a small LCG: deterministic vector per word
+  let h = 2166136261;
+  for (const ch of word.toLowerCase()) h = Math.imul(h ^ ch.charCodeAt(0), 16777619) >>> 0;
+  const v = new Float32Array(D);
+  for (let i = 0; i < D; ++i) {
+    h = (Math.imul(h, 1664525) + 1013904223) >>> 0;
+    v[i] = (h / 2 ** 32) * 2 - 1;
+  }
+  return v;
+}
+
+export function init(call) {
+  const inputs = ['#pg-text', '#pg-score', '#pg-mode', '#pg-window', '#pg-causal', '#pg-valid', '#pg-heads'];
+  let timer = null, last = null;
+  const schedule = () => { clearTimeout(timer); timer = setTimeout(run, 120); };
+  for (const s of inputs) $(s).addEventListener('input', schedule);
+
+  async function run() {
+    const words = $('#pg-text').value.trim().split(/\s+/).filter(Boolean).slice(0, 24);
+    const out = $('#pg-out');
+    if (!words.length) { out.textContent = 'type a few words'; return; }
+    const T = words.length;
+    const x = new Float32Array(T * D);
+    words.forEach((w, i) => x.set(embed(w), i * D));
+    const valid = $('#pg-valid');
+    valid.max = String(T);
+    if (Number(valid.value) > T || valid.dataset.touched !== '1') valid.value = String(T);
+    $('#pg-valid-out').value = `${valid.value} of ${T}`;
+    const mode = $('#pg-mode').value;
+    $('#pg-window').disabled = mode === 'global';
+    const args = { x: Array.from(x), T, D, score: $('#pg-score').value, mode, window: Number($('#pg-window').value),
+      causal: $('#pg-causal').checked, validKeys: Number(valid.value), seed: 1 };
+    const heads = Number($('#pg-heads').value);
+    try {
+      const r = await call('playground', args);
+      const m = await call('playground', { x: Array.from(x), T, E: D, heads, causal: args.causal, validKeys: args.validKeys, seed: 1 });
+      last = { words, args, single: r, multihead: m };
+      const grid = document.createElement('div');
+      grid.className = 'pg-grid';
+      const panel = (title, values, rows, cols, note = '') => {
+        const div = document.createElement('div');
+        div.className = 'pg-panel';
+        const h = document.createElement('h4');
+        h.textContent = title;
+        const holder = document.createElement('div');
+        div.append(h, holder);
+        if (note) { const p = document.createElement('p'); p.className = 'stat'; p.textContent = note; div.append(p); }
+        grid.append(div);
+        const canvas = heatmap(holder, values, rows, cols, { rowLabels: words, colLabels: words, cell: 22, title });
+        const b = document.createElement('button');
+        b.type = 'button'; b.textContent = 'PNG';
+        b.addEventListener('click', () => downloadCanvas(`${title.replace(/\W+/g, '-')}.png`, canvas));
+        div.append(b);
+        return canvas;
+      };
+      // scores are unbounded: squash to [0,1] per matrix for display
+      const s = Float32Array.from(r.scores);
+      let lo = Infinity, hi = -Infinity;
+      for (const v of s) { if (Number.isFinite(v)) { lo = Math.min(lo, v); hi = Math.max(hi, v); } }
+      const sn = s.map((v) => (hi > lo ? (v - lo) / (hi - lo) : 0.5));
+      panel(`scores (${args.score}), rescaled`, sn, T, T, `min ${lo.toFixed(2)}, max ${hi.toFixed(2)}`);
+      panel('mask (1 = key allowed)', Float32Array.from(r.mask), T, T);
+      panel('softmax weights (rows: queries)', Float32Array.from(r.weights), T, T,
+        r.positions ? `local-p centres p_t: ${Array.from(r.positions, (p) => p.toFixed(1)).join(', ')}` : '');
+      const heads_ = document.createElement('div');
+      heads_.className = 'pg-grid';
+      for (let h = 0; h < heads; ++h) {
+        const div = document.createElement('div');
+        div.className = 'pg-panel';
+        const t = document.createElement('h4');
+        t.textContent = `head ${h + 1}`;
+        const holder = document.createElement('div');
+        div.append(t, holder);
+        heads_.append(div);
+        heatmap(holder, Float32Array.from(m.heads).subarray(h * T * T, (h + 1) * T * T), T, T,
+          { rowLabels: words, colLabels: words, cell: 16, title: `head ${h + 1}` });
+      }
+      const dis = document.createElement('p');
+      dis.className = 'stat';
+      dis.id = 'pg-disagreement';
+      const d = m.disagreement;
+      dis.textContent = `disagreement terms (Li et al. 2018, lower = heads disagree more): subspace ${d.subspace.toFixed(3)}, ` +
+        `position ${d.position.toFixed(3)}, output ${d.output.toFixed(3)}`;
+      const h3 = document.createElement('h3');
+      h3.textContent = `multi-head self-attention, ${heads} heads side by side`;
+      out.replaceChildren(grid, h3, heads_, dis);
+      out.dataset.rows = String(T);
+      const sums = [];
+      for (let i = 0; i < T; ++i) sums.push(r.weights.slice(i * T, (i + 1) * T).reduce((a, b) => a + b, 0));
+      out.dataset.rowSums = JSON.stringify(sums);
+      out.dataset.heads = String(heads);
+      $('#pg-error').textContent = '';
+    } catch (e) {
+      $('#pg-error').textContent = e.message;
+    }
+  }
+  $('#pg-valid').addEventListener('input', () => { $('#pg-valid').dataset.touched = '1'; });
+  $('#pg-json').addEventListener('click', () => last && download('attention.json', JSON.stringify({
+    words: last.words, settings: last.args, scores: Array.from(last.single.scores), mask: Array.from(last.single.mask),
+    weights: Array.from(last.single.weights), heads: Array.from(last.multihead.heads), disagreement: last.multihead.disagreement,
+  })));
+  return run;
+}
