@@ -2,6 +2,8 @@
 import { WorkerClient } from './lib/client.js';
 import { init as initMMoE } from './views/mmoe.js';
 import { init as initPlayground } from './views/playground.js';
+import { init as initTranslate } from './views/translate.js';
+import { init as initHAN } from './views/han.js';
 
 const client = new WorkerClient((msg) => setStatus(`worker failed: ${msg}`, true));
 export const call = (op, args, onProgress) => client.call(op, args, onProgress);
@@ -31,6 +33,15 @@ function route() {
 addEventListener('hashchange', route);
 route();
 initMMoE(call);
+
+// models/index.json lists the shipped models the views can load
+fetch('models/index.json')
+  .then((r) => (r.ok ? r.json() : []), () => [])
+  .then((manifest) => {
+    initTranslate(call, manifest);
+    return initHAN(call, manifest);
+  })
+  .catch((e) => setStatus(`could not read the model list: ${e.message}`, true));
 
 const runPlayground = initPlayground(call);
 

@@ -1,0 +1,73 @@
+// HAN view: a hierarchical attention network reads an email. Sentences are
+// shaded by their sentence weight, words by their word weight (or the
+// paper's combined score sqrt(p_sentence) * p_word).
+import { weightColor, download } from '../lib/plot.js';
+
+const $ = (s) => document.querySelector(s);
+
+export async function init(call, manifest) {
+  const model = manifest.find((m) => m.kind === 'han');
+  if (!model) {
+    $('#han-body').hidden = true;
+    $('#han-missing').hidden = false;
+    return;
+  }
+  let samples = [];
+  try {
+    samples = await (await fetch('data/han-samples.json')).json();
+  } catch { /* optional */ }
+  const sel = $('#han-sample');
+  sel.replaceChildren(new Option('— pick a held-out message —', ''), ...samples.map((s, i) =>
+    new Option(`${s.label === 'spam' || s.label === 1 ? 'spam' : 'ham'}: ${(s.subject || s.text.slice(0, 60)).slice(0, 70)}`, String(i))));
+  sel.addEventListener('change', () => {
+    if (sel.value === '') return;
+    $('#han-text').value = samples[Number(sel.value)].text;
+    run();
+  });
+  let last = null;
+  function render() {
+    if (!last) return;
+    const mode = $('#han-mode').value;
+    const doc = $('#han-doc');
+    doc.replaceChildren(...last.sentences.map((s) => {
+      const p = document.createElement('p');
+      p.className = 'sent';
+      const sw = document.createElement('span');
+      sw.className = 'sw';
+      sw.textContent = s.weight.toFixed(2);
+      sw.title = 'sentence weight';
+      p.append(sw);
+      if (mode === 'sentence') p.style.background = weightColor(s.weight);
+      for (const w of s.words) {
+        const span = document.createElement('span');
+        span.className = 'w';
+        span.textContent = w.text;
+        const v = mode === 'word' ? w.weight : mode === 'combined' ? w.score : 0;
+        if (mode !== 'sentence') span.style.background = weightColor(v);
+        span.title = `word ${w.weight.toFixed(3)} · combined ${w.score.toFixed(3)}`;
+        p.append(span, ' ');
+      }
+      return p;
+    }));
+  }
+  async function run() {
+    const text = $('#han-text').value;
+    try {
+      const r = await call('classify', { url: model.url, text });
+      last = r;
+      $('#han-error').textContent = '';
+      const spam = r.label === 'spam' || r.label === 1;
+      const p = Math.max(...r.probs);
+      const v = $('#han-verdict');
+      v.textContent = `${spam ? 'spam' : 'ham'} (p = ${p.toFixed(3)}) · ${r.sentences.length} sentences · ${r.ms.toFixed(2)} ms in wasm`;
+      v.className = spam ? 'verdict spam' : 'verdict ham';
+      v.dataset.label = spam ? 'spam' : 'ham';
+      render();
+    } catch (e) {
+      $('#han-error').textContent = e.message;
+    }
+  }
+  $('#han-run').addEventListener('click', run);
+  $('#han-mode').addEventListener('change', render);
+  $('#han-json').addEventListener('click', () => last && download('han-attention.json', JSON.stringify(last)));
+}
