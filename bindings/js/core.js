@@ -8,6 +8,7 @@
 import { install as installMMoE } from './mmoe.js';
 import { install as installHAN } from './han.js';
 import { install as installPlayground } from './playground.js';
+import { install as installSeq2Seq } from './seq2seq.js';
 
 export function wrap(mod) {
   const api = {
@@ -36,5 +37,6 @@ export function wrap(mod) {
   installMMoE(api, mod);
   installHAN(api, mod);
   installPlayground(api, mod);
+  installSeq2Seq(api, mod);
   return api;
 }

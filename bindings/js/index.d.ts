@@ -120,9 +120,136 @@ export interface Attnlab {
     list(): { name: string; tile: number }[];
     bench(name: string, shape: number[], opts?: { minMs?: number; withRef?: boolean }): KernelBench;
     peakGflops(minMs?: number): number;
+    /** ms per forward, timed inside wasm: 'sdpa' (T x D) or 'mha' (T x D, heads). */
+    attention(op: 'sdpa' | 'mha', opts?: { T?: number; D?: number; heads?: number; minMs?: number }): number;
   };
 }
 
 /** Loads the wasm module once; later calls return the same promise. */
 export function load(opts?: LoadOptions): Promise<Attnlab>;
 export default load;
+
+// ---------------------------------------------------------------- HAN
+export interface HANConfig {
+  vocab: number; emb: number; wordHidden: number; sentHidden: number;
+  wordCtx: number; sentCtx: number; classes: number;
+  /** tokenizer truncation: sentences kept, words per sentence */
+  maxSentences: number; maxWords: number;
+  /** class names, e.g. ['ham', 'spam'] */
+  labels: string[];
+}
+
+export interface HANWord {
+  /** the word as written in the sentence */
+  text: string;
+  /** what the model saw: lowercased, <num>, <url>, <email> or <unk> */
+  token: string;
+  /** word attention within its sentence (sums to 1 per sentence) */
+  weight: number;
+  /** sqrt(sentence weight) * word weight */
+  score: number;
+}
+
+export interface HANSentence {
+  text: string;
+  /** sentence attention (sums to 1 over the message) */
+  weight: number;
+  words: HANWord[];
+}
+
+export interface HANClassification {
+  label: string;
+  labelId: number;
+  /** one probability per class, in config.labels order */
+  probs: number[];
+  /** the input was longer than the model's limits and was cut */
+  truncated: boolean;
+  /** empty when the text has no words */
+  sentences: HANSentence[];
+}
+
+/**
+ * Hierarchical attention network (word and sentence attention) for spam vs
+ * ham. Owns wasm memory: call delete() when done (a deleted object throws).
+ */
+export declare class HAN {
+  private constructor();
+  static fromBytes(bytes: Uint8Array | ArrayBuffer): HAN;
+  static fromUrl(url: string | URL, init?: RequestInit): Promise<HAN>;
+  readonly config: HANConfig;
+  readonly paramCount: number;
+  readonly deleted: boolean;
+  /** A raw message (RFC 822, plain text or HTML), tokenized as in training. */
+  classify(text: string): HANClassification;
+  delete(): void;
+}
+
+export interface Attnlab {
+  HAN: typeof HAN;
+}
+
+// ---------------------------------------------------------------- Seq2Seq
+export interface Seq2SeqInfo {
+  kind: 'seq2seq';
+  /** additive | general | dot | scaled_dot | local_p */
+  score: string;
+  config: {
+    task: string; rnn: 'gru' | 'lstm'; bidirectional: boolean; input_feed: boolean; score: string;
+    emb: number; enc_hidden: number; attn_dim: number; local_window: number; combine: number;
+    max_src_len: number; max_tgt_len: number; uppercase: boolean; output_sep: string;
+    src_vocab: number; tgt_vocab: number;
+  };
+  /** token strings; ids 0..3 are <pad> <unk> <s> </s> */
+  srcVocab: string[];
+  tgtVocab: string[];
+}
+
+export interface TranslateOptions {
+  /** beam width, 1 = greedy (default 1) */
+  beam?: number;
+  /** longest output in tokens; 0 = the model's limit (default 0) */
+  maxLen?: number;
+  /** GNMT length normalization exponent for beam search (default 0.6; 0 = none) */
+  alpha?: number;
+}
+
+export interface Translation {
+  /** output tokens (phonemes or characters), without </s> */
+  tokens: string[];
+  /** tokens joined (' ' for phonemes, '' for dates) */
+  text: string;
+  /** probability of each output token when it was chosen */
+  probs: Float32Array;
+  /** attention weights, rows x cols row-major: rows = output tokens, cols = input characters */
+  attention: Float32Array;
+  rows: number;
+  cols: number;
+  /** the input characters as the model saw them (upper-cased) */
+  inputTokens: string[];
+  /** sum of log-probabilities including </s> */
+  logprob: number;
+  /** probability of </s> at the end (0 if the output was cut at maxLen) */
+  eosProb: number;
+  /** time spent in wasm, milliseconds */
+  ms: number;
+}
+
+/**
+ * Seq2seq with attention (G2P on CMUdict, date normalization). Owns wasm memory: call
+ * delete() when done (a deleted object throws). translate() throws an Error for an empty
+ * input, an input longer than config.max_src_len, or a character outside the source
+ * vocabulary (the message names it and its 0-based position); the object stays usable.
+ */
+export declare class Seq2Seq {
+  private constructor();
+  static fromBytes(bytes: Uint8Array | ArrayBuffer): Seq2Seq;
+  static fromUrl(url: string | URL, init?: RequestInit): Promise<Seq2Seq>;
+  readonly deleted: boolean;
+  info(): Seq2SeqInfo;
+  translate(text: string, opts?: TranslateOptions): Translation;
+  delete(): void;
+}
+
+export interface Attnlab {
+  Seq2Seq: typeof Seq2Seq;
+}

