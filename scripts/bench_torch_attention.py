@@ -74,8 +74,14 @@ def native_numbers(path):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--native", help="path to the bench_attention executable")
+    ap.add_argument("--json", action="store_true", help="print torch's times (seconds) as one JSON object")
     args = ap.parse_args()
     t = torch_numbers()
+    if args.json:
+        cfg = torch.__config__.show()
+        blas = cfg[cfg.find("BLAS_INFO"):].split(",")[0].strip() if "BLAS_INFO" in cfg else "BLAS_INFO=?"
+        print(json.dumps({"version": torch.__version__, "blas": blas, **t}))
+        return
     blas = [x for x in torch.__config__.show().split(",") if "BLAS_INFO" in x]
     print(f"PyTorch {torch.__version__}, 1 thread, {blas[0].strip() if blas else 'BLAS_INFO ?'}")
     if blas and "generic" in blas[0]:

@@ -32,6 +32,8 @@ export function wrap(mod) {
       },
       /** GFLOPS of a register-blocked SIMD micro-kernel: the ceiling to compare against. */
       peakGflops: (minMs = 200) => mod.simdPeakGflops(minMs),
+      /** ms per forward of 'sdpa' (T x D) or 'mha' (T x E, H heads), timed inside wasm. */
+      attention: (op, { T = 128, D = 64, heads = 4, minMs = 300 } = {}) => mod.benchAttention(op, T, D, heads, minMs),
     },
   };
   installMMoE(api, mod);
