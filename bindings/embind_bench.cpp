@@ -3,39 +3,16 @@
 // loop in C++ (no per-call marshalling), best of 5 batches.
 #include <emscripten/bind.h>
 
-#include <algorithm>
-#include <chrono>
 #include <string>
 
 #include "attnlab/attention/attention.hpp"
+#include "attnlab/kernels/timing.hpp"
 #include "common.hpp"
 
 using namespace emscripten;
 namespace at = attnlab::attention;
 
 namespace {
-
-double now_ms() {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-template <class F>
-double best_ms(F&& f, double min_ms) {
-  f();
-  double best = 1e300;
-  for (int rep = 0; rep < 5; ++rep) {
-    size_t n = 0;
-    const double t0 = now_ms();
-    double t1 = t0;
-    do {
-      f();
-      ++n;
-      t1 = now_ms();
-    } while (t1 - t0 < min_ms / 5);
-    best = std::min(best, (t1 - t0) / static_cast<double>(n));
-  }
-  return best;
-}
 
 // "sdpa": softmax(q k^T / sqrt(D)) v, q,k,v (1,T,D), fused path, no weights.
 // "mha":  multi-head self-attention (1,T,E), H heads, projections, no weights.
@@ -51,13 +28,13 @@ double bench_attention(std::string op, double T_, double D_, double H_, double m
       at::Tensor3 k = x, v = x;
       for (size_t i = 0; i < x.size(); ++i) k.data()[i] = rng.normal(0.f, 1.f);
       for (size_t i = 0; i < x.size(); ++i) v.data()[i] = rng.normal(0.f, 1.f);
-      return best_ms([&] { at::scaled_dot_attention(x, k, v, {}, false); }, min_ms);
+      return attnlab::kernels::best_ms_per_call([&] { at::scaled_dot_attention(x, k, v, {}, false); }, min_ms);
     }
     ATTNLAB_CHECK(op == "mha", "bench: op must be 'sdpa' or 'mha', got '", op, "'");
     at::MultiheadAttention mha(D, H, rng);
     at::MhaOptions o;
     o.need_weights = false;
-    return best_ms([&] { mha.forward(x, x, x, o); }, min_ms);
+    return attnlab::kernels::best_ms_per_call([&] { mha.forward(x, x, x, o); }, min_ms);
   });
 }
 

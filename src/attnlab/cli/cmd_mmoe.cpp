@@ -11,7 +11,6 @@
 #include "attnlab/cli/args.hpp"
 #include "attnlab/cli/commands.hpp"
 #include "attnlab/core/error.hpp"
-#include "attnlab/data/mmoe_synthetic.hpp"
 #include "attnlab/io/safetensors.hpp"
 #include "attnlab/models/mmoe_experiment.hpp"
 #include "attnlab/nn/train.hpp"
@@ -173,40 +172,15 @@ int cmd_train_mmoe(const std::vector<std::string>& argv) {
   }
   const std::string dtype = a.get("dtype");
   if (dtype != "f32" && dtype != "f16") throw UsageError("--dtype must be f32 or f16");
-  const size_t d = c.model.input_dim, n = c.n_train + c.n_val + c.n_test;
-  data::MMoESyntheticConfig dc;
-  dc.n = n;
-  dc.dim = d;
-  dc.p = p;
-  dc.m = c.sine_terms;
-  dc.seed = seed;
-  const auto data = data::make_mmoe_synthetic(dc);
-  models::MMoE m(c.model, seed * 7919 + static_cast<uint64_t>(c.model.gate));
-  const float* xv = data.x.data() + c.n_train * d;
-  const float* yv = data.y.data() + c.n_train * 2;
-  float best = INFINITY;
-  size_t best_epoch = 0;
-  auto best_params = m.snapshot();
   nn::ProgressBar bar(&std::cerr, !a.flag("quiet") && isatty(2), c.epochs);
-  models::MMoE::TrainOptions o;
-  o.epochs = c.epochs;
-  o.batch = c.batch;
-  o.lr = c.lr;
-  o.seed = seed;
-  o.on_epoch = [&](size_t e, const std::vector<float>& l) {
-    const auto v = m.evaluate(xv, yv, c.n_val);
-    if (v[0] + v[1] < best) {
-      best = v[0] + v[1];
-      best_epoch = e;
-      best_params = m.snapshot();
-    }
-    bar.update(e + 1, 0.5 * (l[0] + l[1]), (e + 1) * c.n_train);
-    return e < best_epoch + c.patience;
-  };
-  m.fit(data.x.data(), data.y.data(), c.n_train, o);
+  const models::MMoETrained r = models::train_mmoe_run(
+      c, c.model.gate, p, seed, [&](size_t e, const std::vector<float>& l) {
+        bar.update(e + 1, 0.5 * (l[0] + l[1]), (e + 1) * c.n_train);
+      });
   bar.finish();
-  m.restore(best_params);
-  const auto t = m.evaluate(xv + c.n_val * d, yv + c.n_val * 2, c.n_test);
+  const models::MMoE& m = *r.model;
+  const float t[2] = {r.test_mse[0], r.test_mse[1]};
+  const size_t best_epoch = r.best_epoch;
   std::ostringstream p_str;
   p_str << p;
   const std::vector<uint8_t> bytes =

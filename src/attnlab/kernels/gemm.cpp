@@ -12,12 +12,12 @@
 // Every tile accumulates each C element over k in the same order, so the
 // choice changes speed, never the numbers.
 #include <algorithm>
-#include <chrono>
 #include <cstring>
 
 #include "attnlab/core/error.hpp"
 #include "attnlab/kernels/kernels.hpp"
 #include "attnlab/kernels/simd_math.hpp"
+#include "attnlab/kernels/timing.hpp"
 
 namespace attnlab::kernels {
 
@@ -176,11 +176,6 @@ const TileEntry kTiles[] = {
 constexpr int kNumTiles = sizeof(kTiles) / sizeof(kTiles[0]);
 int g_tile = -1;  // -1: not chosen yet
 
-double now_ms() {
-  using clock = std::chrono::steady_clock;
-  return std::chrono::duration<double, std::milli>(clock::now().time_since_epoch()).count();
-}
-
 volatile float g_sink;
 
 template <size_t MR, size_t NV>
@@ -191,20 +186,13 @@ double Tile<MR, NV>::peak_gflops(double min_ms) {
   for (size_t i = 0; i < K * NR; ++i) b[i] = 1e-3f * static_cast<float>(i % 5);
   void (*volatile fn)(size_t, const float*, const float*, float*, size_t, float, float, size_t,
                       size_t) = &micro;
-  double best = 0;
-  for (int rep = 0; rep < 5; ++rep) {
-    size_t calls = 0;
-    const double t0 = now_ms();
-    double t1 = t0;
-    do {
-      for (int i = 0; i < 16; ++i) fn(K, a, b, c, NR, 1.f, 0.f, MR, NR);
-      calls += 16;
-      t1 = now_ms();
-    } while (t1 - t0 < min_ms / 5);
-    g_sink = c[0];
-    best = std::max(best, 2.0 * MR * NR * K * calls / ((t1 - t0) * 1e6));
-  }
-  return best;
+  const double ms = best_ms_per_call(
+      [&] {
+        for (int i = 0; i < 16; ++i) fn(K, a, b, c, NR, 1.f, 0.f, MR, NR);
+        g_sink = c[0];
+      },
+      min_ms);
+  return 2.0 * MR * NR * K * 16 / (ms * 1e6);
 }
 
 int autotune() {

@@ -12,62 +12,67 @@
 
 namespace attnlab::models {
 
+MMoETrained train_mmoe_run(const MMoEExperimentConfig& cfg, GateKind gate, float p, uint64_t seed,
+                           const std::function<void(size_t, const std::vector<float>&)>& on_epoch) {
+  ATTNLAB_CHECK(cfg.n_train > 0 && cfg.n_val > 0 && cfg.n_test > 0,
+                "mmoe experiment: train, validation and test sizes must be > 0");
+  ATTNLAB_CHECK(cfg.model.tasks == 2, "mmoe experiment: the synthetic data has 2 tasks");
+  const size_t d = cfg.model.input_dim;
+  data::MMoESyntheticConfig dc;
+  dc.n = cfg.n_train + cfg.n_val + cfg.n_test;
+  dc.dim = d;
+  dc.p = p;
+  dc.m = cfg.sine_terms;
+  dc.seed = seed;
+  const data::MMoESyntheticData data = data::make_mmoe_synthetic(dc);
+  const float* xv = data.x.data() + cfg.n_train * d;
+  const float* yv = data.y.data() + cfg.n_train * 2;
+  MMoEConfig mc = cfg.model;
+  mc.gate = gate;
+  MMoETrained out{std::make_unique<MMoE>(mc, seed * 7919 + static_cast<uint64_t>(gate)), {0, 0}, 0};
+  MMoE& m = *out.model;
+  // early stopping on the validation split: keep the best epoch's parameters
+  float best = INFINITY;
+  std::vector<std::vector<float>> best_params = m.snapshot();
+  MMoE::TrainOptions o;
+  o.epochs = cfg.epochs;
+  o.batch = cfg.batch;
+  o.lr = cfg.lr;
+  o.seed = seed;
+  o.on_epoch = [&](size_t e, const std::vector<float>& loss) {
+    const std::vector<float> v = m.evaluate(xv, yv, cfg.n_val);
+    if (v[0] + v[1] < best) {
+      best = v[0] + v[1];
+      out.best_epoch = e;
+      best_params = m.snapshot();
+    }
+    if (on_epoch) on_epoch(e, loss);
+    return e < out.best_epoch + cfg.patience;
+  };
+  m.fit(data.x.data(), data.y.data(), cfg.n_train, o);
+  m.restore(best_params);
+  const std::vector<float> t = m.evaluate(xv + cfg.n_val * d, yv + cfg.n_val * 2, cfg.n_test);
+  out.test_mse[0] = t[0];
+  out.test_mse[1] = t[1];
+  return out;
+}
+
 std::vector<MMoERun> run_mmoe_experiment(
     const MMoEExperimentConfig& cfg,
     const std::function<void(size_t, size_t, const MMoERun&)>& progress) {
   ATTNLAB_CHECK(!cfg.ps.empty() && !cfg.models.empty() && cfg.seeds > 0,
                 "mmoe experiment: need at least one p, one model and one seed");
-  ATTNLAB_CHECK(cfg.n_train > 0 && cfg.n_val > 0 && cfg.n_test > 0,
-                "mmoe experiment: train, validation and test sizes must be > 0");
-  ATTNLAB_CHECK(cfg.model.tasks == 2, "mmoe experiment: the synthetic data has 2 tasks");
   const size_t total = cfg.ps.size() * cfg.seeds * cfg.models.size();
   std::vector<MMoERun> runs;
-  const size_t d = cfg.model.input_dim, n = cfg.n_train + cfg.n_val + cfg.n_test;
   for (float p : cfg.ps) {
     for (size_t s = 0; s < cfg.seeds; ++s) {
       const uint64_t seed = cfg.first_seed + s;
-      data::MMoESyntheticConfig dc;
-      dc.n = n;
-      dc.dim = d;
-      dc.p = p;
-      dc.m = cfg.sine_terms;
-      dc.seed = seed;
-      const data::MMoESyntheticData data = data::make_mmoe_synthetic(dc);
-      const float* xv = data.x.data() + cfg.n_train * d;
-      const float* yv = data.y.data() + cfg.n_train * 2;
-      const float* xt = xv + cfg.n_val * d;
-      const float* yt = yv + cfg.n_val * 2;
       for (GateKind g : cfg.models) {
         const auto t0 = std::chrono::steady_clock::now();
-        MMoEConfig mc = cfg.model;
-        mc.gate = g;
-        MMoE m(mc, seed * 7919 + static_cast<uint64_t>(g));
-        // early stopping on the validation split: keep the best epoch's parameters
-        float best = INFINITY;
-        size_t best_epoch = 0;
-        std::vector<std::vector<float>> best_params = m.snapshot();
-        MMoE::TrainOptions o;
-        o.epochs = cfg.epochs;
-        o.batch = cfg.batch;
-        o.lr = cfg.lr;
-        o.seed = seed;
-        o.on_epoch = [&](size_t e, const std::vector<float>&) {
-          const std::vector<float> v = m.evaluate(xv, yv, cfg.n_val);
-          const float val = v[0] + v[1];
-          if (val < best) {
-            best = val;
-            best_epoch = e;
-            best_params = m.snapshot();
-          }
-          return e < best_epoch + cfg.patience;
-        };
-        m.fit(data.x.data(), data.y.data(), cfg.n_train, o);
-        m.restore(best_params);
-        const std::vector<float> t = m.evaluate(xt, yt, cfg.n_test);
-        MMoERun r{g, p, seed, {t[0], t[1]}, best_epoch,
-                  std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()};
-        runs.push_back(r);
-        if (progress) progress(runs.size(), total, r);
+        const MMoETrained t = train_mmoe_run(cfg, g, p, seed);
+        runs.push_back({g, p, seed, {t.test_mse[0], t.test_mse[1]}, t.best_epoch,
+                        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()});
+        if (progress) progress(runs.size(), total, runs.back());
       }
     }
   }

@@ -5,6 +5,7 @@
 // (model, p); writers produce a CSV and an SVG plot of loss against p.
 #pragma once
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,17 @@ struct MMoESummaryRow {
   double mean[2], std[2];  // per task; std is the sample standard deviation
   double mean_total, std_total;  // of the per-run task-average
 };
+
+// One run: generate the data for (p, seed), train `gate` with early stopping on
+// the validation split, restore the best epoch's parameters, score the test split.
+struct MMoETrained {
+  std::unique_ptr<MMoE> model;
+  float test_mse[2];
+  size_t best_epoch;
+};
+MMoETrained train_mmoe_run(const MMoEExperimentConfig& cfg, GateKind gate, float p, uint64_t seed,
+                           const std::function<void(size_t epoch, const std::vector<float>& train_loss)>&
+                               on_epoch = nullptr);
 
 // Runs everything; progress(done, total, last run) after each run.
 std::vector<MMoERun> run_mmoe_experiment(
