@@ -126,6 +126,56 @@ TEST(HAN, GradientRandomBatch) {
   grad_check(docs, 6);
 }
 
+// With dropout: the same masks for every evaluation (a fresh copy of one Rng).
+TEST(HAN, GradientWithDropout) {
+  HANConfig cfg = small_config();
+  cfg.dropout = 0.3f;
+  HAN m(cfg, numbered_vocab(12), 7);
+  std::vector<HANDoc> docs = {{{4, 5, 6}, {7}}, {{8, 9}, {10, 11, 4}, {5}}};
+  const auto dp = ptrs(docs);
+  const Rng rng0(77);
+  std::vector<float> R(docs.size() * 2);
+  Rng r(78);
+  for (auto& x : R) x = r.uniform(-1.f, 1.f);
+  auto f = [&]() {
+    Rng rr = rng0;
+    const models::HANOutput o = m.forward(dp, nullptr, &rr);
+    double s = 0;
+    for (size_t i = 0; i < R.size(); ++i) s += double(o.logits[i]) * R[i];
+    return s;
+  };
+  m.params().zero_grad();
+  HAN::Cache cache;
+  Rng rr = rng0;
+  m.forward(dp, &cache, &rr);
+  size_t dropped = 0;
+  for (float v : cache.emb_mask) dropped += v == 0.f;
+  EXPECT_GT(dropped, 0u);
+  m.backward(R, cache);
+  // dropout changes the output (it is on), and inference (no rng) is deterministic
+  Rng other(5);
+  EXPECT_NE(m.forward(dp, nullptr, &other).logits, m.forward(dp).logits);
+  EXPECT_EQ(m.forward(dp).logits, m.forward(dp).logits);
+  const float eps = 2e-3f;
+  double max_rel = 0;
+  for (auto& it : m.params().items()) {
+    Param& p = *it.second;
+    for (size_t i = 0; i < p.size(); ++i) {
+      const float v = p.data()[i];
+      p.data()[i] = v + eps;
+      const double fp = f();
+      p.data()[i] = v - eps;
+      const double fm = f();
+      p.data()[i] = v;
+      const double num = (fp - fm) / (2.0 * eps), ana = p.grad.data()[i];
+      const double err = std::fabs(num - ana) / std::max(1e-2, std::fabs(num) + std::fabs(ana));
+      max_rel = std::max(max_rel, err);
+      EXPECT_LT(err, 2e-2) << it.first << "[" << i << "] numeric " << num << " analytic " << ana;
+    }
+  }
+  std::printf("[han grad dropout] max relative error %.2e\n", max_rel);
+}
+
 TEST(HAN, WeightsSumToOne) {
   HAN m(small_config(), numbered_vocab(30), 11);
   Rng rng(12);

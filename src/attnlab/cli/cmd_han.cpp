@@ -149,6 +149,8 @@ int cmd_train_han(const std::vector<std::string>& argv) {
           {"sent-hidden", "N", "50", "sentence GRU units per direction"},
           {"word-ctx", "N", "100", "word attention (context vector) size"},
           {"sent-ctx", "N", "100", "sentence attention size"},
+          {"dropout", "F", "0", "dropout on word embeddings and the document vector"},
+          {"word-dropout", "F", "0", "training only: each token becomes <unk> with this probability"},
           {"epochs", "N", "8", "passes over the training messages"},
           {"batch-size", "N", "32", "messages per step"},
           {"lr", "F", "0.002", "peak Adam learning rate"},
@@ -185,6 +187,8 @@ int cmd_train_han(const std::vector<std::string>& argv) {
   cfg.sent_ctx = a.u64("sent-ctx", 1, 4096);
   cfg.max_sentences = a.u64("max-sentences", 1, 10000);
   cfg.max_words = a.u64("max-words", 1, 10000);
+  cfg.dropout = static_cast<float>(a.num("dropout", 0, 0.95));
+  const double word_dropout = a.num("word-dropout", 0, 0.95);
   const uint64_t split_seed = a.u64("split-seed"), seed = a.u64("seed");
   const size_t batch = a.u64("batch-size", 1, 1 << 16);
   const io::DType dtype = [&] {
@@ -242,6 +246,8 @@ int cmd_train_han(const std::vector<std::string>& argv) {
                                    {"batch", batch},
                                    {"epochs", to.epochs},
                                    {"lr", a.get("lr")},
+                                   {"word_dropout", word_dropout},
+                                   {"weight_decay", a.get("weight-decay")},
                                    {"warmup", sched.warmup}})
                                  .dump();
   to.checkpoint_meta["run"] = run_id;
@@ -278,11 +284,24 @@ int cmd_train_han(const std::vector<std::string>& argv) {
   double vloss = 0;
   size_t best_step = 0;
   nn::TrainHooks hooks;
-  hooks.step = [&](const std::vector<size_t>& idx, Rng&) {
+  hooks.step = [&](const std::vector<size_t>& idx, Rng& rng) {
+    std::vector<models::HANDoc> noisy;  // word dropout: tokens -> <unk>
+    if (word_dropout > 0) {
+      noisy.reserve(idx.size());
+      for (size_t k : idx) {
+        noisy.push_back(docs[sp.train[k]]);
+        for (auto& sent : noisy.back())
+          for (int& id : sent)
+            if (rng.uniform() < word_dropout) id = data::Vocab::kUnk;
+      }
+    }
     std::vector<const models::HANDoc*> bd;
     std::vector<int> by;
-    for (size_t k : idx) bd.push_back(&docs[sp.train[k]]), by.push_back(corpus.records[sp.train[k]].label);
-    return m.loss_and_grad(bd, by);
+    for (size_t j = 0; j < idx.size(); ++j) {
+      bd.push_back(word_dropout > 0 ? &noisy[j] : &docs[sp.train[idx[j]]]);
+      by.push_back(corpus.records[sp.train[idx[j]]].label);
+    }
+    return m.loss_and_grad(bd, by, &rng);
   };
   hooks.evaluate = [&]() {
     const std::vector<double> p = m.predict_positive(vdocs);

@@ -47,6 +47,8 @@ void HANConfig::check() const {
   dim("classes", classes, 2, 1000);
   dim("max_sentences", max_sentences, 1, 100000);
   dim("max_words", max_words, 1, 100000);
+  ATTNLAB_CHECK(dropout >= 0.f && dropout < 1.f, "HAN config: expected dropout in [0, 1), got ",
+                dropout);
   ATTNLAB_CHECK(labels.size() == classes, "HAN config: expected ", classes,
                 " label names (one per class), got ", labels.size());
 }
@@ -56,7 +58,7 @@ nlohmann::json HANConfig::to_json() const {
           {"word_hidden", word_hidden}, {"sent_hidden", sent_hidden},
           {"word_ctx", word_ctx},   {"sent_ctx", sent_ctx},
           {"classes", classes},     {"max_sentences", max_sentences},
-          {"max_words", max_words}, {"labels", labels}};
+          {"max_words", max_words}, {"dropout", dropout}, {"labels", labels}};
 }
 
 HANConfig HANConfig::from_json(const std::string& s) {
@@ -83,6 +85,10 @@ HANConfig HANConfig::from_json(const std::string& s) {
   get("classes", c.classes);
   get("max_sentences", c.max_sentences);
   get("max_words", c.max_words);
+  if (j.contains("dropout")) {
+    ATTNLAB_CHECK(j["dropout"].is_number(), "HAN config: 'dropout' must be a number");
+    c.dropout = j["dropout"].get<float>();
+  }
   if (j.contains("labels")) {
     ATTNLAB_CHECK(j["labels"].is_array(), "HAN config: 'labels' must be an array of strings");
     c.labels.clear();
@@ -138,7 +144,19 @@ void HAN::collect() {
   classifier_.collect(params_, "classifier.");
 }
 
-HANOutput HAN::forward(const std::vector<const HANDoc*>& docs, Cache* cache) const {
+namespace {
+// Inverted dropout in place: mask = 0 or 1/(1-p).
+void dropout_inplace(size_t n, float* x, float p, Rng& rng, std::vector<float>& mask) {
+  mask.resize(n);
+  const float keep = 1.f / (1.f - p);
+  for (size_t i = 0; i < n; ++i) {
+    mask[i] = rng.uniform() < p ? 0.f : keep;
+    x[i] *= mask[i];
+  }
+}
+}  // namespace
+
+HANOutput HAN::forward(const std::vector<const HANDoc*>& docs, Cache* cache, Rng* train_rng) const {
   // docs: B documents of S_b sentences of L_bs ids
   //   -> logits, probs: (B,C); sentence weights [b](S_b); word weights [b][s](L_bs)
   const size_t B = docs.size(), E = cfg_.emb, Hw = cfg_.word_hidden, Hs = cfg_.sent_hidden,
@@ -184,6 +202,10 @@ HANOutput HAN::forward(const std::vector<const HANDoc*>& docs, Cache* cache) con
   // word level: x (N,Tw,E) -> hw (N,Tw,2Hw) -> sentence vectors sv (N,2Hw), aw (N,Tw)
   Tensor x = nn::empty({N, Tw, E});
   embedding_.forward(N * Tw, c.ids.data(), x.data());
+  const bool drop = train_rng && cfg_.dropout > 0.f;
+  c.emb_mask.clear();
+  c.doc_mask.clear();
+  if (drop) dropout_inplace(x.size(), x.data(), cfg_.dropout, *train_rng, c.emb_mask);
   Tensor hw;
   nn::RnnState sn[2];
   word_gru_.forward(x, c.wlen, nullptr, hw, sn, cache ? &c.wgru : nullptr);
@@ -198,10 +220,12 @@ HANOutput HAN::forward(const std::vector<const HANDoc*>& docs, Cache* cache) con
   sent_gru_.forward(sin, c.slen, nullptr, hs, sn, cache ? &c.sgru : nullptr);
   const attention::PoolingResult sp =
       sent_attn_.forward(to3(hs), c.slen, cache ? &c.sattn : nullptr);
+  std::vector<float> doc(sp.out.data(), sp.out.data() + B * 2 * Hs);
+  if (drop) dropout_inplace(doc.size(), doc.data(), cfg_.dropout, *train_rng, c.doc_mask);
   // classifier: (B,2Hs) -> (B,C)
   HANOutput out;
   out.logits.resize(B * C);
-  classifier_.forward(B, sp.out.data(), out.logits.data());
+  classifier_.forward(B, doc.data(), out.logits.data());
   out.probs.resize(B * C);
   for (size_t b = 0; b < B; ++b) {
     const float* l = out.logits.data() + b * C;
@@ -221,7 +245,7 @@ HANOutput HAN::forward(const std::vector<const HANDoc*>& docs, Cache* cache) con
       out.word_weights[b][s].assign(wp.weights.data() + n * Tw, wp.weights.data() + n * Tw + c.wlen[n]);
     }
   }
-  if (cache) c.doc.assign(sp.out.data(), sp.out.data() + B * 2 * Hs);
+  if (cache) c.doc = std::move(doc);
   return out;
 }
 
@@ -236,6 +260,8 @@ void HAN::backward(const std::vector<float>& dlogits, Cache& c) {
   // classifier: ddoc (B,2Hs)
   Tensor2 ddoc = Tensor2::from_shape({B, 2 * Hs});
   classifier_.backward(B, c.doc.data(), dlogits.data(), ddoc.data());
+  if (!c.doc_mask.empty())
+    for (size_t i = 0; i < ddoc.size(); ++i) ddoc.data()[i] *= c.doc_mask[i];
   // sentence attention: dhs (B,Ts,2Hs)
   Tensor3 dhs3;
   sent_attn_.backward(ddoc, c.sattn, dhs3);
@@ -254,18 +280,21 @@ void HAN::backward(const std::vector<float>& dlogits, Cache& c) {
   // word GRU: dx (N,Tw,E)
   Tensor dx;
   word_gru_.backward(toA(dhw3), dsn, c.wgru, dx, ds0);
+  if (!c.emb_mask.empty())
+    for (size_t i = 0; i < dx.size(); ++i) dx.data()[i] *= c.emb_mask[i];
   // embedding (the <pad> row gets no gradient)
   embedding_.backward(N * Tw, c.ids.data(), dx.data());
 }
 
-double HAN::loss_and_grad(const std::vector<const HANDoc*>& docs, const std::vector<int>& labels) {
+double HAN::loss_and_grad(const std::vector<const HANDoc*>& docs, const std::vector<int>& labels,
+                          Rng* train_rng) {
   ATTNLAB_CHECK(labels.size() == docs.size(), "HAN loss: expected ", docs.size(),
                 " labels (one per document), got ", labels.size());
   for (int l : labels)
     ATTNLAB_CHECK(l >= 0 && static_cast<size_t>(l) < cfg_.classes, "HAN loss: label ", l,
                   " out of range [0, ", cfg_.classes, ")");
   Cache cache;
-  const HANOutput out = forward(docs, &cache);
+  const HANOutput out = forward(docs, &cache, train_rng);
   std::vector<float> dlogits(out.logits.size());
   const float loss = nn::cross_entropy(docs.size(), cfg_.classes, out.logits.data(), labels.data(),
                                        dlogits.data());

@@ -31,6 +31,7 @@
 
 #include "attnlab/attention/pooling.hpp"
 #include "attnlab/core/param.hpp"
+#include "attnlab/core/rng.hpp"
 #include "attnlab/data/email.hpp"
 #include "attnlab/data/vocab.hpp"
 #include "attnlab/io/safetensors.hpp"
@@ -49,6 +50,7 @@ struct HANConfig {
   size_t classes = 2;
   size_t max_sentences = 30;  // tokenizer truncation (data::EmailOptions)
   size_t max_words = 40;
+  float dropout = 0.f;        // training only: on the word embeddings and the document vector
   std::vector<std::string> labels = {"ham", "spam"};  // one name per class
   void check() const;  // throws attnlab::Error naming the bad field
   nlohmann::json to_json() const;
@@ -95,7 +97,9 @@ class HAN {
     std::vector<size_t> first;         // (B) index of each document's first sentence in N
     nn::BiGRU::Cache wgru, sgru;
     attention::ContextPooling::Cache wattn, sattn;
-    std::vector<float> doc;            // (B,2Hs) document vectors
+    std::vector<float> doc;            // (B,2Hs) document vectors (after dropout)
+    std::vector<float> emb_mask;       // (N*Tw*E) dropout masks, empty = none
+    std::vector<float> doc_mask;       // (B*2Hs)
   };
 
   // Fresh model with random weights (seeded); cfg.vocab is set from vocab.
@@ -108,12 +112,15 @@ class HAN {
   ParamList& params() { return params_; }
   const ParamList& params() const { return params_; }
 
-  // docs: B documents -> logits/probs (B,C), attention weights; cache for backward
-  HANOutput forward(const std::vector<const HANDoc*>& docs, Cache* cache = nullptr) const;
+  // docs: B documents -> logits/probs (B,C), attention weights; cache for backward;
+  // train_rng (training only) turns on dropout (config().dropout)
+  HANOutput forward(const std::vector<const HANDoc*>& docs, Cache* cache = nullptr,
+                    Rng* train_rng = nullptr) const;
   // dlogits: (B,C) -> accumulates every parameter's grad
   void backward(const std::vector<float>& dlogits, Cache& cache);
   // forward + mean cross-entropy + backward; returns the loss
-  double loss_and_grad(const std::vector<const HANDoc*>& docs, const std::vector<int>& labels);
+  double loss_and_grad(const std::vector<const HANDoc*>& docs, const std::vector<int>& labels,
+                       Rng* train_rng = nullptr);
   // P(class 1) for every document, in batches of `batch` (inference, no cache)
   std::vector<double> predict_positive(const std::vector<const HANDoc*>& docs,
                                        size_t batch = 64) const;
