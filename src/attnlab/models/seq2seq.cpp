@@ -479,6 +479,109 @@ double norm_score(const Hyp& h, float alpha) {
 }
 }  // namespace
 
+Seq2Seq::InferCtx Seq2Seq::infer_prepare(const std::vector<int>& src) const {
+  // src: (S) -> enc (S,De) and the projected keys
+  InferCtx ctx;
+  const size_t S = src.size(), De = cfg_.enc_out();
+  ctx.S = S;
+  const Tensor es = src_emb_.forward(src, {1, S});
+  Tensor enc;
+  RnnState init;
+  encode(es, {}, enc, init, nullptr);
+  ctx.enc.assign(enc.data(), enc.data() + S * De);
+  ctx.h0.assign(init.h.data(), init.h.data() + cfg_.dec_hidden());
+  if (cfg_.rnn == "lstm") ctx.c0.assign(init.c.data(), init.c.data() + cfg_.dec_hidden());
+  const attention::Score& sc = is_local_ ? local_.score : att_.score;
+  if (sc.kind() == attention::ScoreKind::Additive) {
+    const size_t A = cfg_.attn_dim;
+    ctx.keys.resize(S * A);
+    k::gemm(false, true, S, A, De, 1.f, ctx.enc.data(), De, sc.key_weight.value.data(), De, 0.f,
+            ctx.keys.data(), A);
+  } else if (sc.kind() == attention::ScoreKind::General) {
+    const size_t Dq = cfg_.dec_hidden();
+    ctx.keys.resize(S * Dq);
+    k::gemm(false, true, S, Dq, De, 1.f, ctx.enc.data(), De, sc.weight.value.data(), De, 0.f,
+            ctx.keys.data(), Dq);
+  }
+  return ctx;
+}
+
+void Seq2Seq::infer_step(size_t n, const int* prev, const InferCtx& ctx, float* h, float* c,
+                         const float* feed, float* att, float* weights, float* logp) const {
+  // prev: (n), h,c: (n,Dh), feed: (n,C) -> att: (n,C), weights: (n,S), logp: (n,V)
+  const size_t E = cfg_.emb, C = cfg_.combine, I = cfg_.dec_input(), Dh = cfg_.dec_hidden();
+  const size_t De = cfg_.enc_out(), S = ctx.S, V = tgt_.size();
+  std::vector<float> x(n * I);
+  for (size_t b = 0; b < n; ++b) {
+    tgt_emb_.forward(1, prev + b, x.data() + b * I);
+    if (cfg_.input_feed) std::copy(feed + b * C, feed + (b + 1) * C, x.data() + b * I + E);
+  }
+  if (cfg_.rnn == "gru") dec_gru_.step(n, x.data(), h, h);
+  else dec_lstm_.step(n, x.data(), h, c, h, c);
+  // scores (n,S)
+  const attention::Score& sc = is_local_ ? local_.score : att_.score;
+  const float* enc = ctx.enc.data();
+  switch (sc.kind()) {
+    case attention::ScoreKind::Dot:
+      k::gemm(false, true, n, S, De, 1.f, h, Dh, enc, De, 0.f, weights, S);
+      break;
+    case attention::ScoreKind::ScaledDot:
+      k::gemm(false, true, n, S, De, 1.f / std::sqrt(float(De)), h, Dh, enc, De, 0.f, weights, S);
+      break;
+    case attention::ScoreKind::General:
+      k::gemm(false, true, n, S, Dh, 1.f, h, Dh, ctx.keys.data(), Dh, 0.f, weights, S);
+      break;
+    case attention::ScoreKind::Additive: {
+      const size_t A = cfg_.attn_dim;
+      std::vector<float> qa(n * A), hid(S * A);
+      k::gemm(false, true, n, A, Dh, 1.f, h, Dh, sc.query_weight.value.data(), Dh, 0.f,
+              qa.data(), A);
+      for (size_t b = 0; b < n; ++b) {
+        for (size_t j = 0; j < S; ++j) {
+          const float* kj = ctx.keys.data() + j * A;
+          float* hj = hid.data() + j * A;
+          for (size_t a = 0; a < A; ++a) hj[a] = qa[b * A + a] + kj[a];
+        }
+        k::tanh(S * A, hid.data(), hid.data());
+        k::gemv(false, S, A, 1.f, hid.data(), A, sc.v.value.data(), 0.f, weights + b * S);
+      }
+      break;
+    }
+    default:
+      throw Error("seq2seq: unsupported score kind in decode");
+  }
+  if (is_local_) {
+    const size_t A = cfg_.attn_dim;
+    const float D = float(cfg_.local_window), sigma = D / 2.f, inv2s2 = 1.f / (2.f * sigma * sigma);
+    std::vector<float> hid(A), mask(S);
+    for (size_t b = 0; b < n; ++b) {
+      k::gemv(false, A, Dh, 1.f, local_.pred_weight.value.data(), Dh, h + b * Dh, 0.f, hid.data());
+      k::tanh(A, hid.data(), hid.data());
+      float sg = k::dot(A, hid.data(), local_.pred_v.value.data());
+      k::sigmoid(1, &sg, &sg);
+      const float p = float(S) * sg;
+      const long lo = std::max(0L, long(std::ceil(p - D)));
+      const long hi = std::min(long(S) - 1, long(std::floor(p + D)));
+      for (size_t j = 0; j < S; ++j)
+        mask[j] = (long(j) >= lo && long(j) <= hi) ? 0.f : attention::kNegInf;
+      float* w = weights + b * S;
+      k::softmax_rows(1, S, w, S, mask.data(), 0, w, S);
+      for (size_t j = 0; j < S; ++j)
+        if (w[j] != 0.f) w[j] *= std::exp(-(float(j) - p) * (float(j) - p) * inv2s2);
+    }
+  } else {
+    k::softmax_rows(n, S, weights, S, nullptr, 0, weights, S);
+  }
+  // cat = [ctx; h] (n, De+Dh)
+  std::vector<float> cat(n * (De + Dh)), logits(n * V);
+  k::gemm(false, false, n, De, S, 1.f, weights, S, enc, De, 0.f, cat.data(), De + Dh);
+  for (size_t b = 0; b < n; ++b) std::copy(h + b * Dh, h + (b + 1) * Dh, cat.data() + b * (De + Dh) + De);
+  combine_.forward(n, cat.data(), att);
+  k::tanh(n * C, att, att);
+  out_.forward(n, att, logits.data());
+  k::log_softmax_rows(n, V, logits.data(), logp);
+}
+
 Translation Seq2Seq::decode(const std::vector<int>& src, const DecodeOptions& o) const {
   // src: (S) ids -> best output under beam search (beam 1 = greedy)
   ATTNLAB_CHECK(!src.empty(), "empty input: expected 1..", cfg_.max_src_len, " tokens");
@@ -489,30 +592,22 @@ Translation Seq2Seq::decode(const std::vector<int>& src, const DecodeOptions& o)
     ATTNLAB_CHECK(src[i] >= 4 && size_t(src[i]) < src_.size(), "source id ", src[i],
                   " at position ", i, " is not a symbol of the vocabulary (4..",
                   src_.size() - 1, ")");
-  const size_t S = src.size(), De = cfg_.enc_out(), Dh = cfg_.dec_hidden(), C = cfg_.combine;
+  const size_t S = src.size(), Dh = cfg_.dec_hidden(), C = cfg_.combine;
   const size_t V = tgt_.size();
   const size_t max_len = o.max_len ? o.max_len : cfg_.max_tgt_len;
   const size_t K = o.beam;
-  const Tensor es = src_emb_.forward(src, {1, S});
-  Tensor enc;
-  RnnState init;
-  encode(es, {}, enc, init, nullptr);
-
+  const InferCtx ctx = infer_prepare(src);
   std::vector<Hyp> alive(1), finished;
-  RnnState state = init;                       // (n,Dh)
-  std::vector<float> feed(C, 0.f);             // (n,C)
+  // decoder state of the alive hypotheses: h, c (n,Dh), feed (n,C)
+  std::vector<float> sh = ctx.h0, sc = ctx.c0, feed(C, 0.f);
   for (size_t t = 0; t <= max_len && !alive.empty(); ++t) {
     const size_t n = alive.size();
-    Tensor3 enc3 = Tensor3::from_shape({n, S, De});
-    for (size_t i = 0; i < n; ++i) std::copy(enc.data(), enc.data() + S * De, enc3.data() + i * S * De);
     std::vector<int> prev(n);
     for (size_t i = 0; i < n; ++i)
       prev[i] = alive[i].ids.empty() ? data::Vocab::kBos : alive[i].ids.back();
-    std::vector<float> att(n * C), w(n * S), logits(n * V), lp(n * V);
-    step(n, prev.data(), enc3, std::vector<size_t>(n, S), state, feed.data(), att.data(),
-         w.data(), nullptr);
-    out_.forward(n, att.data(), logits.data());
-    k::log_softmax_rows(n, V, logits.data(), lp.data());
+    std::vector<float> att(n * C), w(n * S), lp(n * V);
+    infer_step(n, prev.data(), ctx, sh.data(), cfg_.rnn == "lstm" ? sc.data() : nullptr,
+               feed.data(), att.data(), w.data(), lp.data());
     // candidates: (score, hyp, token)
     struct Cand {
       double logp;
@@ -562,19 +657,17 @@ Translation Seq2Seq::decode(const std::vector<int>& src, const DecodeOptions& o)
       break;
     }
     // gather states of the surviving hypotheses
-    RnnState ns;
-    ns.h = nn::empty({next.size(), Dh});
-    if (cfg_.rnn == "lstm") ns.c = nn::empty({next.size(), Dh});
-    std::vector<float> nfeed(next.size() * C);
+    std::vector<float> nh(next.size() * Dh), nc(cfg_.rnn == "lstm" ? next.size() * Dh : 0),
+        nfeed(next.size() * C);
     for (size_t j = 0; j < next.size(); ++j) {
       const size_t p = parents[j];
-      std::copy(state.h.data() + p * Dh, state.h.data() + (p + 1) * Dh, ns.h.data() + j * Dh);
-      if (cfg_.rnn == "lstm")
-        std::copy(state.c.data() + p * Dh, state.c.data() + (p + 1) * Dh, ns.c.data() + j * Dh);
+      std::copy(sh.data() + p * Dh, sh.data() + (p + 1) * Dh, nh.data() + j * Dh);
+      if (cfg_.rnn == "lstm") std::copy(sc.data() + p * Dh, sc.data() + (p + 1) * Dh, nc.data() + j * Dh);
       std::copy(att.data() + p * C, att.data() + (p + 1) * C, nfeed.data() + j * C);
     }
-    state = std::move(ns);
-    feed = std::move(nfeed);
+    sh.swap(nh);
+    sc.swap(nc);
+    feed.swap(nfeed);
     alive = std::move(next);
   }
   if (finished.empty()) finished = alive;

@@ -167,6 +167,18 @@ class Seq2Seq {
   // the gradient w.r.t. the state before it), denc3 += ..., dfeed: (B,C) overwritten
   void step_backward(size_t B, const int* ids, const float* att, float* datt, nn::RnnState& dstate,
                      attention::Tensor3& denc3, float* dfeed, const StepCache& c);
+  // Inference fast path (decode): keys projected once per input, raw kernels, no caches.
+  struct InferCtx {
+    size_t S = 0;
+    std::vector<float> enc;   // (S,De)
+    std::vector<float> keys;  // additive: enc W2^T (S,A); general/local_p: enc W^T (S,Dh)
+    std::vector<float> h0, c0;  // decoder initial state (Dh); c0 for LSTM only
+  };
+  InferCtx infer_prepare(const std::vector<int>& src) const;
+  // n hypotheses: prev (n), h/c (n,Dh) in/out, feed (n,C) in -> att (n,C), weights (n,S),
+  // logp (n,V). Same numbers as step() + out_ + log_softmax (tested).
+  void infer_step(size_t n, const int* prev, const InferCtx& ctx, float* h, float* c,
+                  const float* feed, float* att, float* weights, float* logp) const;
   float run(const Seq2SeqBatch& b, bool backward, float smoothing, std::vector<float>* logp,
             std::vector<float>* attn);
 
