@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <type_traits>
 
 #include <nlohmann/json.hpp>
 
@@ -479,18 +480,91 @@ double norm_score(const Hyp& h, float alpha) {
 }
 }  // namespace
 
+// ---------------------------------------------------------------- inference helpers
+// Small-row linear maps and RNN steps for decoding (1..beam rows): one gemv per row instead
+// of a packed gemm; same math as nn::GRU / nn::LSTM (PyTorch gate order).
+namespace {
+// y (n,out) = x (n,in) W^T + b
+void rows_linear(size_t n, size_t in, size_t out, const float* x, const float* W, const float* b,
+                 float* y) {
+  for (size_t r = 0; r < n; ++r) {
+    if (b) std::copy(b, b + out, y + r * out);
+    k::gemv(false, out, in, 1.f, W, in, x + r * in, b ? 1.f : 0.f, y + r * out);
+  }
+}
+// gi: input projection (3H) incl. bias_ih; h (H) -> hout (H) (may alias h); work: 3H floats
+void gru_cell(const nn::GRU& g, const float* gi, const float* h, float* hout, float* gh) {
+  const size_t H = g.hidden_size;
+  rows_linear(1, H, 3 * H, h, g.weight_hh.value.data(), g.bias_hh.value.data(), gh);
+  std::vector<float> a(gi, gi + 3 * H);
+  for (size_t j = 0; j < 2 * H; ++j) a[j] += gh[j];
+  k::sigmoid(2 * H, a.data(), a.data());
+  for (size_t j = 0; j < H; ++j) a[2 * H + j] += a[j] * gh[2 * H + j];
+  k::tanh(H, a.data() + 2 * H, a.data() + 2 * H);
+  for (size_t j = 0; j < H; ++j) {
+    const float nn_ = a[2 * H + j];
+    hout[j] = nn_ + a[H + j] * (h[j] - nn_);
+  }
+}
+// gi: input projection (4H) incl. bias_ih; h, c (H) -> hout, cout (may alias)
+void lstm_cell(const nn::LSTM& l, const float* gi, const float* h, const float* c, float* hout,
+               float* cout, float* g) {
+  const size_t H = l.hidden_size;
+  rows_linear(1, H, 4 * H, h, l.weight_hh.value.data(), l.bias_hh.value.data(), g);
+  k::add(4 * H, gi, g);
+  k::sigmoid(2 * H, g, g);
+  k::tanh(H, g + 2 * H, g + 2 * H);
+  k::sigmoid(H, g + 3 * H, g + 3 * H);
+  std::vector<float> tc(H);
+  for (size_t j = 0; j < H; ++j) cout[j] = g[H + j] * c[j] + g[j] * g[2 * H + j];
+  k::tanh(H, cout, tc.data());
+  for (size_t j = 0; j < H; ++j) hout[j] = g[3 * H + j] * tc[j];
+}
+// One direction over x (S,I): writes h_t into out (S, ld) at column offset; returns final h, c.
+template <class RNN>
+void run_direction(const RNN& rnn, bool lstm, size_t S, const float* x, bool reverse, float* out,
+                   size_t ld, std::vector<float>& h, std::vector<float>& c) {
+  const size_t I = rnn.input_size, H = rnn.hidden_size, G = (lstm ? 4 : 3) * H;
+  std::vector<float> gi(S * G), work(G);
+  // all input projections at once: (S,I) x W_ih^T + b_ih
+  for (size_t t = 0; t < S; ++t) std::copy(rnn.bias_ih.value.data(), rnn.bias_ih.value.data() + G, gi.data() + t * G);
+  k::gemm(false, true, S, G, I, 1.f, x, I, rnn.weight_ih.value.data(), I, 1.f, gi.data(), G);
+  h.assign(H, 0.f);
+  c.assign(H, 0.f);
+  for (size_t i = 0; i < S; ++i) {
+    const size_t t = reverse ? S - 1 - i : i;
+    if constexpr (std::is_same<RNN, nn::LSTM>::value)
+      lstm_cell(rnn, gi.data() + t * G, h.data(), c.data(), h.data(), c.data(), work.data());
+    else
+      gru_cell(rnn, gi.data() + t * G, h.data(), h.data(), work.data());
+    std::copy(h.begin(), h.end(), out + t * ld);
+  }
+}
+}  // namespace
+
 Seq2Seq::InferCtx Seq2Seq::infer_prepare(const std::vector<int>& src) const {
   // src: (S) -> enc (S,De) and the projected keys
   InferCtx ctx;
   const size_t S = src.size(), De = cfg_.enc_out();
   ctx.S = S;
-  const Tensor es = src_emb_.forward(src, {1, S});
-  Tensor enc;
-  RnnState init;
-  encode(es, {}, enc, init, nullptr);
-  ctx.enc.assign(enc.data(), enc.data() + S * De);
-  ctx.h0.assign(init.h.data(), init.h.data() + cfg_.dec_hidden());
-  if (cfg_.rnn == "lstm") ctx.c0.assign(init.c.data(), init.c.data() + cfg_.dec_hidden());
+  // x: (S,E) -> enc (S,De); decoder init = final state(s)
+  std::vector<float> x(S * cfg_.emb), h, c;
+  src_emb_.forward(S, src.data(), x.data());
+  ctx.enc.resize(S * De);
+  const bool lstm = cfg_.rnn == "lstm";
+  auto dir = [&](bool reverse, size_t offset) {
+    if (cfg_.bidirectional) {
+      if (lstm) run_direction(reverse ? enc_blstm_.bwd : enc_blstm_.fwd, true, S, x.data(), reverse, ctx.enc.data() + offset, De, h, c);
+      else run_direction(reverse ? enc_bgru_.bwd : enc_bgru_.fwd, false, S, x.data(), reverse, ctx.enc.data() + offset, De, h, c);
+    } else {
+      if (lstm) run_direction(enc_lstm_, true, S, x.data(), false, ctx.enc.data(), De, h, c);
+      else run_direction(enc_gru_, false, S, x.data(), false, ctx.enc.data(), De, h, c);
+    }
+    ctx.h0.insert(ctx.h0.end(), h.begin(), h.end());
+    if (lstm) ctx.c0.insert(ctx.c0.end(), c.begin(), c.end());
+  };
+  dir(false, 0);
+  if (cfg_.bidirectional) dir(true, cfg_.enc_hidden);
   const attention::Score& sc = is_local_ ? local_.score : att_.score;
   if (sc.kind() == attention::ScoreKind::Additive) {
     const size_t A = cfg_.attn_dim;
@@ -516,26 +590,37 @@ void Seq2Seq::infer_step(size_t n, const int* prev, const InferCtx& ctx, float* 
     tgt_emb_.forward(1, prev + b, x.data() + b * I);
     if (cfg_.input_feed) std::copy(feed + b * C, feed + (b + 1) * C, x.data() + b * I + E);
   }
-  if (cfg_.rnn == "gru") dec_gru_.step(n, x.data(), h, h);
-  else dec_lstm_.step(n, x.data(), h, c, h, c);
+  {
+    const size_t G = (cfg_.rnn == "gru" ? 3 : 4) * Dh;
+    std::vector<float> gi(n * G), work(G);
+    if (cfg_.rnn == "gru") {
+      rows_linear(n, I, G, x.data(), dec_gru_.weight_ih.value.data(), dec_gru_.bias_ih.value.data(), gi.data());
+      for (size_t b = 0; b < n; ++b) gru_cell(dec_gru_, gi.data() + b * G, h + b * Dh, h + b * Dh, work.data());
+    } else {
+      rows_linear(n, I, G, x.data(), dec_lstm_.weight_ih.value.data(), dec_lstm_.bias_ih.value.data(), gi.data());
+      for (size_t b = 0; b < n; ++b)
+        lstm_cell(dec_lstm_, gi.data() + b * G, h + b * Dh, c + b * Dh, h + b * Dh, c + b * Dh, work.data());
+    }
+  }
   // scores (n,S)
   const attention::Score& sc = is_local_ ? local_.score : att_.score;
   const float* enc = ctx.enc.data();
   switch (sc.kind()) {
     case attention::ScoreKind::Dot:
-      k::gemm(false, true, n, S, De, 1.f, h, Dh, enc, De, 0.f, weights, S);
+      for (size_t b = 0; b < n; ++b) k::gemv(false, S, De, 1.f, enc, De, h + b * Dh, 0.f, weights + b * S);
       break;
     case attention::ScoreKind::ScaledDot:
-      k::gemm(false, true, n, S, De, 1.f / std::sqrt(float(De)), h, Dh, enc, De, 0.f, weights, S);
+      for (size_t b = 0; b < n; ++b)
+        k::gemv(false, S, De, 1.f / std::sqrt(float(De)), enc, De, h + b * Dh, 0.f, weights + b * S);
       break;
     case attention::ScoreKind::General:
-      k::gemm(false, true, n, S, Dh, 1.f, h, Dh, ctx.keys.data(), Dh, 0.f, weights, S);
+      for (size_t b = 0; b < n; ++b)
+        k::gemv(false, S, Dh, 1.f, ctx.keys.data(), Dh, h + b * Dh, 0.f, weights + b * S);
       break;
     case attention::ScoreKind::Additive: {
       const size_t A = cfg_.attn_dim;
       std::vector<float> qa(n * A), hid(S * A);
-      k::gemm(false, true, n, A, Dh, 1.f, h, Dh, sc.query_weight.value.data(), Dh, 0.f,
-              qa.data(), A);
+      rows_linear(n, Dh, A, h, sc.query_weight.value.data(), nullptr, qa.data());
       for (size_t b = 0; b < n; ++b) {
         for (size_t j = 0; j < S; ++j) {
           const float* kj = ctx.keys.data() + j * A;
@@ -574,11 +659,12 @@ void Seq2Seq::infer_step(size_t n, const int* prev, const InferCtx& ctx, float* 
   }
   // cat = [ctx; h] (n, De+Dh)
   std::vector<float> cat(n * (De + Dh)), logits(n * V);
-  k::gemm(false, false, n, De, S, 1.f, weights, S, enc, De, 0.f, cat.data(), De + Dh);
+  for (size_t b = 0; b < n; ++b)
+    k::gemv(true, S, De, 1.f, enc, De, weights + b * S, 0.f, cat.data() + b * (De + Dh));
   for (size_t b = 0; b < n; ++b) std::copy(h + b * Dh, h + (b + 1) * Dh, cat.data() + b * (De + Dh) + De);
-  combine_.forward(n, cat.data(), att);
+  rows_linear(n, De + Dh, C, cat.data(), combine_.weight.value.data(), combine_.bias.value.data(), att);
   k::tanh(n * C, att, att);
-  out_.forward(n, att, logits.data());
+  rows_linear(n, C, V, att, out_.weight.value.data(), out_.bias.value.data(), logits.data());
   k::log_softmax_rows(n, V, logits.data(), logp);
 }
 
