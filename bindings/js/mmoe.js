@@ -4,7 +4,7 @@
 //   await m.fit(x, y, { epochs: 20, onEpoch: ({ epoch, loss }) => ... });
 //   const { pred, gates } = m.predict(x.subarray(0, 100 * 100));
 //   m.delete();
-import { checkAlive, toF32 } from './util.js';
+import { checkAlive, fetchBytes, toF32 } from './util.js';
 
 const GATES = ['shared-bottom', 'omoe', 'softmax', 'attention', 'attention-x'];
 
@@ -36,11 +36,8 @@ export function install(api, mod) {
       const u8 = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
       return new MMoE({}, mod.MMoEModel.fromBytes(u8));
     }
-    static async fromUrl(url, init) {
-      const r = await fetch(url, init);
-      if (!r.ok) throw new Error(`attnlab: could not fetch ${url}: HTTP ${r.status}`);
-      return MMoE.fromBytes(new Uint8Array(await r.arrayBuffer()));
-    }
+    /** Loads from a URL (fetch), or in Node from a file path too. */
+    static async fromUrl(src, init) { return MMoE.fromBytes(await fetchBytes(src, init)); }
     get paramCount() { checkAlive(this, 'MMoE'); return this._h.paramCount(); }
     /** x: n * inputDim floats -> { pred: (n, tasks), gates: (tasks, n, experts), n } */
     predict(x) { checkAlive(this, 'MMoE'); return this._h.predict(toF32(x)); }

@@ -79,6 +79,13 @@ test('the shipped models load and beat an untrained model on fresh data', () => 
   }
 });
 
+test('fromUrl reads a file path in Node and names the file when it is missing', async () => {
+  const m = await al.MMoE.fromUrl(join(ROOT, 'models', 'mmoe-synthetic', 'attention.safetensors'));
+  assert.equal(m.config.gate, 'attention');
+  m.delete();
+  await assert.rejects(al.MMoE.fromUrl('/no/such/model.safetensors'), /cannot read the model file \/no\/such\/model\.safetensors/);
+});
+
 test('10,000 predict calls leave the wasm heap flat', () => {
   const m = new al.MMoE({ gate: 'attention' });
   const x = new Float32Array(4 * 100).fill(0.5);
