@@ -14,11 +14,12 @@ export async function init(call, manifest) {
   }
   let samples = [];
   try {
-    samples = await (await fetch('data/han-samples.json')).json();
+    const j = await (await fetch('data/han-samples.json')).json();
+    samples = Array.isArray(j) ? j : j.samples || [];
   } catch { /* optional */ }
   const sel = $('#han-sample');
   sel.replaceChildren(new Option('— pick a held-out message —', ''), ...samples.map((s, i) =>
-    new Option(`${s.label === 'spam' || s.label === 1 ? 'spam' : 'ham'}: ${(s.subject || s.text.slice(0, 60)).slice(0, 70)}`, String(i))));
+    new Option(`${s.label === 'spam' || s.label === 1 ? 'spam' : 'ham'}${s.group ? ` (${s.group})` : ''}: ${(s.subject || s.text.replace(/^Subject:\s*/, '').slice(0, 60)).slice(0, 70)}`, String(i))));
   sel.addEventListener('change', () => {
     if (sel.value === '') return;
     $('#han-text').value = samples[Number(sel.value)].text;
@@ -29,6 +30,10 @@ export async function init(call, manifest) {
     if (!last) return;
     const mode = $('#han-mode').value;
     const doc = $('#han-doc');
+    // shade relative to the largest value in this email (hover shows the raw weights)
+    const vals = last.sentences.flatMap((s) => (mode === 'sentence' ? [s.weight]
+      : s.words.map((w) => (mode === 'word' ? w.weight : w.score))));
+    const top = Math.max(1e-9, ...vals);
     doc.replaceChildren(...last.sentences.map((s) => {
       const p = document.createElement('p');
       p.className = 'sent';
@@ -37,13 +42,13 @@ export async function init(call, manifest) {
       sw.textContent = s.weight.toFixed(2);
       sw.title = 'sentence weight';
       p.append(sw);
-      if (mode === 'sentence') p.style.background = weightColor(s.weight);
+      if (mode === 'sentence') p.style.background = weightColor(s.weight / top);
       for (const w of s.words) {
         const span = document.createElement('span');
         span.className = 'w';
         span.textContent = w.text;
         const v = mode === 'word' ? w.weight : mode === 'combined' ? w.score : 0;
-        if (mode !== 'sentence') span.style.background = weightColor(v);
+        if (mode !== 'sentence') span.style.background = weightColor(v / top);
         span.title = `word ${w.weight.toFixed(3)} · combined ${w.score.toFixed(3)}`;
         p.append(span, ' ');
       }

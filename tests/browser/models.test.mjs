@@ -1,0 +1,56 @@
+// Browser tier: the Translate and HAN views run the shipped models in the
+// worker and show their attention.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startBrowser, openPage } from './helpers.mjs';
+
+let ctx;
+before(async () => { ctx = await startBrowser(); });
+after(async () => { await ctx?.close(); });
+
+test('translate: a date in several formats normalizes, with a heatmap of outputs x inputs', async () => {
+  const { page, errors } = await openPage(ctx, '#translate');
+  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
+  await page.waitForFunction(() => document.querySelector('#tr-output').dataset.text, null, { timeout: 20000 });
+  for (const [input, want] of [['23JAN2015', '2015-01-23'], ['7/4/1976', '1976-07-04'], ['2049.12.31', '2049-12-31']]) {
+    await page.fill('#tr-input', input);
+    await page.waitForFunction((w) => document.querySelector('#tr-output').dataset.text === w, want, { timeout: 10000 });
+  }
+  assert.equal(await page.$$eval('#tr-output .tok', (t) => t.length), 10);
+  assert.ok(await page.$('#tr-heatmap canvas'));
+  // beam search gives the same date here
+  await page.selectOption('#tr-beam', '4');
+  await page.waitForFunction(() => document.querySelector('#tr-latency').textContent.includes('beam 4'));
+  assert.equal(await page.getAttribute('#tr-output', 'data-text'), '2049-12-31');
+  // an unknown character is a clear error in the page, and the next input works again
+  await page.fill('#tr-input', '23JAN2015@');
+  await page.waitForFunction(() => document.querySelector('#tr-error').textContent.length > 0);
+  assert.match(await page.textContent('#tr-error'), /'@'/);
+  await page.fill('#tr-input', '23JAN2015');
+  await page.waitForFunction(() => document.querySelector('#tr-output').dataset.text === '2015-01-23');
+  assert.equal(await page.textContent('#tr-error'), '');
+  // the G2P model is offered too
+  const titles = await page.$$eval('#tr-model option', (o) => o.map((x) => x.textContent));
+  assert.ok(titles.some((t) => /CMUdict/.test(t)));
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('HAN: a held-out spam sample is classified, sentences and words carry weights', async () => {
+  const { page, errors } = await openPage(ctx, '#han');
+  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
+  await page.waitForFunction(() => document.querySelectorAll('#han-sample option').length > 1, null, { timeout: 20000 });
+  const labels = await page.$$eval('#han-sample option', (o) => o.map((x) => x.textContent));
+  const idx = labels.findIndex((l) => l.startsWith('spam'));
+  assert.ok(idx > 0, 'no spam sample listed');
+  await page.selectOption('#han-sample', String(idx - 1));
+  await page.waitForFunction(() => document.querySelector('#han-verdict').dataset.label, null, { timeout: 20000 });
+  assert.equal(await page.getAttribute('#han-verdict', 'data-label'), 'spam');
+  const sentences = await page.$$eval('#han-doc .sent .sw', (s) => s.map((x) => Number(x.textContent)));
+  assert.ok(sentences.length >= 1);
+  assert.ok(Math.abs(sentences.reduce((a, b) => a + b, 0) - 1) < 0.02 * sentences.length);
+  for (const mode of ['word', 'sentence', 'combined']) await page.selectOption('#han-mode', mode);
+  assert.ok((await page.$$('#han-doc .w')).length > 3);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
