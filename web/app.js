@@ -34,6 +34,11 @@ addEventListener('hashchange', route);
 route();
 initMMoE(call);
 
+// offline once loaded (service workers need a secure context: https or localhost)
+if ('serviceWorker' in navigator && window.isSecureContext) {
+  navigator.serviceWorker.register('sw.js').catch(() => {});
+}
+
 // models/index.json lists the shipped models the views can load
 fetch('models/index.json')
   .then((r) => (r.ok ? r.json() : []), () => [])

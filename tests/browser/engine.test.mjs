@@ -57,3 +57,34 @@ test('playground: scores, mask and weights recompute; causal and padding masks a
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('usable at 360 px: no view overflows the viewport horizontally', async () => {
+  const page = await ctx.browser.newPage({ viewport: { width: 360, height: 740 } });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(ctx.base + '#home');
+  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
+  for (const v of ['home', 'translate', 'han', 'mmoe', 'playground', 'engine']) {
+    await page.evaluate((h) => { location.hash = h; }, v);
+    await page.waitForTimeout(300);
+    const over = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(over <= 1, `#${v} overflows by ${over}px at 360 px`);
+  }
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('works offline once loaded (service worker cache)', async () => {
+  const context = await ctx.browser.newContext();
+  const page = await context.newPage();
+  await page.goto(ctx.base + '#playground');
+  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
+  await page.waitForFunction(() => navigator.serviceWorker?.controller || null, null, { timeout: 10000 }).catch(() => {});
+  await page.reload();  // now controlled by the service worker, which caches what it serves
+  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
+  await context.setOffline(true);
+  await page.goto(ctx.base + '?offline=1#playground');
+  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
+  await page.waitForFunction(() => document.querySelector('#pg-out').dataset.rows);
+  await context.close();
+});

@@ -1,0 +1,33 @@
+// Offline support: the first visit caches the page, the package and every model
+// it fetches; later visits are served from the cache (then refreshed from the
+// network in the background), so the page works offline once loaded.
+const CACHE = 'attnlab-v1';
+const SHELL = ['./', 'index.html', 'style.css', 'app.js', 'worker.js', 'lib/client.js', 'lib/plot.js',
+  'views/mmoe.js', 'views/playground.js', 'views/translate.js', 'views/han.js',
+  'pkg/index.js', 'pkg/core.js', 'pkg/util.js', 'pkg/mmoe.js', 'pkg/playground.js', 'pkg/seq2seq.js',
+  'pkg/han.js', 'pkg/attnlab.js', 'pkg/attnlab.wasm', 'models/index.json'];
+
+self.addEventListener('install', (e) => {
+  e.waitUntil(caches.open(CACHE).then((c) => Promise.allSettled(SHELL.map((u) => c.add(u)))).then(() => self.skipWaiting()));
+});
+self.addEventListener('activate', (e) => {
+  e.waitUntil(caches.keys().then((keys) => Promise.all(keys.filter((k) => k !== CACHE).map((k) => caches.delete(k))))
+    .then(() => self.clients.claim()));
+});
+self.addEventListener('fetch', (e) => {
+  const url = new URL(e.request.url);
+  if (e.request.method !== 'GET' || url.origin !== location.origin) return;
+  e.respondWith(caches.open(CACHE).then(async (cache) => {
+    // a page load with another query string is still the same page
+    const hit = await cache.match(e.request, { ignoreSearch: e.request.mode === 'navigate' });
+    const net = fetch(e.request).then((r) => {
+      if (r.ok) cache.put(e.request, r.clone());
+      return r;
+    });
+    if (hit) {
+      net.catch(() => {});  // refresh in the background; offline is fine
+      return hit;
+    }
+    return net;
+  }));
+});
