@@ -14,8 +14,8 @@ const TYPES = {
   '.md': 'text/plain; charset=utf-8', '.safetensors': 'application/octet-stream',
   '.ts': 'text/plain; charset=utf-8',
 };
-const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; " +
-  "style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'";
+// The strict policy the page must work under (no eval, no inline scripts).
+const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'";
 
 export function serve(root, port = 0, host = '127.0.0.1') {
   const base = resolve(root);

@@ -2,7 +2,7 @@
 // it fetches; later visits are served from the cache (then refreshed from the
 // network in the background), so the page works offline once loaded.
 const CACHE = 'attnlab-v1';
-const SHELL = ['./', 'index.html', 'style.css', 'app.js', 'worker.js', 'lib/client.js', 'lib/plot.js',
+const SHELL = ['./', 'index.html', 'favicon.svg', 'style.css', 'app.js', 'worker.js', 'lib/client.js', 'lib/plot.js',
   'views/mmoe.js', 'views/playground.js', 'views/translate.js', 'views/han.js',
   'pkg/index.js', 'pkg/core.js', 'pkg/util.js', 'pkg/mmoe.js', 'pkg/playground.js', 'pkg/seq2seq.js',
   'pkg/han.js', 'pkg/attnlab.js', 'pkg/attnlab.wasm', 'models/index.json'];

@@ -3,7 +3,7 @@
 // results from the page.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startBrowser, openPage } from './helpers.mjs';
+import { startBrowser, openPage, artifact } from './helpers.mjs';
 
 let ctx;
 before(async () => { ctx = await startBrowser(); });
@@ -13,6 +13,8 @@ test('page loads the wasm module in a worker and shows the SIMD arch', async () 
   const { page, errors } = await openPage(ctx, '#engine');
   await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
   const info = await page.textContent('#simd-info');
+  await page.evaluate(() => { location.hash = 'home'; });
+  await artifact(page, 'home');
   assert.match(info, /wasm-simd128/);
   assert.match(info, /4 lanes/);
   assert.deepEqual(errors, []);
@@ -27,6 +29,7 @@ test('every kernel check passes inside chromium', async () => {
   const failed = await page.getAttribute('#selftest-result', 'data-failed');
   const total = Number(await page.getAttribute('#selftest-result', 'data-total'));
   assert.equal(failed, '0', await page.textContent('#selftest-result'));
+  await artifact(page, 'engine');
   assert.ok(total > 300);
   assert.deepEqual(errors, []);
   await page.close();
@@ -41,6 +44,7 @@ test('playground: scores, mask and weights recompute; causal and padding masks a
   assert.deepEqual(sums.map((s) => Math.round(s * 1e4) / 1e4), [1, 1, 1, 1]);
   assert.equal(await page.$$eval('#pg-out canvas', (c) => c.length), 3 + 4);  // 3 panels + 4 heads
   assert.match(await page.textContent('#pg-disagreement'), /subspace \d/);
+  await artifact(page, 'playground');
   for (const score of ['dot', 'general', 'additive', 'cosine', 'location']) {
     await page.selectOption('#pg-score', score);
     await page.waitForFunction((s) => document.querySelector('#pg-out h4').textContent.includes(s), score);

@@ -1,7 +1,7 @@
 // Browser tier helpers: serve build/site on 127.0.0.1 and drive Debian's
 // chromium with playwright-core (never a downloaded browser).
 import { chromium } from 'playwright-core';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve } from '../../scripts/serve.mjs';
@@ -35,4 +35,11 @@ export async function openPage(ctx, path = '') {
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(ctx.base + path);
   return { page, errors };
+}
+
+// Saves a screenshot as a test artifact in build/test-artifacts/<name>.png.
+export async function artifact(page, name) {
+  const dir = join(ROOT, 'build', 'test-artifacts');
+  mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: join(dir, `${name}.png`), fullPage: true });
 }

@@ -2,7 +2,7 @@
 // two Web Workers and shows loss curves and gate weights.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startBrowser, openPage } from './helpers.mjs';
+import { startBrowser, openPage, artifact } from './helpers.mjs';
 
 let ctx;
 before(async () => { ctx = await startBrowser(); });
@@ -26,7 +26,9 @@ test('race: both gate kinds train in workers, gates are distributions, the page 
     polylines: e.querySelectorAll('.chart polyline').length,
     g0: Array.from(e.querySelectorAll('.g0 .val')).map((v) => Number(v.textContent)),
     heat: !!e.querySelector('.strip canvas'),
+    loss: JSON.parse(e.dataset.trainLoss),
   })));
+  await artifact(page, 'mmoe');
   assert.match(runs[0].title, /softmax/);
   assert.match(runs[1].title, /attention/);
   for (const r of runs) {
@@ -35,6 +37,7 @@ test('race: both gate kinds train in workers, gates are distributions, the page 
     assert.equal(r.g0.length, 8);
     assert.ok(Math.abs(r.g0.reduce((a, b) => a + b, 0) - 1) < 0.01, `gate means sum ${r.g0}`);
     assert.ok(r.heat);
+    assert.ok(r.loss.at(-1) < r.loss[0], `training did not lower the loss: ${r.loss}`);
   }
   assert.deepEqual(errors, []);
   await page.close();

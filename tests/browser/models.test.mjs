@@ -2,7 +2,7 @@
 // worker and show their attention.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startBrowser, openPage } from './helpers.mjs';
+import { startBrowser, openPage, artifact } from './helpers.mjs';
 
 let ctx;
 before(async () => { ctx = await startBrowser(); });
@@ -29,9 +29,20 @@ test('translate: a date in several formats normalizes, with a heatmap of outputs
   await page.fill('#tr-input', '23JAN2015');
   await page.waitForFunction(() => document.querySelector('#tr-output').dataset.text === '2015-01-23');
   assert.equal(await page.textContent('#tr-error'), '');
-  // the G2P model is offered too
+  await artifact(page, 'translate-dates');
+  // G2P: PHONE gives phonemes, and the heatmap is outputs x inputs
   const titles = await page.$$eval('#tr-model option', (o) => o.map((x) => x.textContent));
-  assert.ok(titles.some((t) => /CMUdict/.test(t)));
+  const g2p = titles.findIndex((t) => /CMUdict/.test(t));
+  assert.ok(g2p >= 0);
+  await page.selectOption('#tr-model', String(g2p));
+  await page.waitForFunction(() => document.querySelector('#tr-heatmap').dataset.cols === '9', null, { timeout: 20000 });  // ATTENTION, the first example
+  await page.fill('#tr-input', 'PHONE');
+  await page.waitForFunction(() => document.querySelector('#tr-heatmap').dataset.cols === '5', null, { timeout: 20000 });
+  const phones = (await page.getAttribute('#tr-output', 'data-text')).split(' ');
+  assert.ok(phones.length >= 3 && phones.every((p) => /^[A-Z]{1,2}$/.test(p)), `phonemes: ${phones}`);
+  assert.equal(Number(await page.getAttribute('#tr-heatmap', 'data-rows')), phones.length);
+  assert.equal(Number(await page.getAttribute('#tr-heatmap', 'data-cols')), 'PHONE'.length);
+  await artifact(page, 'translate-g2p');
   assert.deepEqual(errors, []);
   await page.close();
 });
@@ -51,6 +62,13 @@ test('HAN: a held-out spam sample is classified, sentences and words carry weigh
   assert.ok(Math.abs(sentences.reduce((a, b) => a + b, 0) - 1) < 0.02 * sentences.length);
   for (const mode of ['word', 'sentence', 'combined']) await page.selectOption('#han-mode', mode);
   assert.ok((await page.$$('#han-doc .w')).length > 3);
+  await artifact(page, 'han');
+  // an obvious spam email, pasted
+  await page.fill('#han-text', 'Subject: FREE MONEY!!!\n\nYou have WON $1,000,000. Click http://win.example.com now to claim your prize. Act now, limited offer, no risk, 100% free!');
+  await page.click('#han-run');
+  await page.waitForFunction(() => /p = /.test(document.querySelector('#han-verdict').textContent) &&
+    document.querySelector('#han-doc').textContent.includes('WON'), null, { timeout: 20000 });
+  assert.equal(await page.getAttribute('#han-verdict', 'data-label'), 'spam');
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -14,7 +14,7 @@ import { serve } from '../../scripts/serve.mjs';
 let dir;
 before(() => {
   dir = mkdtempSync(join(tmpdir(), 'attnlab-vite-'));
-  for (const f of ['index.html', 'main.js', 'worker.js', 'vite.config.js']) cpSync(join(ROOT, 'examples', 'vite', f), join(dir, f));
+  for (const f of ['index.html', 'main.js', 'worker.js', 'vite.config.js', 'favicon.svg']) cpSync(join(ROOT, 'examples', 'vite', f), join(dir, f));
   execFileSync('npm', ['pack', join(ROOT, 'build', 'pkg'), '--pack-destination', dir, '--silent'], { cwd: dir });
   const tgz = readdirSync(dir).find((f) => f.endsWith('.tgz'));
   const pkg = JSON.parse(readFileSync(join(ROOT, 'examples', 'vite', 'package.json'), 'utf8'));

@@ -53,6 +53,7 @@ async function runOne(gate, s, div) {
       `final val MSE ${res.history.at(-1).val.map((v) => v.toFixed(3)).join(' / ')}`;
     div.dataset.seconds = res.seconds.toFixed(3);
     div.dataset.valMse = JSON.stringify(res.history.at(-1).val);
+    div.dataset.trainLoss = JSON.stringify(res.history.map((h) => (h.loss[0] + h.loss[1]) / 2));
     if (res.gates) {
       // strip: rows = task x sample, cols = experts
       const S = res.strip, E = res.experts;

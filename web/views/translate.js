@@ -59,6 +59,8 @@ export function init(call, manifest) {
       const canvas = heatmap($('#tr-heatmap'), Float32Array.from(r.attention), r.rows, r.cols,
         { rowLabels: r.tokens, colLabels: r.inputTokens, cell: 24, title: 'attention: outputs x inputs' });
       $('#tr-png').onclick = () => downloadCanvas('attention.png', canvas);
+      $('#tr-heatmap').dataset.rows = String(r.rows);
+      $('#tr-heatmap').dataset.cols = String(r.cols);
     } catch (e) {
       if (my !== seq) return;
       $('#tr-error').textContent = e.message;
