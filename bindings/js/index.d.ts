@@ -102,6 +102,48 @@ export interface MMoESyntheticOptions {
   n?: number; dim?: number; p?: number; sines?: number; noise?: number; seed?: number; taskSeed?: number;
 }
 
+export type PlaygroundScore = 'dot' | 'scaled_dot' | 'general' | 'additive' | 'cosine' | 'location';
+
+export interface PlaygroundAttendOptions {
+  /** T vectors of size D, row-major (self-attention: queries = keys = values) */
+  x: Float32Array | ArrayLike<number>;
+  T: number;
+  D: number;
+  score?: PlaygroundScore;
+  mode?: 'global' | 'local-m' | 'local-p';
+  /** Luong window half-width D (local modes) */
+  window?: number;
+  /** keys [0, validKeys) are attended (padding mask by length) */
+  validKeys?: number;
+  /** key j allowed for query i only if j <= i (global mode) */
+  causal?: boolean;
+  /** initialises the score's parameters (general, additive, location, local-p) */
+  seed?: number;
+}
+
+export interface PlaygroundAttendResult {
+  /** raw scores before mask and softmax, (T, T) */
+  scores: Float32Array;
+  /** 1 where a key is allowed, (T, T) */
+  mask: Float32Array;
+  /** softmax weights, (T, T); rows of fully masked queries are 0 */
+  weights: Float32Array;
+  /** attention output, (T, D) */
+  out: Float32Array;
+  /** local-p only: the predicted centres p_t, (T) */
+  positions?: Float32Array;
+}
+
+export interface PlaygroundMultiheadResult {
+  /** (heads, T, T) */
+  heads: Float32Array;
+  /** (T, T), the average over heads */
+  weights: Float32Array;
+  /** (T, E) */
+  out: Float32Array;
+  disagreement: { subspace: number; position: number; output: number };
+}
+
 export interface Attnlab {
   /** The raw Embind module (advanced use). */
   readonly module: unknown;
@@ -109,6 +151,11 @@ export interface Attnlab {
   /** Bytes in use on the wasm heap and the heap's size. */
   memory(): { used: number; heap: number };
   MMoE: typeof MMoE;
+  playground: {
+    attend(o: PlaygroundAttendOptions): PlaygroundAttendResult;
+    multihead(o: { x: Float32Array | ArrayLike<number>; T: number; E: number; heads?: number;
+      causal?: boolean; validKeys?: number; seed?: number }): PlaygroundMultiheadResult;
+  };
   data: {
     /** The MMoE paper's synthetic two-task data: x (n*dim), y (n*2). */
     mmoeSynthetic(opts?: MMoESyntheticOptions): { x: Float32Array; y: Float32Array };
