@@ -7,7 +7,7 @@
 // The text goes through the same C++ tokenizer as training (MIME, HTML,
 // sentences, <num>/<url>/<email>, truncation to the model's limits).
 // score = sqrt(sentence weight) * word weight, as in the paper's figures.
-import { checkAlive } from './util.js';
+import { checkAlive, fetchBytes } from './util.js';
 
 export function install(api, mod) {
   class HAN {
@@ -28,11 +28,8 @@ export function install(api, mod) {
       const u8 = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
       return new HAN(mod.HANModel.fromBytes(u8));
     }
-    static async fromUrl(url, init) {
-      const r = await fetch(url, init);
-      if (!r.ok) throw new Error(`attnlab: could not fetch ${url}: HTTP ${r.status}`);
-      return HAN.fromBytes(new Uint8Array(await r.arrayBuffer()));
-    }
+    /** Loads from a URL (fetch), or in Node from a file path too. */
+    static async fromUrl(src, init) { return HAN.fromBytes(await fetchBytes(src, init)); }
     get paramCount() { checkAlive(this, 'HAN'); return this._h.paramCount(); }
     /** Classifies one message (raw RFC 822, plain text or HTML). */
     classify(text) {

@@ -5,7 +5,7 @@
 //   g2p.delete();
 // Input errors (unknown character with its position, empty input, input longer than the
 // model's limit) throw a JS Error; the object stays usable.
-import { checkAlive } from './util.js';
+import { checkAlive, fetchBytes } from './util.js';
 
 export function install(api, mod) {
   class Seq2Seq {
@@ -21,11 +21,8 @@ export function install(api, mod) {
       const u8 = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
       return new Seq2Seq(mod.Seq2SeqModel.fromBytes(u8));
     }
-    static async fromUrl(url, init) {
-      const r = await fetch(url, init);
-      if (!r.ok) throw new Error(`attnlab: could not fetch ${url}: HTTP ${r.status}`);
-      return Seq2Seq.fromBytes(new Uint8Array(await r.arrayBuffer()));
-    }
+    /** Loads from a URL (fetch), or in Node from a file path too. */
+    static async fromUrl(src, init) { return Seq2Seq.fromBytes(await fetchBytes(src, init)); }
     /** { kind, score, config, srcVocab, tgtVocab } */
     info() {
       checkAlive(this, 'Seq2Seq');
