@@ -53,11 +53,12 @@ struct G2PEval {
   double seconds = 0;
 };
 G2PEval eval_g2p(const Seq2Seq& m, const data::CmuDict& dict, const std::vector<size_t>& entries,
-                 size_t limit, size_t beam) {
+                 size_t limit, size_t beam, float alpha = 0.6f) {
   G2PEval e;
   const auto t0 = std::chrono::steady_clock::now();
   models::DecodeOptions o;
   o.beam = beam;
+  o.length_alpha = alpha;
   const size_t n = limit ? std::min(limit, entries.size()) : entries.size();
   for (size_t i = 0; i < n; ++i) {
     const data::CmuEntry& en = dict.entries[entries[i]];
@@ -75,11 +76,12 @@ struct DateEval {
   double seconds = 0;
 };
 DateEval eval_dates(const Seq2Seq& m, const std::vector<data::DatePair>& pairs, size_t limit,
-                    size_t beam) {
+                    size_t beam, float alpha = 0.6f) {
   DateEval e;
   const auto t0 = std::chrono::steady_clock::now();
   models::DecodeOptions o;
   o.beam = beam;
+  o.length_alpha = alpha;
   const size_t n = limit ? std::min(limit, pairs.size()) : pairs.size();
   for (size_t i = 0; i < n; ++i) {
     const std::string out = m.translate(pairs[i].input, o).text;
@@ -402,6 +404,7 @@ int cmd_eval_seq2seq(const std::vector<std::string>& argv) {
                   {"beam", "N", "4", "beam width of the beam-search evaluation (g2p: always run; "
                                      "dates: run when given)"},
                   {"limit", "N", "0", "only the first N words (g2p) or dates (dates) of the split"},
+                  {"alpha", "F", "0.6", "beam length normalization ((5+len)/6)^alpha; 0 = none"},
                   {"json", "", "", "print one JSON object"}});
   a.parse(argv);
   if (a.flag("help")) {
@@ -418,16 +421,17 @@ int cmd_eval_seq2seq(const std::vector<std::string>& argv) {
   const std::string which = a.get("split");
   if (which != "test" && which != "valid") throw UsageError("--split must be test or valid");
   const size_t limit = a.u64("limit"), beam = a.u64("beam", 1, 64);
+  const float alpha = static_cast<float>(a.num("alpha", 0, 10));
   json j = {{"model", path}, {"split", which}, {"split_seed", split_seed},
             {"config", json::parse(m->config().to_json())}};
   if (st.meta("data") == "cmudict") {
     const G2PData gd = load_g2p(a.get("data"), split_seed);
     const auto& entries = which == "test" ? gd.split.test : gd.split.valid;
     const G2PEval g = eval_g2p(*m, gd.dict, entries, limit, 1);
-    const G2PEval b = eval_g2p(*m, gd.dict, entries, limit, beam);
+    const G2PEval b = eval_g2p(*m, gd.dict, entries, limit, beam, alpha);
     j["words"] = g.words;
     j["greedy"] = {{"wer", g.score.wer()}, {"per", g.score.per()}, {"seconds", g.seconds}};
-    j["beam"] = {{"width", beam}, {"wer", b.score.wer()}, {"per", b.score.per()}, {"seconds", b.seconds}};
+    j["beam"] = {{"width", beam}, {"alpha", alpha}, {"wer", b.score.wer()}, {"per", b.score.per()}, {"seconds", b.seconds}};
     if (a.flag("json")) {
       std::cout << j.dump() << std::endl;
     } else {
@@ -435,7 +439,7 @@ int cmd_eval_seq2seq(const std::vector<std::string>& argv) {
                   g.words, which.c_str(), static_cast<unsigned long long>(split_seed));
       std::printf("  greedy:  WER %.2f%%  PER %.2f%%  (%.1f s)\n", 100 * g.score.wer(),
                   100 * g.score.per(), g.seconds);
-      std::printf("  beam %zu:  WER %.2f%%  PER %.2f%%  (%.1f s)\n", beam, 100 * b.score.wer(),
+      std::printf("  beam %zu (alpha %.2f):  WER %.2f%%  PER %.2f%%  (%.1f s)\n", beam, alpha, 100 * b.score.wer(),
                   100 * b.score.per(), b.seconds);
     }
     return 0;
@@ -446,7 +450,7 @@ int cmd_eval_seq2seq(const std::vector<std::string>& argv) {
     if (limit && limit < dates.size()) dates.resize(limit);
     const auto pairs = data::make_date_pairs(dates);
     std::vector<DateEval> evs = {eval_dates(*m, pairs, 0, 1)};
-    if (a.given("beam") && beam > 1) evs.push_back(eval_dates(*m, pairs, 0, beam));
+    if (a.given("beam") && beam > 1) evs.push_back(eval_dates(*m, pairs, 0, beam, alpha));
     j["dates"] = dates.size();
     j["pairs"] = pairs.size();
     const auto& names = data::date_format_names();
@@ -482,6 +486,7 @@ int cmd_predict_seq2seq(const std::vector<std::string>& argv) {
                      {"input", "TEXT", "", "the word or date (or give it as an argument)"},
                      {"beam", "N", "1", "beam width (1 = greedy)"},
                      {"max-len", "N", "0", "longest output (0 = the model's limit)"},
+                     {"alpha", "F", "0.6", "beam length normalization exponent (0 = none)"},
                      {"json", "", "", "print tokens, probabilities and attention as JSON"}});
   a.parse(argv);
   if (a.flag("help")) {
@@ -496,6 +501,7 @@ int cmd_predict_seq2seq(const std::vector<std::string>& argv) {
   models::DecodeOptions o;
   o.beam = a.u64("beam", 1, 64);
   o.max_len = a.u64("max-len", 0, 100000);
+  o.length_alpha = static_cast<float>(a.num("alpha", 0, 10));
   const models::Translation t = m->translate(text, o);
   if (a.flag("json"))
     std::cout << json({{"input", t.input_tokens}, {"output", t.tokens}, {"text", t.text},
