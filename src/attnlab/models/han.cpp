@@ -29,6 +29,8 @@ Tensor toA(const Tensor3& x) {
 }
 
 constexpr size_t kMaxDim = 4096;
+// Fixed cost of one word-GRU step in rows of work (chunking, see HAN::forward).
+constexpr size_t kStepCost = 4;
 
 }  // namespace
 
@@ -185,37 +187,89 @@ HANOutput HAN::forward(const std::vector<const HANDoc*>& docs, Cache* cache, Rng
     }
   }
   const size_t N = c.N, Tw = c.Tw, Ts = c.Ts;
-  c.ids.assign(N * Tw, data::Vocab::kPad);
+  // flat list of sentences (N) with their ids
+  std::vector<const std::vector<int>*> sents;
+  sents.reserve(N);
   c.wlen.assign(N, 0);
-  {
-    size_t n = 0;
-    for (size_t b = 0; b < B; ++b)
-      for (const std::vector<int>& sent : *docs[b]) {
-        for (size_t t = 0; t < sent.size(); ++t) {
-          ATTNLAB_CHECK(sent[t] >= 0 && static_cast<size_t>(sent[t]) < cfg_.vocab,
-                        "HAN forward: token id ", sent[t], " out of range [0, ", cfg_.vocab, ")");
-          c.ids[n * Tw + t] = sent[t];
-        }
-        c.wlen[n++] = sent.size();
-      }
-  }
-  // word level: x (N,Tw,E) -> hw (N,Tw,2Hw) -> sentence vectors sv (N,2Hw), aw (N,Tw)
-  Tensor x = nn::empty({N, Tw, E});
-  embedding_.forward(N * Tw, c.ids.data(), x.data());
+  for (size_t b = 0; b < B; ++b)
+    for (const std::vector<int>& sent : *docs[b]) {
+      for (int id : sent)
+        ATTNLAB_CHECK(id >= 0 && static_cast<size_t>(id) < cfg_.vocab, "HAN forward: token id ", id,
+                      " out of range [0, ", cfg_.vocab, ")");
+      c.wlen[sents.size()] = sent.size();
+      sents.push_back(&sent);
+    }
   const bool drop = train_rng && cfg_.dropout > 0.f;
   c.emb_mask.clear();
   c.doc_mask.clear();
-  if (drop) dropout_inplace(x.size(), x.data(), cfg_.dropout, *train_rng, c.emb_mask);
-  Tensor hw;
+  if (drop) {  // drawn over (N,Tw,E) in row-major order, whatever the chunking
+    std::vector<float> ones(N * Tw * E, 1.f);
+    dropout_inplace(ones.size(), ones.data(), cfg_.dropout, *train_rng, c.emb_mask);
+  }
+  // chunks of sentences of similar length, longest first
+  std::vector<size_t> order(N);
+  for (size_t n = 0; n < N; ++n) order[n] = n;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t x, size_t y) { return c.wlen[x] > c.wlen[y]; });
+  // split the sorted list into chunks minimising sum_chunks T * (rows + kStepCost):
+  // each GRU step has a fixed cost (about kStepCost rows of work) besides its rows
+  std::vector<double> best(N + 1, 0.0);
+  std::vector<size_t> from(N + 1, 0);
+  for (size_t j = 1; j <= N; ++j) {
+    best[j] = -1;
+    for (size_t i = 0; i < j; ++i) {
+      const double cost = best[i] + double(c.wlen[order[i]]) * double(j - i + kStepCost);
+      if (best[j] < 0 || cost < best[j]) best[j] = cost, from[j] = i;
+    }
+  }
+  c.chunks.clear();
+  for (size_t j = N; j > 0; j = from[j]) {
+    WordChunk ch;
+    ch.T = c.wlen[order[from[j]]];
+    ch.rows.assign(order.begin() + static_cast<std::ptrdiff_t>(from[j]),
+                   order.begin() + static_cast<std::ptrdiff_t>(j));
+    c.chunks.push_back(std::move(ch));
+  }
+  // word level, per chunk of R sentences: x (R,T,E) -> hw (R,T,2Hw)
+  //   -> sentence vectors sv (N,2Hw), word weights (R,T)
+  Tensor2 sv = Tensor2::from_shape({N, 2 * Hw});
+  std::vector<std::vector<float>> ww(N);
+  for (WordChunk& ch : c.chunks) {
+    const size_t R = ch.rows.size(), T = ch.T;
+    ch.ids.assign(R * T, data::Vocab::kPad);
+    ch.len.resize(R);
+    for (size_t r = 0; r < R; ++r) {
+      const std::vector<int>& sent = *sents[ch.rows[r]];
+      std::copy(sent.begin(), sent.end(), ch.ids.begin() + static_cast<std::ptrdiff_t>(r * T));
+      ch.len[r] = sent.size();
+    }
+    Tensor x = nn::empty({R, T, E});
+    embedding_.forward(R * T, ch.ids.data(), x.data());
+    if (drop)
+      for (size_t r = 0; r < R; ++r)
+        for (size_t t = 0; t < T; ++t) {
+          const float* mk = c.emb_mask.data() + (ch.rows[r] * Tw + t) * E;
+          float* xp = x.data() + (r * T + t) * E;
+          for (size_t e = 0; e < E; ++e) xp[e] *= mk[e];
+        }
+    Tensor hw;
+    nn::RnnState sn[2];
+    word_gru_.forward(x, ch.len, nullptr, hw, sn, cache ? &ch.gru : nullptr);
+    const attention::PoolingResult wp =
+        word_attn_.forward(to3(hw), ch.len, cache ? &ch.attn : nullptr);
+    for (size_t r = 0; r < R; ++r) {
+      const size_t n = ch.rows[r];
+      std::copy(wp.out.data() + r * 2 * Hw, wp.out.data() + (r + 1) * 2 * Hw, sv.data() + n * 2 * Hw);
+      ww[n].assign(wp.weights.data() + r * T, wp.weights.data() + r * T + ch.len[r]);
+    }
+    if (!cache) ch = WordChunk();  // inference: free as we go
+  }
   nn::RnnState sn[2];
-  word_gru_.forward(x, c.wlen, nullptr, hw, sn, cache ? &c.wgru : nullptr);
-  const attention::PoolingResult wp =
-      word_attn_.forward(to3(hw), c.wlen, cache ? &c.wattn : nullptr);
   // sentence level: packed (B,Ts,2Hw) -> hs (B,Ts,2Hs) -> document vectors (B,2Hs), as (B,Ts)
   Tensor sin = nn::zeros({B, Ts, 2 * Hw});
   for (size_t b = 0; b < B; ++b)
-    std::copy(wp.out.data() + c.first[b] * 2 * Hw,
-              wp.out.data() + (c.first[b] + c.slen[b]) * 2 * Hw, sin.data() + b * Ts * 2 * Hw);
+    std::copy(sv.data() + c.first[b] * 2 * Hw, sv.data() + (c.first[b] + c.slen[b]) * 2 * Hw,
+              sin.data() + b * Ts * 2 * Hw);
   Tensor hs;
   sent_gru_.forward(sin, c.slen, nullptr, hs, sn, cache ? &c.sgru : nullptr);
   const attention::PoolingResult sp =
@@ -240,10 +294,7 @@ HANOutput HAN::forward(const std::vector<const HANDoc*>& docs, Cache* cache, Rng
   for (size_t b = 0; b < B; ++b) {
     out.sent_weights[b].assign(sp.weights.data() + b * Ts, sp.weights.data() + b * Ts + c.slen[b]);
     out.word_weights[b].resize(c.slen[b]);
-    for (size_t s = 0; s < c.slen[b]; ++s) {
-      const size_t n = c.first[b] + s;
-      out.word_weights[b][s].assign(wp.weights.data() + n * Tw, wp.weights.data() + n * Tw + c.wlen[n]);
-    }
+    for (size_t s = 0; s < c.slen[b]; ++s) out.word_weights[b][s] = std::move(ww[c.first[b] + s]);
   }
   if (cache) c.doc = std::move(doc);
   return out;
@@ -274,16 +325,27 @@ void HAN::backward(const std::vector<float>& dlogits, Cache& c) {
   for (size_t b = 0; b < B; ++b)
     std::copy(dsin.data() + b * Ts * 2 * Hw, dsin.data() + (b * Ts + c.slen[b]) * 2 * Hw,
               dsv.data() + c.first[b] * 2 * Hw);
-  // word attention: dhw (N,Tw,2Hw)
-  Tensor3 dhw3;
-  word_attn_.backward(dsv, c.wattn, dhw3);
-  // word GRU: dx (N,Tw,E)
-  Tensor dx;
-  word_gru_.backward(toA(dhw3), dsn, c.wgru, dx, ds0);
-  if (!c.emb_mask.empty())
-    for (size_t i = 0; i < dx.size(); ++i) dx.data()[i] *= c.emb_mask[i];
-  // embedding (the <pad> row gets no gradient)
-  embedding_.backward(N * Tw, c.ids.data(), dx.data());
+  // word level, per chunk: dsv rows -> dhw (R,T,2Hw) -> dx (R,T,E) -> embedding
+  const size_t E = cfg_.emb;
+  for (const WordChunk& ch : c.chunks) {
+    const size_t R = ch.rows.size(), T = ch.T;
+    Tensor2 dsv_c = Tensor2::from_shape({R, 2 * Hw});
+    for (size_t r = 0; r < R; ++r)
+      std::copy(dsv.data() + ch.rows[r] * 2 * Hw, dsv.data() + (ch.rows[r] + 1) * 2 * Hw,
+                dsv_c.data() + r * 2 * Hw);
+    Tensor3 dhw3;
+    word_attn_.backward(dsv_c, ch.attn, dhw3);
+    Tensor dx;
+    word_gru_.backward(toA(dhw3), dsn, ch.gru, dx, ds0);
+    if (!c.emb_mask.empty())
+      for (size_t r = 0; r < R; ++r)
+        for (size_t t = 0; t < T; ++t) {
+          const float* mk = c.emb_mask.data() + (ch.rows[r] * Tw + t) * E;
+          float* dp = dx.data() + (r * T + t) * E;
+          for (size_t e = 0; e < E; ++e) dp[e] *= mk[e];
+        }
+    embedding_.backward(R * T, ch.ids.data(), dx.data());  // the <pad> row gets no gradient
+  }
 }
 
 double HAN::loss_and_grad(const std::vector<const HANDoc*>& docs, const std::vector<int>& labels,

@@ -89,17 +89,28 @@ struct HANClassification {
 
 class HAN {
  public:
+  // The word level runs in chunks of sentences of similar length (sorted
+  // longest first; a chunk keeps sentences >= 2/3 of its longest), so padding
+  // costs little: (rows, T) per chunk instead of (N, longest sentence).
+  struct WordChunk {
+    std::vector<size_t> rows;  // sentence indices in [0, N)
+    size_t T = 0;              // the chunk's longest sentence
+    std::vector<int> ids;      // (rows, T) padded with <pad>
+    std::vector<size_t> len;   // (rows)
+    nn::BiGRU::Cache gru;
+    attention::ContextPooling::Cache attn;
+  };
   struct Cache {
     size_t B = 0, N = 0, Tw = 0, Ts = 0;
-    std::vector<int> ids;              // (N,Tw) padded with <pad>
     std::vector<size_t> wlen;          // (N) words per sentence
     std::vector<size_t> slen;          // (B) sentences per document
     std::vector<size_t> first;         // (B) index of each document's first sentence in N
-    nn::BiGRU::Cache wgru, sgru;
-    attention::ContextPooling::Cache wattn, sattn;
+    std::vector<WordChunk> chunks;
+    nn::BiGRU::Cache sgru;
+    attention::ContextPooling::Cache sattn;
     std::vector<float> doc;            // (B,2Hs) document vectors (after dropout)
-    std::vector<float> emb_mask;       // (N*Tw*E) dropout masks, empty = none
-    std::vector<float> doc_mask;       // (B*2Hs)
+    std::vector<float> emb_mask;       // (N,Tw,E) embedding dropout mask, empty = none
+    std::vector<float> doc_mask;       // (B,2Hs)
   };
 
   // Fresh model with random weights (seeded); cfg.vocab is set from vocab.
