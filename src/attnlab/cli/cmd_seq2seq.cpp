@@ -154,6 +154,8 @@ std::vector<FlagSpec> seq2seq_train_flags() {
       {"checkpoint", "PATH", "", "resumable checkpoint file"},
       {"checkpoint-every", "N", "500", "steps between checkpoints"},
       {"resume", "PATH", "", "continue from a checkpoint (same flags as the first run)"},
+      {"init-from", "PATH", "", "start from the weights of a model file with the same config (a "
+                                "new run: fresh optimizer and schedule; recorded in the file)"},
       {"json", "", "", "print JSON lines on stdout"},
       {"quiet", "", "", "no progress bar and no per-validation lines"},
   };
@@ -266,6 +268,19 @@ int cmd_train_seq2seq(const std::vector<std::string>& argv) {
   Seq2Seq m(cfg, sv, tv, seed);
   ParamList ps;
   m.collect(ps);
+  if (!a.get("init-from").empty()) {
+    const io::SafeTensors init = io::read_file(a.get("init-from"));
+    const Seq2SeqConfig ic = Seq2SeqConfig::from_json(io::model_info(init).config);
+    Seq2SeqConfig want = cfg;
+    want.src_vocab = ic.src_vocab;
+    want.tgt_vocab = ic.tgt_vocab;
+    if (ic.to_json() != want.to_json())
+      throw Error("--init-from " + a.get("init-from") + ": its config differs from this run's:\n  file: " +
+                  ic.to_json() + "\n  run:  " + want.to_json());
+    io::load_params(init, ps);
+    meta["init_from"] = a.get("init-from");
+    meta["init_from_run"] = init.meta("run");
+  }
   nn::LrSchedule sched;
   sched.base_lr = static_cast<float>(a.num("lr", 0, 10));
   sched.warmup = a.u64("warmup");
@@ -300,7 +315,8 @@ int cmd_train_seq2seq(const std::vector<std::string>& argv) {
                                    {"schedule", a.get("schedule")},
                                    {"warmup", sched.warmup},
                                    {"clip", a.get("clip")},
-                                   {"label_smoothing", a.get("label-smoothing")}})
+                                   {"label_smoothing", a.get("label-smoothing")},
+                                   {"init_from", a.get("init-from")}})
                                  .dump();
   to.checkpoint_meta["run"] = run_id;
   nn::Trainer trainer(ps, opt, sched, batcher, to);
