@@ -343,3 +343,68 @@ TEST(Seq2SeqTrain, LossDecreasesOnCopyTask) {
   EXPECT_EQ(m.translate("ABC").text, "a b c");
   EXPECT_EQ(m.translate("FED").text, "f e d");
 }
+
+// ---------------------------------------------------------------- shipped models
+// The model cards' metrics, reproduced on fixed samples of the test split (within 2 points).
+// Card numbers for the same samples (models/*/CARD.md, measured with `attnlab eval --limit`):
+//   g2p-cmudict, first 500 test words: greedy WER, PER, beam-4 WER, PER (percent)
+constexpr double kG2PCard500[4] = {37.20, 9.72, 37.20, 9.69};
+constexpr double kDatesAdditiveCardExact = 100.0;
+namespace {
+
+std::string repo_path(const std::string& rel) { return std::string(ATTNLAB_SOURCE_DIR) + "/" + rel; }
+bool exists(const std::string& p) { return std::ifstream(p).good(); }
+
+void check_dates_model(const std::string& rel, double card_exact) {
+  const std::string path = repo_path(rel);
+  if (!exists(path)) GTEST_SKIP() << "no shipped model at " << path;
+  auto m = Seq2Seq::load(io::read_file(path));
+  const data::DateSplit ds = data::split_dates(data::all_dates(), 1234);
+  std::vector<data::Date> dates(ds.test.begin(), ds.test.begin() + 100);
+  data::ExactMatch em;
+  for (const auto& p : data::make_date_pairs(dates)) em.add(m->translate(p.input).text, p.output, size_t(p.format));
+  EXPECT_EQ(em.num_total(), 2000u);
+  EXPECT_GE(100 * em.accuracy(), card_exact - 2.0);
+  for (int f = 0; f < data::kNumDateFormats; ++f) EXPECT_GE(em.accuracy(size_t(f)), 0.9) << "format " << f;
+  // a few by hand
+  EXPECT_EQ(m->translate("23JAN2015").text, "2015-01-23");
+  EXPECT_EQ(m->translate("JAN 23, 15").text, "2015-01-23");
+  EXPECT_EQ(m->translate("1.2.1999").text, "1999-02-01");
+}
+
+}  // namespace
+
+TEST(Seq2SeqShipped, DatesCardMetricsOnFirst100TestDates) {
+  check_dates_model("models/dates/model.safetensors", 100.0);
+}
+TEST(Seq2SeqShipped, DatesAdditiveCardMetricsOnFirst100TestDates) {
+  check_dates_model("models/dates-additive/model.safetensors", kDatesAdditiveCardExact);
+}
+
+TEST(Seq2SeqShipped, G2PCardMetricsOnFirst500TestWords) {
+  const std::string path = repo_path("models/g2p-cmudict/model.safetensors");
+  const std::string dict_path = repo_path(data::kCmudictRelPath);
+  if (!exists(path)) GTEST_SKIP() << "no shipped model at " << path;
+  if (!exists(dict_path)) GTEST_SKIP() << "no CMUdict at " << dict_path << " (npm install)";
+  const io::SafeTensors st = io::read_file(path);
+  EXPECT_LE(io::read_bytes(path).size(), 4u << 20) << "issue 5: file <= 4 MB";
+  auto m = Seq2Seq::load(st);
+  EXPECT_EQ(m->config().score, "additive");
+  const data::CmuDict dict = data::load_cmudict(dict_path);
+  const data::CmuSplit split = data::split_cmudict(dict, std::stoull(st.meta("split_seed")));
+  data::G2PScore greedy, beam;
+  models::DecodeOptions b4;
+  b4.beam = 4;
+  for (size_t i = 0; i < 500; ++i) {
+    const data::CmuEntry& e = dict.entries[split.test[i]];
+    greedy.add(m->translate(e.word).tokens, e.prons);
+    beam.add(m->translate(e.word, b4).tokens, e.prons);
+  }
+  std::printf("[g2p first 500 test words] greedy WER %.2f%% PER %.2f%%, beam 4 WER %.2f%% PER %.2f%%\n",
+              100 * greedy.wer(), 100 * greedy.per(), 100 * beam.wer(), 100 * beam.per());
+  EXPECT_NEAR(100 * greedy.wer(), kG2PCard500[0], 2.0);
+  EXPECT_NEAR(100 * greedy.per(), kG2PCard500[1], 2.0);
+  EXPECT_NEAR(100 * beam.wer(), kG2PCard500[2], 2.0);
+  EXPECT_NEAR(100 * beam.per(), kG2PCard500[3], 2.0);
+  EXPECT_EQ(m->translate("cat").text, "K AE T");
+}
