@@ -45,6 +45,7 @@ TEST_P(KernelVsRef, MatchesReferenceAtTileEdges) {
   }
   }
   gemm_select_tile(chosen);
+  gemm_release_tile();
 }
 
 TEST(Gemm, EveryTileGivesBitIdenticalResults) {
@@ -60,6 +61,7 @@ TEST(Gemm, EveryTileGivesBitIdenticalResults) {
     EXPECT_EQ(c0, c1) << "tile " << t;
   }
   gemm_select_tile(chosen);
+  gemm_release_tile();
   EXPECT_THROW(gemm_select_tile(99), attnlab::Error);
 }
 

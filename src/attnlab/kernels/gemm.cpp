@@ -8,7 +8,8 @@
 //
 // The best register tile depends on the engine (in V8, 4x8 won in Node 20 and
 // 3x16 in Chromium 156 on the same machine), so several tiles are compiled
-// and the first large call picks the fastest with a short timing (about 2 ms).
+// and the first large call picks the fastest with a short timing (about 10 ms),
+// the 200th large call once more (see tile_for_call).
 // Every tile accumulates each C element over k in the same order, so the
 // choice changes speed, never the numbers.
 #include <algorithm>
@@ -220,9 +221,19 @@ int autotune() {
   return best;
 }
 
+// The first large GEMM picks a tile; the 200th picks again. In wasm the first
+// choice can be made while the engine still runs baseline code (V8 tiers hot
+// functions up in the background, later under load), which is not the code the
+// rest of the run executes.
+int g_big_calls = 0;
+bool g_tile_forced = false;
 inline int tile_index() {
   if (g_tile < 0) g_tile = autotune();
   return g_tile;
+}
+inline int tile_for_call(size_t M, size_t N, size_t K) {
+  if (!g_tile_forced && M * N * K >= 64 * 64 * 64 && ++g_big_calls == 200) g_tile = autotune();
+  return tile_index();
 }
 
 }  // namespace
@@ -242,7 +253,7 @@ void gemm(bool transA, bool transB, size_t M, size_t N, size_t K, float alpha,
     gemv(!transB, transB ? N : K, transB ? K : N, alpha, B, ldb, A, beta, C);
     return;
   }
-  kTiles[tile_index()].run(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+  kTiles[tile_for_call(M, N, K)].run(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 size_t gemm_tile_m() { return kTiles[tile_index()].mr; }
@@ -253,8 +264,10 @@ void gemm_select_tile(int index) {
   ATTNLAB_CHECK(index >= -1 && index < kNumTiles, "gemm_select_tile: index in [-1, ",
                 kNumTiles, ") expected, got ", index);
   g_tile = index < 0 ? autotune() : index;
+  g_tile_forced = index >= 0;
 }
 int gemm_selected_tile() { return tile_index(); }
+void gemm_release_tile() { g_tile_forced = false; }
 
 double simd_peak_gflops(double min_ms) {
   double best = 0;

@@ -121,12 +121,15 @@ void layernorm_backward_ref(size_t rows, size_t cols, const float* dy, const flo
 const char* simd_arch_name();
 size_t simd_lanes();
 // GEMM register tile in use (rows x cols of C per micro-kernel call). Several
-// tiles are compiled; the first GEMM call times them (about 2 ms) and keeps
-// the fastest. All tiles give bit-identical results.
+// tiles are compiled; the first large GEMM call times them (about 10 ms) and
+// keeps the fastest, and the 200th large call times them again (in wasm the
+// engine may still have been running baseline code the first time). All tiles
+// give bit-identical results.
 size_t gemm_tile_m();
 size_t gemm_tile_n();
 size_t gemm_tile_count();
 void gemm_select_tile(int index);  // 0..count-1 forces a tile, -1 re-runs the autotune
+void gemm_release_tile();          // keep the current tile but let the autotune revisit it
 int gemm_selected_tile();
 // GFLOPS of the best GEMM micro-kernel alone on L1-resident packed panels
 // (no packing, no memory traffic beyond L1): the ceiling GEMM is judged against.

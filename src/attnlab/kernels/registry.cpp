@@ -440,6 +440,7 @@ std::string run_kernel_selftest(uint32_t seed) {
     }
   }
   gemm_select_tile(chosen);
+  gemm_release_tile();
   os << "],\"failed\":" << failed << "}";
   return os.str();
 }
