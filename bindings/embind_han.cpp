@@ -38,7 +38,7 @@ class JsHAN {
   double param_count() const { return static_cast<double>(model_->params().count()); }
   // text (UTF-8) -> JSON {label, label_id, probs, truncated, sentences: [{text, weight, words}]}
   std::string classify(std::string text) const {
-    return guard([&] { return model_->classify(text).to_json().dump(); });
+    return guard([&] { return model_->classify(text).to_json_string(); });
   }
 
  private:

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "attnlab/core/error.hpp"
 #include "attnlab/core/rng.hpp"
@@ -120,6 +121,70 @@ nlohmann::json HANClassification::to_json() const {
   }
   return {{"label", label_name}, {"label_id", label}, {"probs", probs},
           {"truncated", truncated}, {"sentences", ss}};
+}
+
+namespace {
+void json_escape(std::string& out, const std::string& s) {
+  out += '"';
+  for (const char ch : s) {
+    const unsigned char u = static_cast<unsigned char>(ch);
+    if (ch == '"' || ch == '\\') {
+      out += '\\';
+      out += ch;
+    } else if (u < 0x20) {
+      static const char* hex = "0123456789abcdef";
+      out += "\\u00";
+      out += hex[u >> 4];
+      out += hex[u & 15];
+    } else {
+      out += ch;
+    }
+  }
+  out += '"';
+}
+void json_float(std::string& out, float v) {
+  char buf[32];
+  const int n = std::snprintf(buf, sizeof buf, "%.7g", static_cast<double>(std::isfinite(v) ? v : 0.f));
+  out.append(buf, static_cast<size_t>(n));
+}
+}  // namespace
+
+std::string HANClassification::to_json_string() const {
+  std::string o;
+  o.reserve(256 + 96 * sentences.size() * 8);
+  o += "{\"label\":";
+  json_escape(o, label_name);
+  o += ",\"label_id\":" + std::to_string(label) + ",\"probs\":[";
+  for (size_t i = 0; i < probs.size(); ++i) {
+    if (i) o += ',';
+    json_float(o, probs[i]);
+  }
+  o += "],\"truncated\":";
+  o += truncated ? "true" : "false";
+  o += ",\"sentences\":[";
+  for (size_t s = 0; s < sentences.size(); ++s) {
+    const HANSentence& st = sentences[s];
+    o += s ? ",{\"text\":" : "{\"text\":";
+    json_escape(o, st.text);
+    o += ",\"weight\":";
+    json_float(o, st.weight);
+    o += ",\"words\":[";
+    for (size_t w = 0; w < st.words.size(); ++w) {
+      const HANWord& wd = st.words[w];
+      o += w ? ",{\"text\":" : "{\"text\":";
+      json_escape(o, wd.text);
+      o += ",\"token\":";
+      json_escape(o, wd.token);
+      o += ",\"weight\":";
+      json_float(o, wd.weight);
+      o += ",\"score\":";
+      json_float(o, wd.score);
+      o += '}';
+    }
+    o += "]}";
+  }
+  o += "]}";
+  return o;
 }
 
 // ---------------------------------------------------------------- model
