@@ -92,6 +92,19 @@ test('errors throw JS Errors and the module stays usable', { skip }, () => {
   han.delete();
 });
 
+test('fromUrl loads the same model (Node: a file path)', { skip }, async () => {
+  const a = await al.HAN.fromUrl(MODEL);
+  const b = al.HAN.fromBytes(readFileSync(MODEL));
+  try {
+    const text = 'Subject: cheap meds\n\nBuy cheap meds online now, no prescription needed!';
+    assert.deepEqual(a.classify(text), b.classify(text));
+    assert.equal(a.paramCount, b.paramCount);
+  } finally {
+    a.delete();
+    b.delete();
+  }
+});
+
 test('a deleted HAN throws, delete twice is harmless', { skip }, () => {
   const han = al.HAN.fromBytes(readFileSync(MODEL));
   han.delete();
