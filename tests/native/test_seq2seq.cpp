@@ -350,6 +350,8 @@ TEST(Seq2SeqTrain, LossDecreasesOnCopyTask) {
 //   g2p-cmudict, first 500 test words: greedy WER, PER, beam-4 WER, PER (percent)
 constexpr double kG2PCard500[4] = {35.80, 9.16, 35.00, 8.86};
 constexpr double kDatesAdditiveCardExact = 100.0;
+//   g2p-cmudict-dot, same sample
+constexpr double kG2PDotCard500[4] = {42.80, 10.52, 43.40, 10.59};
 namespace {
 
 std::string repo_path(const std::string& rel) { return std::string(ATTNLAB_SOURCE_DIR) + "/" + rel; }
@@ -381,15 +383,16 @@ TEST(Seq2SeqShipped, DatesAdditiveCardMetricsOnFirst100TestDates) {
   check_dates_model("models/dates-additive/model.safetensors", kDatesAdditiveCardExact);
 }
 
-TEST(Seq2SeqShipped, G2PCardMetricsOnFirst500TestWords) {
-  const std::string path = repo_path("models/g2p-cmudict/model.safetensors");
+namespace {
+void check_g2p_model(const std::string& rel, const char* score, const double card[4]) {
+  const std::string path = repo_path(rel);
   const std::string dict_path = repo_path(data::kCmudictRelPath);
   if (!exists(path)) GTEST_SKIP() << "no shipped model at " << path;
   if (!exists(dict_path)) GTEST_SKIP() << "no CMUdict at " << dict_path << " (npm install)";
   const io::SafeTensors st = io::read_file(path);
   EXPECT_LE(io::read_bytes(path).size(), 4u << 20) << "issue 5: file <= 4 MB";
   auto m = Seq2Seq::load(st);
-  EXPECT_EQ(m->config().score, "additive");
+  EXPECT_EQ(m->config().score, score);
   const data::CmuDict dict = data::load_cmudict(dict_path);
   const data::CmuSplit split = data::split_cmudict(dict, std::stoull(st.meta("split_seed")));
   data::G2PScore greedy, beam;
@@ -400,11 +403,19 @@ TEST(Seq2SeqShipped, G2PCardMetricsOnFirst500TestWords) {
     greedy.add(m->translate(e.word).tokens, e.prons);
     beam.add(m->translate(e.word, b4).tokens, e.prons);
   }
-  std::printf("[g2p first 500 test words] greedy WER %.2f%% PER %.2f%%, beam 4 WER %.2f%% PER %.2f%%\n",
-              100 * greedy.wer(), 100 * greedy.per(), 100 * beam.wer(), 100 * beam.per());
-  EXPECT_NEAR(100 * greedy.wer(), kG2PCard500[0], 2.0);
-  EXPECT_NEAR(100 * greedy.per(), kG2PCard500[1], 2.0);
-  EXPECT_NEAR(100 * beam.wer(), kG2PCard500[2], 2.0);
-  EXPECT_NEAR(100 * beam.per(), kG2PCard500[3], 2.0);
+  std::printf("[%s, first 500 test words] greedy WER %.2f%% PER %.2f%%, beam 4 WER %.2f%% PER %.2f%%\n",
+              rel.c_str(), 100 * greedy.wer(), 100 * greedy.per(), 100 * beam.wer(), 100 * beam.per());
+  EXPECT_NEAR(100 * greedy.wer(), card[0], 2.0);
+  EXPECT_NEAR(100 * greedy.per(), card[1], 2.0);
+  EXPECT_NEAR(100 * beam.wer(), card[2], 2.0);
+  EXPECT_NEAR(100 * beam.per(), card[3], 2.0);
   EXPECT_EQ(m->translate("cat").text, "K AE T");
+}
+}  // namespace
+
+TEST(Seq2SeqShipped, G2PCardMetricsOnFirst500TestWords) {
+  check_g2p_model("models/g2p-cmudict/model.safetensors", "additive", kG2PCard500);
+}
+TEST(Seq2SeqShipped, G2PDotCardMetricsOnFirst500TestWords) {
+  check_g2p_model("models/g2p-cmudict-dot/model.safetensors", "dot", kG2PDotCard500);
 }
