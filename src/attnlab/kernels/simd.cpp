@@ -219,7 +219,7 @@ void softmax_rows(size_t rows, size_t cols, const float* x, size_t ldx, const fl
     fbatch vs(0.f);
     c = 0;
     for (; c + W <= cols; c += W) {
-      const fbatch e = simd::exp(load(yr + c) - bm);
+      const fbatch e = simd::exp_nonpositive(load(yr + c) - bm);
       store(yr + c, e);
       vs += e;
     }
@@ -227,7 +227,7 @@ void softmax_rows(size_t rows, size_t cols, const float* x, size_t ldx, const fl
     if (c < cols) {
       alignas(64) float tmp[W] = {};
       for (size_t j = c; j < cols; ++j) tmp[j - c] = yr[j] - m;
-      const fbatch e = simd::exp(fbatch::load_aligned(tmp));
+      const fbatch e = simd::exp_nonpositive(fbatch::load_aligned(tmp));
       e.store_aligned(tmp);
       for (size_t j = c; j < cols; ++j) {
         yr[j] = tmp[j - c];
@@ -265,7 +265,7 @@ void log_softmax_rows(size_t rows, size_t cols, const float* x, float* y) {
     const fbatch bm(m);
     fbatch vs(0.f);
     size_t c = 0;
-    for (; c + W <= cols; c += W) vs += simd::exp(load(xr + c) - bm);
+    for (; c + W <= cols; c += W) vs += simd::exp_nonpositive(load(xr + c) - bm);
     float s = hsum(vs);
     for (; c < cols; ++c) s += std::exp(xr[c] - m);
     const float lse = m + std::log(s);

@@ -43,6 +43,30 @@ inline fbatch exp(fbatch x) {
   return xsimd::select(x == x, out, x);  // NaN stays NaN
 }
 
+// exp(x) for x <= 0 (softmax after the max is subtracted; -inf allowed): the
+// same polynomial without the overflow and NaN paths, 4 fewer vector ops.
+inline fbatch exp_nonpositive(fbatch x) {
+  const fbatch lo(-86.5f);
+  const auto under = x < lo;
+  const fbatch xc = xsimd::select(under, lo, x);
+  const fbatch magic(12582912.f);
+  const fbatch t = xc * fbatch(1.44269504088896341f) + magic;
+  const fbatch n = t - magic;
+  const ibatch ni = xsimd::bitwise_cast<ibatch>(t) - ibatch(0x4B400000);
+  fbatch r = xc - n * fbatch(0.693359375f);
+  r = r - n * fbatch(-2.12194440e-4f);
+  fbatch p(1.9875691500E-4f);
+  p = p * r + fbatch(1.3981999507E-3f);
+  p = p * r + fbatch(8.3334519073E-3f);
+  p = p * r + fbatch(4.1665795894E-2f);
+  p = p * r + fbatch(1.6666665459E-1f);
+  p = p * r + fbatch(5.0000001201E-1f);
+  const fbatch y = p * (r * r) + r + fbatch(1.f);
+  // n <= 0 here, so 2^n is representable directly
+  const fbatch pow2n = xsimd::bitwise_cast<fbatch>((ni + ibatch(127)) << 23);
+  return xsimd::select(under, fbatch(0.f), y * pow2n);
+}
+
 inline fbatch sign_bits(fbatch x) {
   return xsimd::bitwise_cast<fbatch>(xsimd::bitwise_cast<ibatch>(x) & ibatch(INT32_MIN));
 }
