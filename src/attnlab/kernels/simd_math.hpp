@@ -16,17 +16,14 @@ using fbatch = xsimd::batch<float>;
 using ibatch = xsimd::batch<int32_t>;
 constexpr std::size_t W = fbatch::size;
 
-// exp(x): cephes-style polynomial on r = x - n*ln2, |r| <= ln2/2; relative
-// error about 2 ulp. Returns 0 below -86.5 (exp(-86.5) = 2.7e-38, so
-// exp(-inf) = 0 and masked softmax entries vanish), +inf above ln(FLT_MAX),
-// NaN for NaN. 2^n is built as 2 * 2^(n-1) so n = 128 stays representable.
-inline fbatch exp(fbatch x) {
-  const fbatch hi(88.7228317f), lo(-86.5f);
-  const fbatch xc = xsimd::select(x < lo, lo, xsimd::select(x > hi, hi, x));
-  const fbatch magic(12582912.f);  // 1.5 * 2^23: adding it rounds to an integer
+// The shared core of exp: for xc in [-86.5, 88.73] returns exp(r), r = xc - n ln2,
+// |r| <= ln2/2 (cephes polynomial, about 2 ulp), and sets n (as an integer).
+// Rounding uses the 1.5 * 2^23 "magic number", so no float->int conversion.
+inline fbatch exp_reduced(fbatch xc, ibatch& n_out) {
+  const fbatch magic(12582912.f);
   const fbatch t = xc * fbatch(1.44269504088896341f) + magic;
   const fbatch n = t - magic;
-  const ibatch ni = xsimd::bitwise_cast<ibatch>(t) - ibatch(0x4B400000);
+  n_out = xsimd::bitwise_cast<ibatch>(t) - ibatch(0x4B400000);
   fbatch r = xc - n * fbatch(0.693359375f);
   r = r - n * fbatch(-2.12194440e-4f);
   fbatch p(1.9875691500E-4f);
@@ -35,7 +32,17 @@ inline fbatch exp(fbatch x) {
   p = p * r + fbatch(4.1665795894E-2f);
   p = p * r + fbatch(1.6666665459E-1f);
   p = p * r + fbatch(5.0000001201E-1f);
-  const fbatch y = p * (r * r) + r + fbatch(1.f);
+  return p * (r * r) + r + fbatch(1.f);
+}
+
+// exp(x): returns 0 below -86.5 (exp(-86.5) = 2.7e-38, so exp(-inf) = 0 and
+// masked softmax entries vanish), +inf above ln(FLT_MAX), NaN for NaN.
+// 2^n is built as 2 * 2^(n-1) so n = 128 stays representable.
+inline fbatch exp(fbatch x) {
+  const fbatch hi(88.7228317f), lo(-86.5f);
+  const fbatch xc = xsimd::select(x < lo, lo, xsimd::select(x > hi, hi, x));
+  ibatch ni;
+  const fbatch y = exp_reduced(xc, ni);
   const fbatch pow2n1 = xsimd::bitwise_cast<fbatch>((ni + ibatch(126)) << 23);
   fbatch out = (y + y) * pow2n1;
   out = xsimd::select(x < lo, fbatch(0.f), out);
@@ -43,25 +50,13 @@ inline fbatch exp(fbatch x) {
   return xsimd::select(x == x, out, x);  // NaN stays NaN
 }
 
-// exp(x) for x <= 0 (softmax after the max is subtracted; -inf allowed): the
-// same polynomial without the overflow and NaN paths, 4 fewer vector ops.
+// exp(x) for x <= 0 (softmax after the max is subtracted; -inf allowed):
+// without the overflow and NaN paths, 4 fewer vector ops per call.
 inline fbatch exp_nonpositive(fbatch x) {
   const fbatch lo(-86.5f);
   const auto under = x < lo;
-  const fbatch xc = xsimd::select(under, lo, x);
-  const fbatch magic(12582912.f);
-  const fbatch t = xc * fbatch(1.44269504088896341f) + magic;
-  const fbatch n = t - magic;
-  const ibatch ni = xsimd::bitwise_cast<ibatch>(t) - ibatch(0x4B400000);
-  fbatch r = xc - n * fbatch(0.693359375f);
-  r = r - n * fbatch(-2.12194440e-4f);
-  fbatch p(1.9875691500E-4f);
-  p = p * r + fbatch(1.3981999507E-3f);
-  p = p * r + fbatch(8.3334519073E-3f);
-  p = p * r + fbatch(4.1665795894E-2f);
-  p = p * r + fbatch(1.6666665459E-1f);
-  p = p * r + fbatch(5.0000001201E-1f);
-  const fbatch y = p * (r * r) + r + fbatch(1.f);
+  ibatch ni;
+  const fbatch y = exp_reduced(xsimd::select(under, lo, x), ni);
   // n <= 0 here, so 2^n is representable directly
   const fbatch pow2n = xsimd::bitwise_cast<fbatch>((ni + ibatch(127)) << 23);
   return xsimd::select(under, fbatch(0.f), y * pow2n);
