@@ -2,7 +2,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -87,9 +86,7 @@ models::MMoEExperimentConfig config_from(const Args& a) {
 }
 
 void write_text(const std::string& path, const std::string& text) {
-  std::ofstream f(path, std::ios::binary);
-  if (!f) throw Error("cannot write '" + path + "': check that the folder exists and is writable");
-  f << text;
+  io::write_bytes(path, std::vector<uint8_t>(text.begin(), text.end()));
 }
 
 }  // namespace

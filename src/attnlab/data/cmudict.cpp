@@ -289,13 +289,7 @@ std::string cmudict_stats_json(const CmuStats& s, int indent) {
       {"skipped_words", s.skipped_words},
       {"skipped_lines", s.skipped_lines},
       {"merged_duplicates", s.merged_duplicates},
-      {"split",
-       {{"by", "word"},
-        {"seed", s.seed},
-        {"fractions", {{"train", s.fractions.train}, {"valid", s.fractions.valid}, {"test", s.fractions.test}}},
-        {"train", sp(s.train)},
-        {"valid", sp(s.valid)},
-        {"test", sp(s.test)}}}};
+      {"split", split_stats_json("word", s.seed, s.fractions, sp(s.train), sp(s.valid), sp(s.test))}};
   return j.dump(indent);
 }
 

@@ -234,13 +234,7 @@ std::string date_stats_json(const DateStats& s, int indent) {
             {"pairs", s.pairs},
             {"max_input_len", s.max_input_len},
             {"output_len", kDateOutputLen},
-            {"split",
-             {{"by", "date"},
-              {"seed", s.seed},
-              {"fractions", {{"train", s.fractions.train}, {"valid", s.fractions.valid}, {"test", s.fractions.test}}},
-              {"train", sp(s.train)},
-              {"valid", sp(s.valid)},
-              {"test", sp(s.test)}}}};
+            {"split", split_stats_json("date", s.seed, s.fractions, sp(s.train), sp(s.valid), sp(s.test))}};
   return j.dump(indent);
 }
 

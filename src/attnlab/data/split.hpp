@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "attnlab/core/error.hpp"
 
 namespace attnlab::data {
@@ -35,6 +37,19 @@ struct SplitFractions {
                   "split fractions: expected train+valid+test = 1, got ", train + valid + test);
   }
 };
+
+// The "split" object of a dataset's stats JSON: how it was split and the
+// per-split stats (train, valid, test) the caller already turned into JSON.
+inline nlohmann::json split_stats_json(const char* by, uint64_t seed, const SplitFractions& f,
+                                       nlohmann::json train, nlohmann::json valid,
+                                       nlohmann::json test) {
+  return {{"by", by},
+          {"seed", seed},
+          {"fractions", {{"train", f.train}, {"valid", f.valid}, {"test", f.test}}},
+          {"train", std::move(train)},
+          {"valid", std::move(valid)},
+          {"test", std::move(test)}};
+}
 
 // Uniform number in [0,1) from (key, seed): FNV-1a over the bytes, then the
 // splitmix64 finalizer mixed with the seed.

@@ -25,19 +25,19 @@ inline float hmax(fbatch v) {
 }
 inline fbatch vmax(fbatch a, fbatch b) { return xsimd::select(a < b, b, a); }
 
-// Applies a unary vector op with its scalar twin on the tail.
-template <class VF, class SF>
-inline void unary(size_t n, const float* x, float* y, VF vf, SF sf) {
+// Applies a unary vector op; the tail goes through a zero-padded vector, so
+// tail and body agree bit for bit.
+template <class VF>
+inline void unary(size_t n, const float* x, float* y, VF vf) {
   size_t i = 0;
   for (; i + W <= n; i += W) store(y + i, vf(load(x + i)));
-  if (i < n) {  // tail through a padded vector, so tail and body agree bit for bit
+  if (i < n) {
     alignas(64) float tmp[W] = {};
     for (size_t j = i; j < n; ++j) tmp[j - i] = x[j];
     const fbatch r = vf(fbatch::load_aligned(tmp));
     r.store_aligned(tmp);
     for (size_t j = i; j < n; ++j) y[j] = tmp[j - i];
   }
-  (void)sf;
 }
 template <class VF>
 inline void binary(size_t n, const float* a, const float* b, float* y, VF vf) {
@@ -245,8 +245,8 @@ void softmax_rows_backward(size_t rows, size_t cols, const float* y, const float
     const float* yr = y + r * cols;
     const float* dyr = dy + r * cols;
     float* dxr = dx + r * cols;
-    const fbatch s(dot(cols, yr, dyr));
-    const float ss = s.get(0);
+    const float ss = dot(cols, yr, dyr);
+    const fbatch s(ss);
     size_t c = 0;
     for (; c + W <= cols; c += W) store(dxr + c, load(yr + c) * (load(dyr + c) - s));
     for (; c < cols; ++c) dxr[c] = yr[c] * (dyr[c] - ss);
@@ -278,26 +278,26 @@ void log_softmax_rows(size_t rows, size_t cols, const float* x, float* y) {
 
 // ---------------------------------------------------------------- elementwise
 void exp(size_t n, const float* x, float* y) {
-  unary(n, x, y, [](fbatch v) { return simd::exp(v); }, 0);
+  unary(n, x, y, [](fbatch v) { return simd::exp(v); });
 }
 void exp_backward(size_t n, const float* y, const float* dy, float* dx) { mul(n, y, dy, dx); }
 
 void tanh(size_t n, const float* x, float* y) {
-  unary(n, x, y, [](fbatch v) { return simd::tanh(v); }, 0);
+  unary(n, x, y, [](fbatch v) { return simd::tanh(v); });
 }
 void tanh_backward(size_t n, const float* y, const float* dy, float* dx) {
   binary(n, y, dy, dx, [](fbatch a, fbatch d) { return d * (fbatch(1.f) - a * a); });
 }
 
 void sigmoid(size_t n, const float* x, float* y) {
-  unary(n, x, y, [](fbatch v) { return simd::sigmoid(v); }, 0);
+  unary(n, x, y, [](fbatch v) { return simd::sigmoid(v); });
 }
 void sigmoid_backward(size_t n, const float* y, const float* dy, float* dx) {
   binary(n, y, dy, dx, [](fbatch a, fbatch d) { return d * a * (fbatch(1.f) - a); });
 }
 
 void relu(size_t n, const float* x, float* y) {
-  unary(n, x, y, [](fbatch v) { return xsimd::select(v > fbatch(0.f), v, fbatch(0.f)); }, 0);
+  unary(n, x, y, [](fbatch v) { return xsimd::select(v > fbatch(0.f), v, fbatch(0.f)); });
 }
 void relu_backward(size_t n, const float* x, const float* dy, float* dx) {
   binary(n, x, dy, dx,
@@ -305,7 +305,7 @@ void relu_backward(size_t n, const float* x, const float* dy, float* dx) {
 }
 
 void gelu(size_t n, const float* x, float* y) {
-  unary(n, x, y, [](fbatch v) { return v * simd::normal_cdf(v); }, 0);
+  unary(n, x, y, [](fbatch v) { return v * simd::normal_cdf(v); });
 }
 void gelu_backward(size_t n, const float* x, const float* dy, float* dx) {
   binary(n, x, dy, dx, [](fbatch a, fbatch d) {
