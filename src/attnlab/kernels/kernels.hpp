@@ -9,6 +9,7 @@
 // partially overlap it.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 
 namespace attnlab::kernels {
 
@@ -114,6 +115,38 @@ void layernorm_backward(size_t rows, size_t cols, const float* dy, const float* 
 void layernorm_backward_ref(size_t rows, size_t cols, const float* dy, const float* x,
                             const float* gamma, const float* mean, const float* rstd,
                             float* dx, float* dgamma, float* dbeta);
+
+// ---------------------------------------------------------------- int16 inference
+// For decoders whose weights do not fit the L2 cache as float (seq2seq): int16 weights
+// halve the bytes streamed per step and one 16-bit multiply-add instruction
+// (SSE2 pmaddwd = WebAssembly i32x4.dot_i16x8_s) does eight products. Raw SSE2
+// intrinsics, because xsimd 8.1 has no 16-bit multiply-add; the fallback is the twin.
+//
+// Symmetric per-row quantization: scale[r] = max_j |x[r,j]| / qmax and
+// q[r,j] = round_half_even(x[r,j] / scale[r]), so |q| <= qmax and x ~ q * scale.
+// Columns cols..ldq-1 of each q row are set to 0 (padding up to a multiple of 16).
+// A row of zeros gets scale 0 (and q = 0); a row holding NaN or +-inf gets scale NaN,
+// so whatever it multiplies becomes NaN (the error is visible, never silently zero).
+// qmax in [1, 32767]; use kQmaxWeight for matrices and kQmaxInput for vectors (below).
+constexpr int kQmaxWeight = 32767;
+constexpr int kQmaxInput = 16383;
+void quantize_rows_i16(size_t rows, size_t cols, const float* x, size_t ldx, int qmax,
+                       int16_t* q, size_t ldq, float* scale);
+void quantize_rows_i16_ref(size_t rows, size_t cols, const float* x, size_t ldx, int qmax,
+                           int16_t* q, size_t ldq, float* scale);
+// Y(n,M) = X A^T, dequantized, plus an optional bias (nullptr = none):
+//   Y[b*ldy + m] = x_scale[b] * a_scale[m] * sum_k X[b,k] * A[m,k] + bias[m]
+// X: (n,K) int16, row stride ldx; A: (M,K) int16, row stride lda (a weight matrix, rows =
+// outputs); K must be a multiple of 16 (quantize with ldq rounded up; the padding is 0).
+// Range contract: |A| <= 32767 and |X| <= 16383 (kQmaxWeight, kQmaxInput). Then every
+// group of 16 products fits int32 exactly, and the groups are summed in float.
+// Each block of A rows is read once for all n rows of X (beam search: n hypotheses).
+void gemm_i16(size_t n, size_t M, size_t K, const int16_t* X, size_t ldx,
+              const float* x_scale, const int16_t* A, size_t lda, const float* a_scale,
+              const float* bias, float* Y, size_t ldy);
+void gemm_i16_ref(size_t n, size_t M, size_t K, const int16_t* X, size_t ldx,
+                  const float* x_scale, const int16_t* A, size_t lda, const float* a_scale,
+                  const float* bias, float* Y, size_t ldy);
 
 // ---------------------------------------------------------------- info
 // Name of the SIMD instruction set the xsimd kernels were compiled for

@@ -1,0 +1,190 @@
+// int16 inference kernels: per-row quantization and the int16 matrix product.
+// SSE2 intrinsics (native x86, and WebAssembly through emscripten's SSE2 headers:
+// _mm_madd_epi16 is i32x4.dot_i16x8_s, _mm_packs_epi32 is i16x8.narrow_i32x4_s).
+// xsimd 8.1 has no 16-bit multiply-add, hence the intrinsics. Float -> int rounding
+// uses the 1.5 * 2^23 trick (as the exp kernel does): emscripten lowers
+// _mm_cvt(t)ps_epi32 to a scalar loop, the trick stays in SIMD.
+#include <cmath>
+#include <limits>
+
+#include "attnlab/kernels/kernels.hpp"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#define ATTNLAB_I16_SIMD 1
+#endif
+
+namespace attnlab::kernels {
+
+#if ATTNLAB_I16_SIMD
+namespace {
+constexpr float kMagic = 12582912.f;  // 1.5 * 2^23: x + kMagic rounds x to an integer (|x| < 2^22)
+
+// Sum of each of four vectors, as one vector [sum a, sum b, sum c, sum d].
+inline __m128 hsum4(__m128 a, __m128 b, __m128 c, __m128 d) {
+  const __m128 ab_lo = _mm_unpacklo_ps(a, b), ab_hi = _mm_unpackhi_ps(a, b);
+  const __m128 cd_lo = _mm_unpacklo_ps(c, d), cd_hi = _mm_unpackhi_ps(c, d);
+  const __m128 ab = _mm_add_ps(ab_lo, ab_hi);  // a0+a2 b0+b2 a1+a3 b1+b3
+  const __m128 cd = _mm_add_ps(cd_lo, cd_hi);
+  return _mm_add_ps(_mm_movelh_ps(ab, cd), _mm_movehl_ps(cd, ab));
+}
+inline float hsum1(__m128 a) {
+  const __m128 s = _mm_add_ps(a, _mm_movehl_ps(a, a));
+  return _mm_cvtss_f32(_mm_add_ss(s, _mm_shuffle_ps(s, s, 1)));
+}
+// 16 products of one A row and one X row, exact in int32, added to a float accumulator.
+inline __m128 madd16(__m128 acc, const int16_t* a, __m128i x0, __m128i x1) {
+  const __m128i p0 = _mm_madd_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a)), x0);
+  const __m128i p1 = _mm_madd_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a + 8)), x1);
+  return _mm_add_ps(acc, _mm_cvtepi32_ps(_mm_add_epi32(p0, p1)));
+}
+}  // namespace
+
+void quantize_rows_i16(size_t rows, size_t cols, const float* x, size_t ldx, int qmax,
+                       int16_t* q, size_t ldq, float* scale) {
+  const __m128 sign = _mm_set1_ps(-0.f), fmax = _mm_set1_ps(std::numeric_limits<float>::max());
+  const __m128 magic = _mm_set1_ps(kMagic);
+  const __m128i magic_bits = _mm_castps_si128(magic);
+  for (size_t r = 0; r < rows; ++r) {
+    const float* xr = x + r * ldx;
+    int16_t* qr = q + r * ldq;
+    // max |x| and whether every value is finite (NaN compares false)
+    __m128 amax = _mm_setzero_ps(), ok = _mm_castsi128_ps(_mm_set1_epi32(-1));
+    size_t j = 0;
+    for (; j + 4 <= cols; j += 4) {
+      const __m128 a = _mm_andnot_ps(sign, _mm_loadu_ps(xr + j));
+      amax = _mm_max_ps(amax, a);
+      ok = _mm_and_ps(ok, _mm_cmple_ps(a, fmax));
+    }
+    alignas(16) float lanes[4];
+    _mm_store_ps(lanes, amax);
+    float m = std::fmax(std::fmax(lanes[0], lanes[1]), std::fmax(lanes[2], lanes[3]));
+    bool finite = _mm_movemask_ps(ok) == 0xF;
+    for (; j < cols; ++j) {
+      const float a = std::fabs(xr[j]);
+      finite = finite && a <= std::numeric_limits<float>::max();
+      m = std::fmax(m, a);
+    }
+    if (!finite || m == 0.f) {
+      scale[r] = finite ? 0.f : std::numeric_limits<float>::quiet_NaN();
+      for (size_t c = 0; c < ldq; ++c) qr[c] = 0;
+      continue;
+    }
+    scale[r] = m / float(qmax);
+    const float inv = float(qmax) / m;
+    const __m128 vinv = _mm_set1_ps(inv), hi = _mm_set1_ps(float(qmax)), lo = _mm_set1_ps(-float(qmax));
+    j = 0;
+    for (; j + 8 <= cols; j += 8) {
+      __m128 a = _mm_mul_ps(_mm_loadu_ps(xr + j), vinv);
+      __m128 b = _mm_mul_ps(_mm_loadu_ps(xr + j + 4), vinv);
+      a = _mm_min_ps(_mm_max_ps(a, lo), hi);
+      b = _mm_min_ps(_mm_max_ps(b, lo), hi);
+      const __m128i ia = _mm_sub_epi32(_mm_castps_si128(_mm_add_ps(a, magic)), magic_bits);
+      const __m128i ib = _mm_sub_epi32(_mm_castps_si128(_mm_add_ps(b, magic)), magic_bits);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(qr + j), _mm_packs_epi32(ia, ib));
+    }
+    for (; j < cols; ++j) {
+      const float v = std::fmin(std::fmax(xr[j] * inv, -float(qmax)), float(qmax));
+      qr[j] = static_cast<int16_t>(std::nearbyint(v));
+    }
+    for (; j < ldq; ++j) qr[j] = 0;
+  }
+}
+
+void gemm_i16(size_t n, size_t M, size_t K, const int16_t* X, size_t ldx,
+              const float* x_scale, const int16_t* A, size_t lda, const float* a_scale,
+              const float* bias, float* Y, size_t ldy) {
+  // X: (n,K) A: (M,K) -> Y: (n,M); a block of 4 A rows stays in L1 while all n X rows pass.
+  size_t m = 0;
+  for (; m + 4 <= M; m += 4) {
+    const int16_t* a0 = A + m * lda;
+    const int16_t* a1 = a0 + lda;
+    const int16_t* a2 = a1 + lda;
+    const int16_t* a3 = a2 + lda;
+    const __m128 as = _mm_loadu_ps(a_scale + m);
+    const __m128 bs = bias ? _mm_loadu_ps(bias + m) : _mm_setzero_ps();
+    for (size_t b = 0; b < n; ++b) {
+      const int16_t* xb = X + b * ldx;
+      __m128 c0 = _mm_setzero_ps(), c1 = c0, c2 = c0, c3 = c0;
+      for (size_t k = 0; k < K; k += 16) {
+        const __m128i x0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(xb + k));
+        const __m128i x1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(xb + k + 8));
+        c0 = madd16(c0, a0 + k, x0, x1);
+        c1 = madd16(c1, a1 + k, x0, x1);
+        c2 = madd16(c2, a2 + k, x0, x1);
+        c3 = madd16(c3, a3 + k, x0, x1);
+      }
+      const __m128 s = _mm_mul_ps(hsum4(c0, c1, c2, c3), _mm_mul_ps(as, _mm_set1_ps(x_scale[b])));
+      _mm_storeu_ps(Y + b * ldy + m, _mm_add_ps(s, bs));
+    }
+  }
+  for (; m < M; ++m) {
+    const int16_t* a0 = A + m * lda;
+    for (size_t b = 0; b < n; ++b) {
+      const int16_t* xb = X + b * ldx;
+      __m128 c0 = _mm_setzero_ps();
+      for (size_t k = 0; k < K; k += 16)
+        c0 = madd16(c0, a0 + k, _mm_loadu_si128(reinterpret_cast<const __m128i*>(xb + k)),
+                    _mm_loadu_si128(reinterpret_cast<const __m128i*>(xb + k + 8)));
+      Y[b * ldy + m] = hsum1(c0) * (a_scale[m] * x_scale[b]) + (bias ? bias[m] : 0.f);
+    }
+  }
+}
+
+#else  // no SSE2: the scalar twins
+
+void quantize_rows_i16(size_t rows, size_t cols, const float* x, size_t ldx, int qmax,
+                       int16_t* q, size_t ldq, float* scale) {
+  quantize_rows_i16_ref(rows, cols, x, ldx, qmax, q, ldq, scale);
+}
+void gemm_i16(size_t n, size_t M, size_t K, const int16_t* X, size_t ldx,
+              const float* x_scale, const int16_t* A, size_t lda, const float* a_scale,
+              const float* bias, float* Y, size_t ldy) {
+  gemm_i16_ref(n, M, K, X, ldx, x_scale, A, lda, a_scale, bias, Y, ldy);
+}
+
+#endif
+
+// ---------------------------------------------------------------- scalar twins
+void quantize_rows_i16_ref(size_t rows, size_t cols, const float* x, size_t ldx, int qmax,
+                           int16_t* q, size_t ldq, float* scale) {
+  for (size_t r = 0; r < rows; ++r) {
+    const float* xr = x + r * ldx;
+    int16_t* qr = q + r * ldq;
+    float m = 0.f;
+    bool finite = true;
+    for (size_t j = 0; j < cols; ++j) {
+      finite = finite && std::isfinite(xr[j]);
+      m = std::fmax(m, std::fabs(xr[j]));
+    }
+    for (size_t j = 0; j < ldq; ++j) qr[j] = 0;
+    if (!finite) {
+      scale[r] = std::numeric_limits<float>::quiet_NaN();
+      continue;
+    }
+    if (m == 0.f) {
+      scale[r] = 0.f;
+      continue;
+    }
+    scale[r] = m / float(qmax);
+    const float inv = float(qmax) / m;
+    for (size_t j = 0; j < cols; ++j) {
+      const float v = std::fmin(std::fmax(xr[j] * inv, -float(qmax)), float(qmax));
+      qr[j] = static_cast<int16_t>(std::nearbyint(v));
+    }
+  }
+}
+
+void gemm_i16_ref(size_t n, size_t M, size_t K, const int16_t* X, size_t ldx,
+                  const float* x_scale, const int16_t* A, size_t lda, const float* a_scale,
+                  const float* bias, float* Y, size_t ldy) {
+  for (size_t b = 0; b < n; ++b)
+    for (size_t m = 0; m < M; ++m) {
+      int64_t s = 0;  // exact
+      for (size_t k = 0; k < K; ++k) s += int64_t(X[b * ldx + k]) * A[m * lda + k];
+      Y[b * ldy + m] = float(double(s) * double(a_scale[m]) * double(x_scale[b])) +
+                       (bias ? bias[m] : 0.f);
+    }
+}
+
+}  // namespace attnlab::kernels
