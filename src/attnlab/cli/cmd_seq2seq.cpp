@@ -35,9 +35,11 @@ struct G2PData {
   data::CmuSplit split;
 };
 
-G2PData load_g2p(const std::string& path, uint64_t split_seed) {
+G2PData load_g2p(const std::string& path, uint64_t split_seed, bool keep_stress) {
   G2PData d;
-  d.dict = data::load_cmudict(path);
+  data::CmuOptions opt;
+  opt.keep_stress = keep_stress;
+  d.dict = data::load_cmudict(path, opt);
   d.split = data::split_cmudict(d.dict, split_seed);
   return d;
 }
@@ -46,9 +48,21 @@ struct DateData {
   data::DateSplit split;
 };
 
+data::Pron strip_pron(const data::Pron& p) {
+  data::Pron out;
+  for (const auto& ph : p) out.push_back(data::strip_stress(ph));
+  return out;
+}
+std::vector<data::Pron> strip_prons(const std::vector<data::Pron>& ps) {
+  std::vector<data::Pron> out;
+  for (const auto& p : ps) out.push_back(strip_pron(p));
+  return out;
+}
+
 // evaluation of a G2P model on some entries
 struct G2PEval {
   data::G2PScore score;
+  data::G2PScore stripped;  // the same outputs and references with stress digits removed
   size_t words = 0;
   double seconds = 0;
 };
@@ -65,6 +79,7 @@ G2PEval eval_g2p(const Seq2Seq& m, const data::CmuDict& dict, const std::vector<
     data::Pron hyp;
     if (en.word.size() <= m.config().max_src_len) hyp = m.translate(en.word, o).tokens;
     e.score.add(hyp, en.prons);
+    if (dict.keep_stress) e.stripped.add(strip_pron(hyp), strip_prons(en.prons));
   }
   e.words = n;
   e.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -125,6 +140,7 @@ std::vector<FlagSpec> seq2seq_train_flags() {
   return {
       {"data", "PATH", data::kCmudictRelPath, "g2p: CMUdict text (cmudict-0.7b format)"},
       {"split-seed", "N", "1234", "seed of the train/valid/test split (90/5/5, by word or date)"},
+      {"stress", "", "", "g2p: keep CMUdict's stress digits (vowels as AH0/AH1/AH2)"},
       {"rnn", "gru|lstm", "", "recurrent cell (default: g2p gru, dates lstm)"},
       {"uni", "", "", "unidirectional encoder (dates default; g2p default is bidirectional)"},
       {"bi", "", "", "bidirectional encoder"},
@@ -173,7 +189,8 @@ int cmd_train_seq2seq(const std::vector<std::string>& argv) {
     std::cout << a.help(
         "attnlab train g2p|dates [flags]",
         "Trains a seq2seq model with attention and writes one model file.\n"
-        "  g2p:   CMUdict spelling -> phonemes (stress stripped), split by word 90/5/5;\n"
+        "  g2p:   CMUdict spelling -> phonemes (stress stripped unless --stress), split by\n"
+        "         word 90/5/5;\n"
         "         default: bi-GRU 2x128 encoder, GRU 256 decoder with input feeding,\n"
         "         additive (Bahdanau) attention, attentional vector 256.\n"
         "  dates: the 20 input formats of the TensorFlow.js example -> YYYY-MM-DD, 1950-2049,\n"
@@ -185,6 +202,8 @@ int cmd_train_seq2seq(const std::vector<std::string>& argv) {
   if (!a.positional().empty()) throw UsageError("unexpected argument '" + a.positional()[0] + "'");
   if (task != "g2p" && task != "dates") throw UsageError("unknown seq2seq task '" + task + "'");
   const bool g2p = task == "g2p";
+  const bool stress = a.flag("stress");
+  if (stress && !g2p) throw UsageError("--stress applies to g2p only");
   const bool as_json = a.flag("json"), quiet = a.flag("quiet");
   const uint64_t seed = a.u64("seed"), split_seed = a.u64("split-seed");
 
@@ -225,9 +244,10 @@ int cmd_train_seq2seq(const std::vector<std::string>& argv) {
   meta["data"] = g2p ? "cmudict" : "dates";
   const size_t val_size = a.u64("val-size", 1, 1 << 24);
   if (g2p) {
-    gd = load_g2p(a.get("data"), split_seed);
+    gd = load_g2p(a.get("data"), split_seed, stress);
     sv = data::grapheme_vocab();
-    tv = data::phoneme_vocab(false);
+    tv = data::phoneme_vocab(stress);
+    meta["stress"] = stress ? "1" : "0";
     for (const auto& p : data::make_g2p_pairs(gd.dict, gd.split.train, sv, tv)) {
       if (p.src.size() > cfg.max_src_len) continue;
       src.push_back(p.src);
@@ -304,7 +324,7 @@ int cmd_train_seq2seq(const std::vector<std::string>& argv) {
   to.checkpoint_every = ckpt.empty() ? 0 : a.u64("checkpoint-every", 1, SIZE_MAX);
   sched.total = to.epochs * batcher.num_batches();
   const float smoothing = static_cast<float>(a.num("label-smoothing", 0, 0.99));
-  const std::string run_id = json({{"task", task},
+  json run_json = {{"task", task},
                                    {"config", cfg.to_json()},
                                    {"seed", seed},
                                    {"split_seed", split_seed},
@@ -316,8 +336,9 @@ int cmd_train_seq2seq(const std::vector<std::string>& argv) {
                                    {"warmup", sched.warmup},
                                    {"clip", a.get("clip")},
                                    {"label_smoothing", a.get("label-smoothing")},
-                                   {"init_from", a.get("init-from")}})
-                                 .dump();
+                                   {"init_from", a.get("init-from")}};
+  if (stress) run_json["stress"] = true;  // only when set: older runs keep their ids
+  const std::string run_id = run_json.dump();
   to.checkpoint_meta["run"] = run_id;
   nn::Trainer trainer(ps, opt, sched, batcher, to);
   double prior_seconds = 0;
@@ -425,8 +446,9 @@ int cmd_eval_seq2seq(const std::vector<std::string>& argv) {
   a.parse(argv);
   if (a.flag("help")) {
     std::cout << a.help("attnlab eval --model PATH [flags]",
-                        "G2P: word and phoneme error rate (stress stripped; any alternate\n"
-                        "pronunciation counts as correct) on the split, greedy and beam.\n"
+                        "G2P: word and phoneme error rate (any alternate pronunciation counts\n"
+                        "as correct) on the split, greedy and beam; a model trained with\n"
+                        "--stress is scored with stress and again with stress stripped.\n"
                         "Dates: exact-match accuracy per input format (greedy; beam with --beam).");
     return 0;
   }
@@ -441,22 +463,36 @@ int cmd_eval_seq2seq(const std::vector<std::string>& argv) {
   json j = {{"model", path}, {"split", which}, {"split_seed", split_seed},
             {"config", json::parse(m->config().to_json())}};
   if (st.meta("data") == "cmudict") {
-    const G2PData gd = load_g2p(a.get("data"), split_seed);
+    const bool stress = st.meta("stress", "0") == "1";
+    const G2PData gd = load_g2p(a.get("data"), split_seed, stress);
     const auto& entries = which == "test" ? gd.split.test : gd.split.valid;
     const G2PEval g = eval_g2p(*m, gd.dict, entries, limit, 1);
     const G2PEval b = eval_g2p(*m, gd.dict, entries, limit, beam, alpha);
     j["words"] = g.words;
+    j["stress"] = stress;
     j["greedy"] = {{"wer", g.score.wer()}, {"per", g.score.per()}, {"seconds", g.seconds}};
     j["beam"] = {{"width", beam}, {"alpha", alpha}, {"wer", b.score.wer()}, {"per", b.score.per()}, {"seconds", b.seconds}};
+    if (stress) {
+      j["greedy"]["stripped"] = {{"wer", g.stripped.wer()}, {"per", g.stripped.per()}};
+      j["beam"]["stripped"] = {{"wer", b.stripped.wer()}, {"per", b.stripped.per()}};
+    }
     if (a.flag("json")) {
       std::cout << j.dump() << std::endl;
     } else {
-      std::printf("%s: G2P on %zu %s words (split seed %llu, stress stripped)\n", path.c_str(),
-                  g.words, which.c_str(), static_cast<unsigned long long>(split_seed));
-      std::printf("  greedy:  WER %.2f%%  PER %.2f%%  (%.1f s)\n", 100 * g.score.wer(),
-                  100 * g.score.per(), g.seconds);
-      std::printf("  beam %zu (alpha %.2f):  WER %.2f%%  PER %.2f%%  (%.1f s)\n", beam, alpha, 100 * b.score.wer(),
-                  100 * b.score.per(), b.seconds);
+      std::printf("%s: G2P on %zu %s words (split seed %llu, %s)\n", path.c_str(), g.words,
+                  which.c_str(), static_cast<unsigned long long>(split_seed),
+                  stress ? "with stress" : "stress stripped");
+      auto line = [&](const char* name, const G2PEval& e) {
+        std::printf("  %s  WER %.2f%%  PER %.2f%%", name, 100 * e.score.wer(), 100 * e.score.per());
+        if (stress)
+          std::printf("   (stress stripped afterwards: WER %.2f%%  PER %.2f%%)",
+                      100 * e.stripped.wer(), 100 * e.stripped.per());
+        std::printf("  (%.1f s)\n", e.seconds);
+      };
+      line("greedy:", g);
+      char name[64];
+      std::snprintf(name, sizeof name, "beam %zu (alpha %.2f):", beam, alpha);
+      line(name, b);
     }
     return 0;
   }
