@@ -41,9 +41,10 @@ class JsSeq2Seq {
     return j.dump();
   }
 
-  // text, beam, maxLen, alpha -> {tokens, text, probs, attention (rows*cols), rows, cols,
+  // text, beam, maxLen, alpha, precision ("int16" | "f32") -> {tokens, text, probs, attention (rows*cols), rows, cols,
   // inputTokens, logprob, eosProb, ms}
-  val translate(std::string text, double beam, double max_len, double alpha) const {
+  val translate(std::string text, double beam, double max_len, double alpha,
+                std::string precision) const {
     return guard([&] {
       ATTNLAB_CHECK(beam >= 1 && beam <= 64 && beam == double(size_t(beam)),
                     "beam must be a whole number in [1, 64], got ", beam);
@@ -54,6 +55,9 @@ class JsSeq2Seq {
       o.beam = size_t(beam);
       o.max_len = size_t(max_len);
       o.length_alpha = float(alpha);
+      ATTNLAB_CHECK(precision == "int16" || precision == "f32",
+                    "precision must be 'int16' or 'f32', got '", precision, "'");
+      o.precision = precision == "f32" ? m::DecodePrecision::F32 : m::DecodePrecision::Int16;
       const auto t0 = std::chrono::steady_clock::now();
       const m::Translation t = model_->translate(text, o);
       const double ms =

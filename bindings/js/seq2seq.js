@@ -31,12 +31,14 @@ export function install(api, mod) {
     /**
      * text -> { tokens, text, probs, attention: Float32Array (rows x cols, row-major; rows =
      * output tokens, cols = input characters), rows, cols, inputTokens, logprob, eosProb, ms }.
-     * beam 1 = greedy; maxLen 0 = the model's limit; alpha = GNMT length normalization.
+     * beam 1 = greedy; maxLen 0 = the model's limit; alpha = GNMT length normalization;
+     * precision 'int16' (default: quantized decoder matrices, faster) or 'f32'.
      */
-    translate(text, { beam = 1, maxLen = 0, alpha = 0.6 } = {}) {
+    translate(text, { beam = 1, maxLen = 0, alpha = 0.6, precision = 'int16' } = {}) {
       checkAlive(this, 'Seq2Seq');
       if (typeof text !== 'string') throw new Error('attnlab: translate expects a string, got ' + typeof text);
-      return this._h.translate(text, beam, maxLen, alpha);
+      if (typeof precision !== 'string') throw new Error("attnlab: precision must be 'int16' or 'f32'");
+      return this._h.translate(text, beam, maxLen, alpha, precision);
     }
     /** Frees the wasm memory; the object is unusable afterwards. */
     delete() { if (this._h) { this._h.delete(); this._h = null; } }

@@ -229,6 +229,57 @@ TEST(Seq2SeqDecode, DecodedProbabilitiesMatchTeacherForcing) {
   }
 }
 
+TEST(Seq2SeqDecode, Int16MatchesF32) {
+  // The int16 path rearranges the step (stacked products, per-symbol input tables) and
+  // quantizes the matrices: along the common prefix of the two outputs, probabilities and
+  // attention must agree closely, for every score, cell, direction and feeding choice.
+  models::DecodeOptions f32, i16;
+  f32.precision = models::DecodePrecision::F32;
+  i16.precision = models::DecodePrecision::Int16;
+  size_t compared = 0, same_outputs = 0, runs = 0;
+  for (const char* s : kScores)
+    for (const char* rnn : {"gru", "lstm"})
+      for (bool bi : {true, false})
+        for (bool feed : {true, false}) {
+          SCOPED_TRACE(std::string(s) + " " + rnn + (bi ? " bi" : " uni") + (feed ? " feed" : ""));
+          auto m = toy_model(s, rnn, bi, feed);
+          for (const char* in : {"BADCAFE", "H", "ABCDEFGHAB"})
+            for (size_t beam : {size_t{1}, size_t{3}}) {
+              f32.beam = i16.beam = beam;
+              const auto a = m->translate(in, f32), b = m->translate(in, i16);
+              ++runs;
+              same_outputs += a.ids == b.ids;
+              for (size_t j = 0; j < std::min(a.ids.size(), b.ids.size()); ++j) {
+                EXPECT_NEAR(a.probs[j], b.probs[j], 2e-3) << in << " token " << j;
+                for (size_t c = 0; c < a.cols; ++c)
+                  EXPECT_NEAR(a.attention[j * a.cols + c], b.attention[j * b.cols + c], 2e-3);
+                ++compared;
+                if (a.ids[j] != b.ids[j]) break;
+              }
+            }
+        }
+  EXPECT_GT(compared, 200u);
+  EXPECT_GE(same_outputs, runs * 9 / 10) << same_outputs << " of " << runs << " outputs identical";
+}
+
+TEST(Seq2SeqDecode, Int16PlanFollowsParameterChanges) {
+  // the int16 plan is built on first decode; changing parameters through collect() must
+  // not leave a stale plan behind
+  auto m = toy_model("additive");
+  const std::string before = m->translate("BADCAFE").text;
+  ParamList ps;
+  m->collect(ps);
+  for (auto& it : ps.items())
+    if (it.first == "out.bias") it.second->data()[m->tgt_vocab().id("h")] += 100.f;
+  const auto after = m->translate("BADCAFE");
+  ASSERT_FALSE(after.ids.empty());
+  EXPECT_EQ(after.tokens[0], "h");
+  EXPECT_NE(after.text, before);
+  models::DecodeOptions f32;
+  f32.precision = models::DecodePrecision::F32;
+  EXPECT_EQ(m->translate("BADCAFE", f32).text, after.text);
+}
+
 TEST(Seq2SeqFile, SaveLoadRoundTripIdenticalOutputs) {
   for (const char* s : kScores) {
     SCOPED_TRACE(s);
@@ -395,14 +446,22 @@ void check_g2p_model(const std::string& rel, const char* score, const double car
   EXPECT_EQ(m->config().score, score);
   const data::CmuDict dict = data::load_cmudict(dict_path);
   const data::CmuSplit split = data::split_cmudict(dict, std::stoull(st.meta("split_seed")));
-  data::G2PScore greedy, beam;
-  models::DecodeOptions b4;
+  data::G2PScore greedy, beam, greedy_f32;
+  models::DecodeOptions b4, f32;
   b4.beam = 4;
+  f32.precision = models::DecodePrecision::F32;
+  size_t same = 0;
   for (size_t i = 0; i < 500; ++i) {
     const data::CmuEntry& e = dict.entries[split.test[i]];
-    greedy.add(m->translate(e.word).tokens, e.prons);
+    const auto g = m->translate(e.word), gf = m->translate(e.word, f32);
+    greedy.add(g.tokens, e.prons);
+    greedy_f32.add(gf.tokens, e.prons);
+    same += g.ids == gf.ids;
     beam.add(m->translate(e.word, b4).tokens, e.prons);
   }
+  // the default int16 decoder against float32 on the same words
+  EXPECT_NEAR(100 * greedy.wer(), 100 * greedy_f32.wer(), 0.61) << "more than 3 of 500 words moved";
+  EXPECT_GE(same, 490u) << "int16 and f32 greedy outputs differ on " << 500 - same << " words";
   std::printf("[%s, first 500 test words] greedy WER %.2f%% PER %.2f%%, beam 4 WER %.2f%% PER %.2f%%\n",
               rel.c_str(), 100 * greedy.wer(), 100 * greedy.per(), 100 * beam.wer(), 100 * beam.per());
   EXPECT_NEAR(100 * greedy.wer(), card[0], 2.0);

@@ -67,10 +67,12 @@ struct G2PEval {
   double seconds = 0;
 };
 G2PEval eval_g2p(const Seq2Seq& m, const data::CmuDict& dict, const std::vector<size_t>& entries,
-                 size_t limit, size_t beam, float alpha = 0.6f) {
+                 size_t limit, size_t beam, float alpha = 0.6f,
+                 models::DecodePrecision precision = models::DecodePrecision::Int16) {
   G2PEval e;
   const auto t0 = std::chrono::steady_clock::now();
   models::DecodeOptions o;
+  o.precision = precision;
   o.beam = beam;
   o.length_alpha = alpha;
   const size_t n = limit ? std::min(limit, entries.size()) : entries.size();
@@ -91,10 +93,12 @@ struct DateEval {
   double seconds = 0;
 };
 DateEval eval_dates(const Seq2Seq& m, const std::vector<data::DatePair>& pairs, size_t limit,
-                    size_t beam, float alpha = 0.6f) {
+                    size_t beam, float alpha = 0.6f,
+                    models::DecodePrecision precision = models::DecodePrecision::Int16) {
   DateEval e;
   const auto t0 = std::chrono::steady_clock::now();
   models::DecodeOptions o;
+  o.precision = precision;
   o.beam = beam;
   o.length_alpha = alpha;
   const size_t n = limit ? std::min(limit, pairs.size()) : pairs.size();
@@ -119,6 +123,15 @@ std::vector<T> sample_of(const std::vector<T>& v, size_t n, uint64_t seed) {
   std::vector<T> out;
   for (size_t i : idx) out.push_back(v[i]);
   return out;
+}
+
+models::DecodePrecision parse_precision(const std::string& s) {
+  if (s == "int16") return models::DecodePrecision::Int16;
+  if (s == "f32") return models::DecodePrecision::F32;
+  throw UsageError("--precision must be int16 or f32, got '" + s + "'");
+}
+const char* precision_name(models::DecodePrecision p) {
+  return p == models::DecodePrecision::Int16 ? "int16" : "f32";
 }
 
 io::DType parse_dtype(const std::string& s) {
@@ -379,6 +392,7 @@ int cmd_train_seq2seq(const std::vector<std::string>& argv) {
     return static_cast<double>(m.train_step(models::make_seq2seq_batch(src, tgt, idx), smoothing));
   };
   hooks.evaluate = [&]() {
+    m.reset_decode_plan();  // the weights changed since the last validation
     if (g2p) return eval_g2p(m, gd.dict, val_entries, 0, 1).score.wer();
     return 1.0 - eval_dates(m, val_pairs, 0, 1).em.accuracy();
   };
@@ -442,6 +456,8 @@ int cmd_eval_seq2seq(const std::vector<std::string>& argv) {
                                      "dates: run when given)"},
                   {"limit", "N", "0", "only the first N words (g2p) or dates (dates) of the split"},
                   {"alpha", "F", "0.6", "beam length normalization ((5+len)/6)^alpha; 0 = none"},
+                  {"precision", "int16|f32", "int16", "decoder arithmetic (int16: quantized "
+                                                      "matrix products, the default everywhere)"},
                   {"json", "", "", "print one JSON object"}});
   a.parse(argv);
   if (a.flag("help")) {
@@ -460,14 +476,15 @@ int cmd_eval_seq2seq(const std::vector<std::string>& argv) {
   if (which != "test" && which != "valid") throw UsageError("--split must be test or valid");
   const size_t limit = a.u64("limit"), beam = a.u64("beam", 1, 64);
   const float alpha = static_cast<float>(a.num("alpha", 0, 10));
+  const models::DecodePrecision prec = parse_precision(a.get("precision"));
   json j = {{"model", path}, {"split", which}, {"split_seed", split_seed},
-            {"config", json::parse(m->config().to_json())}};
+            {"precision", precision_name(prec)}, {"config", json::parse(m->config().to_json())}};
   if (st.meta("data") == "cmudict") {
     const bool stress = st.meta("stress", "0") == "1";
     const G2PData gd = load_g2p(a.get("data"), split_seed, stress);
     const auto& entries = which == "test" ? gd.split.test : gd.split.valid;
-    const G2PEval g = eval_g2p(*m, gd.dict, entries, limit, 1);
-    const G2PEval b = eval_g2p(*m, gd.dict, entries, limit, beam, alpha);
+    const G2PEval g = eval_g2p(*m, gd.dict, entries, limit, 1, alpha, prec);
+    const G2PEval b = eval_g2p(*m, gd.dict, entries, limit, beam, alpha, prec);
     j["words"] = g.words;
     j["stress"] = stress;
     j["greedy"] = {{"wer", g.score.wer()}, {"per", g.score.per()}, {"seconds", g.seconds}};
@@ -479,9 +496,9 @@ int cmd_eval_seq2seq(const std::vector<std::string>& argv) {
     if (a.flag("json")) {
       std::cout << j.dump() << std::endl;
     } else {
-      std::printf("%s: G2P on %zu %s words (split seed %llu, %s)\n", path.c_str(), g.words,
-                  which.c_str(), static_cast<unsigned long long>(split_seed),
-                  stress ? "with stress" : "stress stripped");
+      std::printf("%s: G2P on %zu %s words (split seed %llu, %s, %s decoder)\n", path.c_str(),
+                  g.words, which.c_str(), static_cast<unsigned long long>(split_seed),
+                  stress ? "with stress" : "stress stripped", precision_name(prec));
       auto line = [&](const char* name, const G2PEval& e) {
         std::printf("  %s  WER %.2f%%  PER %.2f%%", name, 100 * e.score.wer(), 100 * e.score.per());
         if (stress)
@@ -501,8 +518,8 @@ int cmd_eval_seq2seq(const std::vector<std::string>& argv) {
     auto dates = which == "test" ? ds.test : ds.valid;
     if (limit && limit < dates.size()) dates.resize(limit);
     const auto pairs = data::make_date_pairs(dates);
-    std::vector<DateEval> evs = {eval_dates(*m, pairs, 0, 1)};
-    if (a.given("beam") && beam > 1) evs.push_back(eval_dates(*m, pairs, 0, beam, alpha));
+    std::vector<DateEval> evs = {eval_dates(*m, pairs, 0, 1, alpha, prec)};
+    if (a.given("beam") && beam > 1) evs.push_back(eval_dates(*m, pairs, 0, beam, alpha, prec));
     j["dates"] = dates.size();
     j["pairs"] = pairs.size();
     const auto& names = data::date_format_names();
@@ -517,9 +534,9 @@ int cmd_eval_seq2seq(const std::vector<std::string>& argv) {
     if (a.flag("json")) {
       std::cout << j.dump() << std::endl;
     } else {
-      std::printf("%s: dates, %zu %s dates x 20 formats = %zu pairs (split seed %llu)\n",
+      std::printf("%s: dates, %zu %s dates x 20 formats = %zu pairs (split seed %llu, %s decoder)\n",
                   path.c_str(), dates.size(), which.c_str(), pairs.size(),
-                  static_cast<unsigned long long>(split_seed));
+                  static_cast<unsigned long long>(split_seed), precision_name(prec));
       for (size_t e = 0; e < evs.size(); ++e) {
         std::printf("  %s: exact match %.3f%%  (%.1f s)\n", e == 0 ? "greedy" : "beam",
                     100 * evs[e].em.accuracy(), evs[e].seconds);
@@ -539,6 +556,7 @@ int cmd_predict_seq2seq(const std::vector<std::string>& argv) {
                      {"beam", "N", "1", "beam width (1 = greedy)"},
                      {"max-len", "N", "0", "longest output (0 = the model's limit)"},
                      {"alpha", "F", "0.6", "beam length normalization exponent (0 = none)"},
+                     {"precision", "int16|f32", "int16", "decoder arithmetic"},
                      {"json", "", "", "print tokens, probabilities and attention as JSON"}});
   a.parse(argv);
   if (a.flag("help")) {
@@ -554,6 +572,7 @@ int cmd_predict_seq2seq(const std::vector<std::string>& argv) {
   o.beam = a.u64("beam", 1, 64);
   o.max_len = a.u64("max-len", 0, 100000);
   o.length_alpha = static_cast<float>(a.num("alpha", 0, 10));
+  o.precision = parse_precision(a.get("precision"));
   const models::Translation t = m->translate(text, o);
   if (a.flag("json"))
     std::cout << json({{"input", t.input_tokens}, {"output", t.tokens}, {"text", t.text},

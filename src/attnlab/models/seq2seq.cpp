@@ -182,6 +182,7 @@ Seq2Seq::Seq2Seq(const Seq2SeqConfig& cfg, const data::Vocab& src, const data::V
 }
 
 void Seq2Seq::collect(ParamList& ps) {
+  plan_.reset();  // the caller may change the parameters
   src_emb_.collect(ps, "src_emb.");
   tgt_emb_.collect(ps, "tgt_emb.");
   const bool gru = cfg_.rnn == "gru";
@@ -341,6 +342,7 @@ void Seq2Seq::step_backward(size_t B, const int* ids, const float* att, float* d
 
 // ---------------------------------------------------------------- teacher forcing
 float Seq2Seq::train_step(const Seq2SeqBatch& b, float smoothing) {
+  plan_.reset();
   return run(b, true, smoothing, nullptr, nullptr);
 }
 float Seq2Seq::loss(const Seq2SeqBatch& b) const {
@@ -668,6 +670,36 @@ void Seq2Seq::infer_step(size_t n, const int* prev, const InferCtx& ctx, float* 
   k::log_softmax_rows(n, V, logits.data(), logp);
 }
 
+Seq2Seq::Stepper Seq2Seq::f32_stepper(const InferCtx& ctx) const {
+  // state: [h (Dh) | c (Dh, LSTM only) | attentional vector fed to the next step (C)]
+  const size_t Dh = cfg_.dec_hidden(), C = cfg_.combine;
+  const bool lstm = cfg_.rnn == "lstm";
+  const size_t hc = lstm ? 2 * Dh : Dh;
+  Stepper st;
+  st.state_size = hc + C;
+  st.init.assign(st.state_size, 0.f);
+  std::copy(ctx.h0.begin(), ctx.h0.end(), st.init.begin());
+  if (lstm) std::copy(ctx.c0.begin(), ctx.c0.end(), st.init.begin() + long(Dh));
+  st.step = [this, &ctx, Dh, C, lstm, hc](size_t n, const int* prev, const float* in, float* out,
+                                          float* weights, float* logp) {
+    const size_t SS = hc + C;
+    std::vector<float> h(n * Dh), c(lstm ? n * Dh : 0), feed(n * C);
+    for (size_t b = 0; b < n; ++b) {
+      std::copy(in + b * SS, in + b * SS + Dh, h.begin() + long(b * Dh));
+      if (lstm) std::copy(in + b * SS + Dh, in + b * SS + 2 * Dh, c.begin() + long(b * Dh));
+      std::copy(in + b * SS + hc, in + (b + 1) * SS, feed.begin() + long(b * C));
+    }
+    std::vector<float> att(n * C);
+    infer_step(n, prev, ctx, h.data(), lstm ? c.data() : nullptr, feed.data(), att.data(), weights, logp);
+    for (size_t b = 0; b < n; ++b) {
+      std::copy(h.begin() + long(b * Dh), h.begin() + long((b + 1) * Dh), out + b * SS);
+      if (lstm) std::copy(c.begin() + long(b * Dh), c.begin() + long((b + 1) * Dh), out + b * SS + Dh);
+      std::copy(att.begin() + long(b * C), att.begin() + long((b + 1) * C), out + b * SS + hc);
+    }
+  };
+  return st;
+}
+
 Translation Seq2Seq::decode(const std::vector<int>& src, const DecodeOptions& o) const {
   // src: (S) ids -> best output under beam search (beam 1 = greedy)
   ATTNLAB_CHECK(!src.empty(), "empty input: expected 1..", cfg_.max_src_len, " tokens");
@@ -678,22 +710,23 @@ Translation Seq2Seq::decode(const std::vector<int>& src, const DecodeOptions& o)
     ATTNLAB_CHECK(src[i] >= 4 && size_t(src[i]) < src_.size(), "source id ", src[i],
                   " at position ", i, " is not a symbol of the vocabulary (4..",
                   src_.size() - 1, ")");
-  const size_t S = src.size(), Dh = cfg_.dec_hidden(), C = cfg_.combine;
-  const size_t V = tgt_.size();
+  const size_t S = src.size(), V = tgt_.size();
   const size_t max_len = o.max_len ? o.max_len : cfg_.max_tgt_len;
   const size_t K = o.beam;
-  const InferCtx ctx = infer_prepare(src);
+  const bool fast = o.precision == DecodePrecision::Int16;
+  const InferCtx ctx = fast ? fast_prepare(src) : infer_prepare(src);
+  const Stepper dec = fast ? fast_stepper(ctx) : f32_stepper(ctx);
+  const size_t SS = dec.state_size;
   std::vector<Hyp> alive(1), finished;
-  // decoder state of the alive hypotheses: h, c (n,Dh), feed (n,C)
-  std::vector<float> sh = ctx.h0, sc = ctx.c0, feed(C, 0.f);
+  std::vector<float> state = dec.init, state_out;  // (n, SS) of the alive hypotheses
   for (size_t t = 0; t <= max_len && !alive.empty(); ++t) {
     const size_t n = alive.size();
     std::vector<int> prev(n);
     for (size_t i = 0; i < n; ++i)
       prev[i] = alive[i].ids.empty() ? data::Vocab::kBos : alive[i].ids.back();
-    std::vector<float> att(n * C), w(n * S), lp(n * V);
-    infer_step(n, prev.data(), ctx, sh.data(), cfg_.rnn == "lstm" ? sc.data() : nullptr,
-               feed.data(), att.data(), w.data(), lp.data());
+    std::vector<float> w(n * S), lp(n * V);
+    state_out.resize(n * SS);
+    dec.step(n, prev.data(), state.data(), state_out.data(), w.data(), lp.data());
     // candidates: (score, hyp, token)
     struct Cand {
       double logp;
@@ -742,18 +775,11 @@ Translation Seq2Seq::decode(const std::vector<int>& src, const DecodeOptions& o)
       for (size_t i = 0; i < n; ++i) finished.push_back(alive[i]);
       break;
     }
-    // gather states of the surviving hypotheses
-    std::vector<float> nh(next.size() * Dh), nc(cfg_.rnn == "lstm" ? next.size() * Dh : 0),
-        nfeed(next.size() * C);
-    for (size_t j = 0; j < next.size(); ++j) {
-      const size_t p = parents[j];
-      std::copy(sh.data() + p * Dh, sh.data() + (p + 1) * Dh, nh.data() + j * Dh);
-      if (cfg_.rnn == "lstm") std::copy(sc.data() + p * Dh, sc.data() + (p + 1) * Dh, nc.data() + j * Dh);
-      std::copy(att.data() + p * C, att.data() + (p + 1) * C, nfeed.data() + j * C);
-    }
-    sh.swap(nh);
-    sc.swap(nc);
-    feed.swap(nfeed);
+    // gather the states of the surviving hypotheses
+    state.resize(next.size() * SS);
+    for (size_t j = 0; j < next.size(); ++j)
+      std::copy(state_out.begin() + long(parents[j] * SS), state_out.begin() + long((parents[j] + 1) * SS),
+                state.begin() + long(j * SS));
     alive = std::move(next);
   }
   if (finished.empty()) finished = alive;

@@ -34,6 +34,7 @@
 // Nothing is mapped to <unk> silently.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -76,10 +77,22 @@ struct Seq2SeqConfig {
 // The TensorFlow.js date example's configuration.
 Seq2SeqConfig tfjs_dates_config();
 
+// How decoding does its matrix products.
+//   Int16 (default): the recurrent, attention-query, combine and output matrices are
+//     quantized once per model to int16 with one scale per row, and each step's input
+//     vectors to int16 with one scale per vector (kernels::gemm_i16). Half the bytes per
+//     step and about twice the products per instruction: the decoder's weights then stay
+//     in the L2 cache. Probabilities differ from F32 by about 1e-4; the chosen tokens can
+//     differ only where two candidates are that close (see the model cards for WER).
+//     Attention scores, softmax and the embedding lookups stay float32.
+//   F32: float32 everywhere, the same arithmetic as training's forward pass.
+enum class DecodePrecision { Int16, F32 };
+
 struct DecodeOptions {
   size_t beam = 1;           // 1 = greedy
   size_t max_len = 0;        // output tokens; 0 = config.max_tgt_len
   float length_alpha = 0.6f; // beam score = logp / ((5 + len) / 6)^alpha (GNMT); 0 = none
+  DecodePrecision precision = DecodePrecision::Int16;
 };
 
 struct Translation {
@@ -126,6 +139,10 @@ class Seq2Seq {
                    std::vector<float>& attn) const;
 
   // Text -> source ids (see the error contract above).
+  // translate/decode build the int16 decode plan on first use (a few ms) and keep it;
+  // collect() (which hands out mutable parameters) and train_step() drop it. Code that
+  // changes parameters after a decode in another way calls reset_decode_plan().
+  void reset_decode_plan() { plan_.reset(); }
   std::vector<int> encode_input(const std::string& text) const;
   Translation translate(const std::string& text, const DecodeOptions& o = {}) const;
   Translation decode(const std::vector<int>& src, const DecodeOptions& o = {}) const;
@@ -175,6 +192,22 @@ class Seq2Seq {
     std::vector<float> h0, c0;  // decoder initial state (Dh); c0 for LSTM only
   };
   InferCtx infer_prepare(const std::vector<int>& src) const;
+  // int16 decode plan (seq2seq_fast.cpp): quantized matrices, built lazily.
+  struct FastPlan;
+  const FastPlan& fast_plan() const;
+  InferCtx fast_prepare(const std::vector<int>& src) const;
+  // A decoder as the beam search sees it: a flat per-hypothesis state and one step.
+  struct Stepper {
+    size_t state_size = 0;
+    std::vector<float> init;  // (state_size) the state before the first step
+    // prev: (n) tokens, state_in: (n,state_size) -> state_out: (n,state_size),
+    // weights: (n,S) attention, logp: (n,V) log-probabilities of the next token
+    std::function<void(size_t n, const int* prev, const float* state_in, float* state_out,
+                       float* weights, float* logp)>
+        step;
+  };
+  Stepper f32_stepper(const InferCtx& ctx) const;
+  Stepper fast_stepper(const InferCtx& ctx) const;
   // n hypotheses: prev (n), h/c (n,Dh) in/out, feed (n,C) in -> att (n,C), weights (n,S),
   // logp (n,V). Same numbers as step() + out_ + log_softmax (tested).
   void infer_step(size_t n, const int* prev, const InferCtx& ctx, float* h, float* c,
@@ -193,6 +226,7 @@ class Seq2Seq {
   attention::LocalAttention local_;
   bool is_local_ = false;
   nn::Linear combine_, out_;
+  mutable std::shared_ptr<const FastPlan> plan_;
 };
 
 }  // namespace attnlab::models

@@ -1,0 +1,321 @@
+// The int16 decode path of Seq2Seq (DecodePrecision::Int16, the default).
+//
+// Per decoder step the float path streams every decoder matrix once: for the shipped
+// G2P model 2.5 MB of float32, more than this machine's 2 MB L2, so each step waited on
+// L3 (about 160 us in wasm). Here the same step is rearranged and quantized:
+//   * the embedding half of the decoder's input projection is a table computed once per
+//     model: emb_gi[v] = W_ih[:, :E] tgt_emb[v] + b_ih  (V, G), G = 3 or 4 gates x Dh;
+//   * the recurrent product W_hh h_t is computed right after h_t exists, stacked with the
+//     attention query (additive W1 h_t, local-p's predictor), one int16 product
+//     [W_hh; Wq] h_t; the next step finds W_hh h_t + b_hh in its state;
+//   * likewise the input-feeding product W_ih[:, E:] att_t is stacked with the output
+//     layer: [W_feed; W_out] att_t, one int16 product;
+//   * the combine layer W_c [ctx; h] is one int16 product.
+// The matrices are int16 with one scale per row (kernels::quantize_rows_i16), inputs are
+// quantized per vector at each step. Scores, softmax, the context vector and the gate
+// nonlinearities stay float32. The encoder's recurrent products and the attention keys
+// are int16 too; the encoder's input projections are a per-symbol table like emb_gi.
+#include <algorithm>
+#include <cmath>
+
+#include "attnlab/kernels/kernels.hpp"
+#include "attnlab/models/seq2seq.hpp"
+
+namespace attnlab::models {
+
+namespace k = attnlab::kernels;
+
+namespace {
+size_t pad16(size_t n) { return (n + 15) / 16 * 16; }
+
+// An int16 matrix (rows, cols) with its row scales; ld = cols rounded up to 16.
+struct QMat {
+  size_t rows = 0, cols = 0, ld = 0;
+  std::vector<int16_t> q;
+  std::vector<float> scale;
+  std::vector<float> bias;  // (rows) added to every product (zeros where a part has none)
+
+  // Stacks row blocks: each (rows_i, cols) float with row stride ld_i, optional bias.
+  struct Part {
+    size_t rows;
+    const float* w;
+    size_t ldw;
+    const float* bias;  // nullable
+  };
+  QMat(size_t c, const std::vector<Part>& parts) : cols(c), ld(pad16(c)) {
+    for (const Part& p : parts) rows += p.rows;
+    q.assign(rows * ld, 0);
+    scale.assign(rows, 0.f);
+    bias.assign(rows, 0.f);
+    size_t r = 0;
+    for (const Part& p : parts) {
+      k::quantize_rows_i16(p.rows, cols, p.w, p.ldw, k::kQmaxWeight, q.data() + r * ld, ld,
+                           scale.data() + r);
+      if (p.bias) std::copy(p.bias, p.bias + p.rows, bias.begin() + long(r));
+      r += p.rows;
+    }
+  }
+  QMat() = default;
+
+  // x: (n, cols) float, row stride ldx -> y: (n, rows) (first `m` rows only if m > 0),
+  // row stride ldy. qx, sx: scratch of n * ld int16 and n floats.
+  void apply(size_t n, const float* x, size_t ldx, float* y, size_t ldy, std::vector<int16_t>& qx,
+             std::vector<float>& sx, size_t m = 0) const {
+    qx.resize(n * ld);
+    sx.resize(n);
+    k::quantize_rows_i16(n, cols, x, ldx, k::kQmaxInput, qx.data(), ld, sx.data());
+    k::gemm_i16(n, m ? m : rows, ld, qx.data(), ld, sx.data(), q.data(), ld, scale.data(),
+                bias.data(), y, ldy);
+  }
+};
+
+// Gate updates from the two projections (PyTorch gate order), scratch-free.
+// GRU: gi, gh (3H) -> h (H) in place: r, z = sigmoid(gi + gh); n = tanh(gi_n + r * gh_n);
+// h' = n + z * (h - n). `a` is (3H) scratch.
+void gru_update(size_t H, const float* gi, const float* gh, float* h, float* a) {
+  for (size_t j = 0; j < 2 * H; ++j) a[j] = gi[j] + gh[j];
+  k::sigmoid(2 * H, a, a);
+  for (size_t j = 0; j < H; ++j) a[2 * H + j] = gi[2 * H + j] + a[j] * gh[2 * H + j];
+  k::tanh(H, a + 2 * H, a + 2 * H);
+  for (size_t j = 0; j < H; ++j) {
+    const float nn_ = a[2 * H + j];
+    h[j] = nn_ + a[H + j] * (h[j] - nn_);
+  }
+}
+// LSTM: gi, gh (4H) -> h, c (H) in place: i, f, g, o; c' = f c + i g; h' = o tanh(c').
+// `a` is (5H) scratch.
+void lstm_update(size_t H, const float* gi, const float* gh, float* h, float* c, float* a) {
+  for (size_t j = 0; j < 4 * H; ++j) a[j] = gi[j] + gh[j];
+  k::sigmoid(2 * H, a, a);
+  k::tanh(H, a + 2 * H, a + 2 * H);
+  k::sigmoid(H, a + 3 * H, a + 3 * H);
+  for (size_t j = 0; j < H; ++j) c[j] = a[H + j] * c[j] + a[j] * a[2 * H + j];
+  k::tanh(H, c, a + 4 * H);
+  for (size_t j = 0; j < H; ++j) h[j] = a[3 * H + j] * a[4 * H + j];
+}
+
+struct EncDir {
+  std::vector<float> src_gi;  // (Vs, G): W_ih src_emb[v] + b_ih, the input projection per symbol
+  QMat whh;                   // (G, H) with b_hh
+};
+}  // namespace
+
+struct Seq2Seq::FastPlan {
+  size_t G = 0;   // decoder gates x Dh
+  size_t Aq = 0;  // query rows stacked under W_hh (additive A, local-p A, else 0)
+  std::vector<EncDir> enc;  // 1 or 2 directions
+  std::vector<float> emb_gi;  // (V, G)
+  QMat hstack;  // [W_hh (G); Wq (Aq)] x Dh, bias [b_hh; 0]
+  QMat comb;    // W_c (C, De + Dh), bias b_c
+  QMat astack;  // [W_feed (G) if input feeding; W_out (V)] x C, bias [0; b_out]
+  QMat keys;    // additive W2 (A, De) / general W (Dh, De): the keys of an input, once per input
+};
+
+const Seq2Seq::FastPlan& Seq2Seq::fast_plan() const {
+  if (plan_) return *plan_;
+  auto p = std::make_shared<FastPlan>();
+  const bool lstm = cfg_.rnn == "lstm";
+  const size_t Dh = cfg_.dec_hidden(), E = cfg_.emb, I = cfg_.dec_input(), C = cfg_.combine;
+  const size_t De = cfg_.enc_out(), V = tgt_.size(), He = cfg_.enc_hidden;
+  const size_t G = (lstm ? 4 : 3) * Dh, Ge = (lstm ? 4 : 3) * He;
+  p->G = G;
+  // encoder directions
+  const size_t Vs = src_.size();
+  auto add_dir = [&](const auto& rnn) {
+    EncDir d;
+    d.src_gi.resize(Vs * Ge);
+    for (size_t v = 0; v < Vs; ++v)
+      std::copy(rnn.bias_ih.value.data(), rnn.bias_ih.value.data() + Ge, d.src_gi.begin() + long(v * Ge));
+    k::gemm(false, true, Vs, Ge, E, 1.f, src_emb_.weight.value.data(), E, rnn.weight_ih.value.data(), E,
+            1.f, d.src_gi.data(), Ge);
+    d.whh = QMat(He, {{Ge, rnn.weight_hh.value.data(), He, rnn.bias_hh.value.data()}});
+    p->enc.push_back(std::move(d));
+  };
+  if (cfg_.bidirectional) {
+    if (lstm) add_dir(enc_blstm_.fwd), add_dir(enc_blstm_.bwd);
+    else add_dir(enc_bgru_.fwd), add_dir(enc_bgru_.bwd);
+  } else {
+    if (lstm) add_dir(enc_lstm_);
+    else add_dir(enc_gru_);
+  }
+  // decoder
+  const float* w_ih = lstm ? dec_lstm_.weight_ih.value.data() : dec_gru_.weight_ih.value.data();
+  const float* b_ih = lstm ? dec_lstm_.bias_ih.value.data() : dec_gru_.bias_ih.value.data();
+  const float* w_hh = lstm ? dec_lstm_.weight_hh.value.data() : dec_gru_.weight_hh.value.data();
+  const float* b_hh = lstm ? dec_lstm_.bias_hh.value.data() : dec_gru_.bias_hh.value.data();
+  // emb_gi (V,G) = tgt_emb (V,E) W_ih[:, :E]^T + b_ih
+  p->emb_gi.resize(V * G);
+  for (size_t v = 0; v < V; ++v) std::copy(b_ih, b_ih + G, p->emb_gi.begin() + long(v * G));
+  k::gemm(false, true, V, G, E, 1.f, tgt_emb_.weight.value.data(), E, w_ih, I, 1.f,
+          p->emb_gi.data(), G);
+  const attention::Score& sc = is_local_ ? local_.score : att_.score;
+  std::vector<QMat::Part> hp = {{G, w_hh, Dh, b_hh}};
+  if (is_local_) {
+    p->Aq = cfg_.attn_dim;
+    hp.push_back({p->Aq, local_.pred_weight.value.data(), Dh, nullptr});
+  } else if (sc.kind() == attention::ScoreKind::Additive) {
+    p->Aq = cfg_.attn_dim;
+    hp.push_back({p->Aq, sc.query_weight.value.data(), Dh, nullptr});
+  }
+  p->hstack = QMat(Dh, hp);
+  p->comb = QMat(De + Dh, {{C, combine_.weight.value.data(), De + Dh, combine_.bias.value.data()}});
+  std::vector<QMat::Part> ap;
+  if (cfg_.input_feed) ap.push_back({G, w_ih + E, I, nullptr});
+  ap.push_back({V, out_.weight.value.data(), C, out_.bias.value.data()});
+  p->astack = QMat(C, ap);
+  if (sc.kind() == attention::ScoreKind::Additive)
+    p->keys = QMat(De, {{cfg_.attn_dim, sc.key_weight.value.data(), De, nullptr}});
+  else if (sc.kind() == attention::ScoreKind::General)
+    p->keys = QMat(De, {{Dh, sc.weight.value.data(), De, nullptr}});
+  plan_ = p;
+  return *plan_;
+}
+
+Seq2Seq::InferCtx Seq2Seq::fast_prepare(const std::vector<int>& src) const {
+  // src: (S) -> enc (S,De), keys, decoder initial state; recurrent products in int16
+  const FastPlan& p = fast_plan();
+  InferCtx ctx;
+  const size_t S = src.size(), De = cfg_.enc_out(), H = cfg_.enc_hidden;
+  const bool lstm = cfg_.rnn == "lstm";
+  const size_t Ge = (lstm ? 4 : 3) * H;
+  ctx.S = S;
+  std::vector<float> gh(Ge), a(5 * H), h(H), c(H);
+  std::vector<int16_t> qx;
+  std::vector<float> sx;
+  ctx.enc.resize(S * De);
+  for (size_t d = 0; d < p.enc.size(); ++d) {
+    const EncDir& dir = p.enc[d];
+    const bool reverse = d == 1;
+    std::fill(h.begin(), h.end(), 0.f);
+    std::fill(c.begin(), c.end(), 0.f);
+    for (size_t i = 0; i < S; ++i) {
+      const size_t t = reverse ? S - 1 - i : i;
+      const float* gi = dir.src_gi.data() + size_t(src[t]) * Ge;
+      dir.whh.apply(1, h.data(), H, gh.data(), Ge, qx, sx);
+      if (lstm) lstm_update(H, gi, gh.data(), h.data(), c.data(), a.data());
+      else gru_update(H, gi, gh.data(), h.data(), a.data());
+      std::copy(h.begin(), h.end(), ctx.enc.begin() + long(t * De + d * H));
+    }
+    ctx.h0.insert(ctx.h0.end(), h.begin(), h.end());
+    if (lstm) ctx.c0.insert(ctx.c0.end(), c.begin(), c.end());
+  }
+  if (p.keys.rows) {  // keys (S, A or Dh) = enc W^T, int16
+    ctx.keys.resize(S * p.keys.rows);
+    p.keys.apply(S, ctx.enc.data(), De, ctx.keys.data(), p.keys.rows, qx, sx);
+  }
+  return ctx;
+}
+
+Seq2Seq::Stepper Seq2Seq::fast_stepper(const InferCtx& ctx) const {
+  // state: [h (Dh) | c (Dh, LSTM only) | W_hh h + b_hh (G) | W_feed att (G, input feeding)]
+  const FastPlan& p = fast_plan();
+  const bool lstm = cfg_.rnn == "lstm";
+  const size_t Dh = cfg_.dec_hidden(), G = p.G, hc = lstm ? 2 * Dh : Dh;
+  const size_t SS = hc + G + (cfg_.input_feed ? G : 0);
+  Stepper st;
+  st.state_size = SS;
+  st.init.assign(SS, 0.f);
+  std::copy(ctx.h0.begin(), ctx.h0.end(), st.init.begin());
+  if (lstm) std::copy(ctx.c0.begin(), ctx.c0.end(), st.init.begin() + long(Dh));
+  {
+    std::vector<int16_t> qx;
+    std::vector<float> sx;
+    p.hstack.apply(1, ctx.h0.data(), Dh, st.init.data() + hc, G, qx, sx, G);  // W_hh h0 + b_hh
+  }
+  st.step = [this, &ctx, &p, lstm, Dh, G, hc, SS](size_t n, const int* prev, const float* in,
+                                                  float* out, float* weights, float* logp) {
+    const size_t S = ctx.S, De = cfg_.enc_out(), C = cfg_.combine, V = tgt_.size();
+    const size_t Aq = p.Aq, HS = G + Aq;
+    std::vector<float> gi(G), a(5 * Dh), h(n * Dh), hout(n * HS), cat(n * (De + Dh)), att(n * C),
+        aout(n * p.astack.rows);
+    std::vector<int16_t> qx;
+    std::vector<float> sx;
+    // 1. recurrent cell: gi = emb_gi[prev] (+ W_feed att_{t-1}), gh from the state
+    for (size_t b = 0; b < n; ++b) {
+      const float* sin = in + b * SS;
+      float* so = out + b * SS;
+      std::copy(p.emb_gi.begin() + long(size_t(prev[b]) * G), p.emb_gi.begin() + long((size_t(prev[b]) + 1) * G), gi.begin());
+      if (cfg_.input_feed) k::add(G, sin + hc + G, gi.data());
+      std::copy(sin, sin + hc, so);  // h (and c), updated in place below
+      if (lstm) lstm_update(Dh, gi.data(), sin + hc, so, so + Dh, a.data());
+      else gru_update(Dh, gi.data(), sin + hc, so, a.data());
+      std::copy(so, so + Dh, h.begin() + long(b * Dh));
+    }
+    // 2. [W_hh; Wq] h_t: the next step's recurrent term and this step's query
+    p.hstack.apply(n, h.data(), Dh, hout.data(), HS, qx, sx);
+    for (size_t b = 0; b < n; ++b)
+      std::copy(hout.begin() + long(b * HS), hout.begin() + long(b * HS + G), out + b * SS + hc);
+    // 3. scores (n,S) and weights, float32 (as infer_step)
+    const attention::Score& sc = is_local_ ? local_.score : att_.score;
+    const float* enc = ctx.enc.data();
+    switch (sc.kind()) {  // local-p scores with the general score
+      case attention::ScoreKind::Dot:
+      case attention::ScoreKind::ScaledDot: {
+        const float scale = sc.kind() == attention::ScoreKind::Dot ? 1.f : 1.f / std::sqrt(float(De));
+        for (size_t b = 0; b < n; ++b) k::gemv(false, S, De, scale, enc, De, h.data() + b * Dh, 0.f, weights + b * S);
+        break;
+      }
+      case attention::ScoreKind::General:
+        for (size_t b = 0; b < n; ++b)
+          k::gemv(false, S, Dh, 1.f, ctx.keys.data(), Dh, h.data() + b * Dh, 0.f, weights + b * S);
+        break;
+      case attention::ScoreKind::Additive: {
+        std::vector<float> hid(S * Aq);
+        for (size_t b = 0; b < n; ++b) {
+          const float* qa = hout.data() + b * HS + G;
+          for (size_t j = 0; j < S; ++j) {
+            const float* kj = ctx.keys.data() + j * Aq;
+            float* hj = hid.data() + j * Aq;
+            for (size_t x = 0; x < Aq; ++x) hj[x] = qa[x] + kj[x];
+          }
+          k::tanh(S * Aq, hid.data(), hid.data());
+          k::gemv(false, S, Aq, 1.f, hid.data(), Aq, sc.v.value.data(), 0.f, weights + b * S);
+        }
+        break;
+      }
+      default:
+        throw Error("seq2seq: unsupported score kind in decode");
+    }
+    if (is_local_) {
+      // local-p: the stacked query rows are the position predictor's hidden layer
+      const float D = float(cfg_.local_window), sigma = D / 2.f;
+      const float inv2s2 = 1.f / (2.f * sigma * sigma);
+      std::vector<float> mask(S);
+      for (size_t b = 0; b < n; ++b) {
+        float* hid = hout.data() + b * HS + G;
+        k::tanh(Aq, hid, hid);
+        float sg = k::dot(Aq, hid, local_.pred_v.value.data());
+        k::sigmoid(1, &sg, &sg);
+        const float pos = float(S) * sg;
+        const long lo = std::max(0L, long(std::ceil(pos - D)));
+        const long hi = std::min(long(S) - 1, long(std::floor(pos + D)));
+        for (size_t j = 0; j < S; ++j)
+          mask[j] = (long(j) >= lo && long(j) <= hi) ? 0.f : attention::kNegInf;
+        float* w = weights + b * S;
+        k::softmax_rows(1, S, w, S, mask.data(), 0, w, S);
+        for (size_t j = 0; j < S; ++j)
+          if (w[j] != 0.f) w[j] *= std::exp(-(float(j) - pos) * (float(j) - pos) * inv2s2);
+      }
+    } else {
+      k::softmax_rows(n, S, weights, S, nullptr, 0, weights, S);
+    }
+    // 4. att = tanh(W_c [ctx; h] + b_c)
+    for (size_t b = 0; b < n; ++b) {
+      k::gemv(true, S, De, 1.f, enc, De, weights + b * S, 0.f, cat.data() + b * (De + Dh));
+      std::copy(h.begin() + long(b * Dh), h.begin() + long((b + 1) * Dh), cat.begin() + long(b * (De + Dh) + De));
+    }
+    p.comb.apply(n, cat.data(), De + Dh, att.data(), C, qx, sx);
+    k::tanh(n * C, att.data(), att.data());
+    // 5. [W_feed; W_out] att: the next step's input-feeding term and this step's logits
+    const size_t AR = p.astack.rows, F = cfg_.input_feed ? G : 0;
+    p.astack.apply(n, att.data(), C, aout.data(), AR, qx, sx);
+    for (size_t b = 0; b < n; ++b) {
+      if (F) std::copy(aout.begin() + long(b * AR), aout.begin() + long(b * AR + F), out + b * SS + hc + G);
+      std::copy(aout.begin() + long(b * AR + F), aout.begin() + long((b + 1) * AR), logp + b * V);
+    }
+    k::log_softmax_rows(n, V, logp, logp);
+  };
+  return st;
+}
+
+}  // namespace attnlab::models
