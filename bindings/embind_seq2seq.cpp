@@ -41,7 +41,7 @@ class JsSeq2Seq {
     return j.dump();
   }
 
-  // text, beam, maxLen, alpha, precision ("int16" | "f32") -> {tokens, text, probs, attention (rows*cols), rows, cols,
+  // text, beam, maxLen, alpha, precision ("int8" | "int16" | "f32") -> {tokens, text, probs, attention (rows*cols), rows, cols,
   // inputTokens, logprob, eosProb, ms}
   val translate(std::string text, double beam, double max_len, double alpha,
                 std::string precision) const {
@@ -55,9 +55,11 @@ class JsSeq2Seq {
       o.beam = size_t(beam);
       o.max_len = size_t(max_len);
       o.length_alpha = float(alpha);
-      ATTNLAB_CHECK(precision == "int16" || precision == "f32",
-                    "precision must be 'int16' or 'f32', got '", precision, "'");
-      o.precision = precision == "f32" ? m::DecodePrecision::F32 : m::DecodePrecision::Int16;
+      ATTNLAB_CHECK(precision == "int8" || precision == "int16" || precision == "f32",
+                    "precision must be 'int8', 'int16' or 'f32', got '", precision, "'");
+      o.precision = precision == "f32"     ? m::DecodePrecision::F32
+                    : precision == "int16" ? m::DecodePrecision::Int16
+                                           : m::DecodePrecision::Int8;
       const auto t0 = std::chrono::steady_clock::now();
       const m::Translation t = model_->translate(text, o);
       const double ms =

@@ -32,12 +32,12 @@ export function install(api, mod) {
      * text -> { tokens, text, probs, attention: Float32Array (rows x cols, row-major; rows =
      * output tokens, cols = input characters), rows, cols, inputTokens, logprob, eosProb, ms }.
      * beam 1 = greedy; maxLen 0 = the model's limit; alpha = GNMT length normalization;
-     * precision 'int16' (default: quantized decoder matrices, faster) or 'f32'.
+     * precision: 'int8' (default) or 'int16' quantized decoder matrices, or 'f32'.
      */
-    translate(text, { beam = 1, maxLen = 0, alpha = 0.6, precision = 'int16' } = {}) {
+    translate(text, { beam = 1, maxLen = 0, alpha = 0.6, precision = 'int8' } = {}) {
       checkAlive(this, 'Seq2Seq');
       if (typeof text !== 'string') throw new Error('attnlab: translate expects a string, got ' + typeof text);
-      if (typeof precision !== 'string') throw new Error("attnlab: precision must be 'int16' or 'f32'");
+      if (typeof precision !== 'string') throw new Error("attnlab: precision must be 'int8', 'int16' or 'f32'");
       return this._h.translate(text, beam, maxLen, alpha, precision);
     }
     /** Frees the wasm memory; the object is unusable afterwards. */

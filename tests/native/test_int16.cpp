@@ -120,3 +120,57 @@ TEST(Int16, RoundsHalfToEvenLikeTheTwin) {
   EXPECT_EQ(q1[4], -2);
   EXPECT_EQ(q1[5], 4);
 }
+
+TEST(Int8, ProductWithinQuantizationBound) {
+  std::mt19937 rng(11);
+  std::normal_distribution<float> nd(0.f, 1.f);
+  for (size_t K : {size_t{7}, size_t{256}, size_t{1500}}) {
+    const size_t n = 2, M = 13, Kp = pad16(K);
+    std::vector<float> a(M * K), x(n * K);
+    for (float& v : a) v = 0.2f * nd(rng);
+    for (float& v : x) v = std::tanh(nd(rng));
+    std::vector<int8_t> qa(M * Kp);
+    std::vector<int16_t> qx(n * Kp);
+    std::vector<float> sa(M), sx(n), y(n * M);
+    k::quantize_rows_i8(M, K, a.data(), K, qa.data(), Kp, sa.data());
+    k::quantize_rows_i16(n, K, x.data(), K, k::kQmaxInput, qx.data(), Kp, sx.data());
+    k::gemm_i8(n, M, Kp, qx.data(), Kp, sx.data(), qa.data(), Kp, sa.data(), nullptr, y.data(), M);
+    for (size_t b = 0; b < n; ++b)
+      for (size_t m = 0; m < M; ++m) {
+        double exact = 0, bound = 1e-6;
+        float amax = 0, xmax = 0;
+        for (size_t j = 0; j < K; ++j) {
+          amax = std::max(amax, std::fabs(a[m * K + j]));
+          xmax = std::max(xmax, std::fabs(x[b * K + j]));
+        }
+        for (size_t j = 0; j < K; ++j) {
+          exact += double(a[m * K + j]) * x[b * K + j];
+          bound += std::fabs(x[b * K + j]) * amax / (2.0 * 127) +
+                   std::fabs(a[m * K + j]) * xmax / (2.0 * k::kQmaxInput) +
+                   amax * xmax / (4.0 * 127 * k::kQmaxInput);
+        }
+        EXPECT_NEAR(y[b * M + m], exact, bound) << "K=" << K;
+      }
+  }
+}
+
+TEST(Int8, ExtremeValuesDoNotOverflow) {
+  // 127 * kQmaxInput in every product, over several int32 chunks of 1024
+  const size_t K = 4096, M = 3;
+  std::vector<float> a(M * K), x(K, -1.f);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = (i / K) % 2 ? 2.f : -2.f;
+  std::vector<int8_t> qa(M * K);
+  std::vector<int16_t> qx(K);
+  std::vector<float> sa(M), sx(1), y(M), yr(M);
+  k::quantize_rows_i8(M, K, a.data(), K, qa.data(), K, sa.data());
+  k::quantize_rows_i16(1, K, x.data(), K, k::kQmaxInput, qx.data(), K, sx.data());
+  EXPECT_EQ(qa[0], -127);
+  EXPECT_EQ(qa[K], 127);
+  k::gemm_i8(1, M, K, qx.data(), K, sx.data(), qa.data(), K, sa.data(), nullptr, y.data(), M);
+  k::gemm_i8_ref(1, M, K, qx.data(), K, sx.data(), qa.data(), K, sa.data(), nullptr, yr.data(), M);
+  for (size_t m = 0; m < M; ++m) {
+    const double want = 2.0 * K * (m % 2 ? -1 : 1);
+    EXPECT_NEAR(y[m], want, 1e-5 * std::fabs(want));
+    EXPECT_NEAR(yr[m], want, 1e-5 * std::fabs(want));
+  }
+}

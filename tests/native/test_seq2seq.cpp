@@ -209,7 +209,9 @@ TEST(Seq2SeqDecode, DecodedProbabilitiesMatchTeacherForcing) {
       SCOPED_TRACE(std::string(s) + " " + rnn);
       auto m = toy_model(s, rnn, std::string(rnn) == "gru", std::string(s) != "dot");
       const std::string in = "BADCAFE";
-      const auto t = m->translate(in, {});
+      models::DecodeOptions f32;  // the float decoder; quantized ones: Int8/Int16MatchesF32
+      f32.precision = models::DecodePrecision::F32;
+      const auto t = m->translate(in, f32);
       if (t.eos_prob == 0) continue;  // cut at max_len: no </s> to compare
       const std::vector<int> src = m->encode_input(in);
       // two items in the batch (the second longer) to exercise padding and masks
@@ -229,13 +231,13 @@ TEST(Seq2SeqDecode, DecodedProbabilitiesMatchTeacherForcing) {
   }
 }
 
-TEST(Seq2SeqDecode, Int16MatchesF32) {
-  // The int16 path rearranges the step (stacked products, per-symbol input tables) and
-  // quantizes the matrices: along the common prefix of the two outputs, probabilities and
+static void quantized_matches_f32(models::DecodePrecision precision, float tol) {
+  // The quantized paths rearrange the step (stacked products, per-symbol input tables) and
+  // quantize the matrices: along the common prefix of the two outputs, probabilities and
   // attention must agree closely, for every score, cell, direction and feeding choice.
   models::DecodeOptions f32, i16;
   f32.precision = models::DecodePrecision::F32;
-  i16.precision = models::DecodePrecision::Int16;
+  i16.precision = precision;
   size_t compared = 0, same_outputs = 0, runs = 0;
   for (const char* s : kScores)
     for (const char* rnn : {"gru", "lstm"})
@@ -250,9 +252,9 @@ TEST(Seq2SeqDecode, Int16MatchesF32) {
               ++runs;
               same_outputs += a.ids == b.ids;
               for (size_t j = 0; j < std::min(a.ids.size(), b.ids.size()); ++j) {
-                EXPECT_NEAR(a.probs[j], b.probs[j], 2e-3) << in << " token " << j;
+                EXPECT_NEAR(a.probs[j], b.probs[j], tol) << in << " token " << j;
                 for (size_t c = 0; c < a.cols; ++c)
-                  EXPECT_NEAR(a.attention[j * a.cols + c], b.attention[j * b.cols + c], 2e-3);
+                  EXPECT_NEAR(a.attention[j * a.cols + c], b.attention[j * b.cols + c], tol);
                 ++compared;
                 if (a.ids[j] != b.ids[j]) break;
               }
@@ -261,6 +263,8 @@ TEST(Seq2SeqDecode, Int16MatchesF32) {
   EXPECT_GT(compared, 200u);
   EXPECT_GE(same_outputs, runs * 9 / 10) << same_outputs << " of " << runs << " outputs identical";
 }
+TEST(Seq2SeqDecode, Int16MatchesF32) { quantized_matches_f32(models::DecodePrecision::Int16, 2e-3f); }
+TEST(Seq2SeqDecode, Int8MatchesF32) { quantized_matches_f32(models::DecodePrecision::Int8, 2e-2f); }
 
 TEST(Seq2SeqDecode, Int16PlanFollowsParameterChanges) {
   // the int16 plan is built on first decode; changing parameters through collect() must
@@ -459,9 +463,9 @@ void check_g2p_model(const std::string& rel, const char* score, const double car
     same += g.ids == gf.ids;
     beam.add(m->translate(e.word, b4).tokens, e.prons);
   }
-  // the default int16 decoder against float32 on the same words
+  // the default (int8) decoder against float32 on the same words
   EXPECT_NEAR(100 * greedy.wer(), 100 * greedy_f32.wer(), 0.61) << "more than 3 of 500 words moved";
-  EXPECT_GE(same, 490u) << "int16 and f32 greedy outputs differ on " << 500 - same << " words";
+  EXPECT_GE(same, 490u) << "int8 and f32 greedy outputs differ on " << 500 - same << " words";
   std::printf("[%s, first 500 test words] greedy WER %.2f%% PER %.2f%%, beam 4 WER %.2f%% PER %.2f%%\n",
               rel.c_str(), 100 * greedy.wer(), 100 * greedy.per(), 100 * beam.wer(), 100 * beam.per());
   EXPECT_NEAR(100 * greedy.wer(), card[0], 2.0);

@@ -68,7 +68,7 @@ struct G2PEval {
 };
 G2PEval eval_g2p(const Seq2Seq& m, const data::CmuDict& dict, const std::vector<size_t>& entries,
                  size_t limit, size_t beam, float alpha = 0.6f,
-                 models::DecodePrecision precision = models::DecodePrecision::Int16) {
+                 models::DecodePrecision precision = models::DecodePrecision::Int8) {
   G2PEval e;
   const auto t0 = std::chrono::steady_clock::now();
   models::DecodeOptions o;
@@ -94,7 +94,7 @@ struct DateEval {
 };
 DateEval eval_dates(const Seq2Seq& m, const std::vector<data::DatePair>& pairs, size_t limit,
                     size_t beam, float alpha = 0.6f,
-                    models::DecodePrecision precision = models::DecodePrecision::Int16) {
+                    models::DecodePrecision precision = models::DecodePrecision::Int8) {
   DateEval e;
   const auto t0 = std::chrono::steady_clock::now();
   models::DecodeOptions o;
@@ -126,12 +126,13 @@ std::vector<T> sample_of(const std::vector<T>& v, size_t n, uint64_t seed) {
 }
 
 models::DecodePrecision parse_precision(const std::string& s) {
+  if (s == "int8") return models::DecodePrecision::Int8;
   if (s == "int16") return models::DecodePrecision::Int16;
   if (s == "f32") return models::DecodePrecision::F32;
-  throw UsageError("--precision must be int16 or f32, got '" + s + "'");
+  throw UsageError("--precision must be int8, int16 or f32, got '" + s + "'");
 }
 const char* precision_name(models::DecodePrecision p) {
-  return p == models::DecodePrecision::Int16 ? "int16" : "f32";
+  return p == models::DecodePrecision::Int8 ? "int8" : p == models::DecodePrecision::Int16 ? "int16" : "f32";
 }
 
 io::DType parse_dtype(const std::string& s) {
@@ -456,8 +457,9 @@ int cmd_eval_seq2seq(const std::vector<std::string>& argv) {
                                      "dates: run when given)"},
                   {"limit", "N", "0", "only the first N words (g2p) or dates (dates) of the split"},
                   {"alpha", "F", "0.6", "beam length normalization ((5+len)/6)^alpha; 0 = none"},
-                  {"precision", "int16|f32", "int16", "decoder arithmetic (int16: quantized "
-                                                      "matrix products, the default everywhere)"},
+                  {"precision", "int8|int16|f32", "int8", "decoder arithmetic: int8 or int16 "
+                                                          "weights (int8 is the default everywhere) "
+                                                          "or float32"},
                   {"json", "", "", "print one JSON object"}});
   a.parse(argv);
   if (a.flag("help")) {
@@ -556,7 +558,7 @@ int cmd_predict_seq2seq(const std::vector<std::string>& argv) {
                      {"beam", "N", "1", "beam width (1 = greedy)"},
                      {"max-len", "N", "0", "longest output (0 = the model's limit)"},
                      {"alpha", "F", "0.6", "beam length normalization exponent (0 = none)"},
-                     {"precision", "int16|f32", "int16", "decoder arithmetic"},
+                     {"precision", "int8|int16|f32", "int8", "decoder arithmetic (weights)"},
                      {"json", "", "", "print tokens, probabilities and attention as JSON"}});
   a.parse(argv);
   if (a.flag("help")) {

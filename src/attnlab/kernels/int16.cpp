@@ -1,9 +1,11 @@
-// int16 inference kernels: per-row quantization and the int16 matrix product.
+// Quantized inference kernels: per-row quantization to int16 / int8 and the matrix
+// products with int16 inputs and int16 or int8 weights.
 // SSE2 intrinsics (native x86, and WebAssembly through emscripten's SSE2 headers:
 // _mm_madd_epi16 is i32x4.dot_i16x8_s, _mm_packs_epi32 is i16x8.narrow_i32x4_s).
 // xsimd 8.1 has no 16-bit multiply-add, hence the intrinsics. Float -> int rounding
 // uses the 1.5 * 2^23 trick (as the exp kernel does): emscripten lowers
 // _mm_cvt(t)ps_epi32 to a scalar loop, the trick stays in SIMD.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -13,12 +15,23 @@
 #include <emmintrin.h>
 #define ATTNLAB_I16_SIMD 1
 #endif
+#if defined(__EMSCRIPTEN__)
+#include <wasm_simd128.h>
+#define ATTNLAB_I8_SIMD 1
+#elif defined(__SSE4_1__)
+#include <smmintrin.h>
+#define ATTNLAB_I8_SIMD 1
+#endif
 
 namespace attnlab::kernels {
 
 #if ATTNLAB_I16_SIMD
 namespace {
-constexpr float kMagic = 12582912.f;  // 1.5 * 2^23: x + kMagic rounds x to an integer (|x| < 2^22)
+constexpr float kMagic = 12582912.f;
+// k elements per int32 accumulation: each lane sums kChunk / 4 products of magnitude at
+// most kQmaxWeight * kQmaxInput = 11585^2 < 2^31 / 16, so 16 products (kChunk 64) fit.
+constexpr size_t kChunk = 64;
+static_assert(double(kQmaxWeight) * kQmaxInput * (kChunk / 4) < 2147483647.0, "int32 overflow");  // 1.5 * 2^23: x + kMagic rounds x to an integer (|x| < 2^22)
 
 // Sum of each of four vectors, as one vector [sum a, sum b, sum c, sum d].
 inline __m128 hsum4(__m128 a, __m128 b, __m128 c, __m128 d) {
@@ -32,22 +45,33 @@ inline float hsum1(__m128 a) {
   const __m128 s = _mm_add_ps(a, _mm_movehl_ps(a, a));
   return _mm_cvtss_f32(_mm_add_ss(s, _mm_shuffle_ps(s, s, 1)));
 }
-// 16 products of one A row and one X row, exact in int32, added to a float accumulator.
-inline __m128 madd16(__m128 acc, const int16_t* a, __m128i x0, __m128i x1) {
+// 16 products of one A row and one X row added to an int32 accumulator (exact).
+inline __m128i madd16(__m128i acc, const int16_t* a, __m128i x0, __m128i x1) {
   const __m128i p0 = _mm_madd_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a)), x0);
   const __m128i p1 = _mm_madd_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a + 8)), x1);
-  return _mm_add_ps(acc, _mm_cvtepi32_ps(_mm_add_epi32(p0, p1)));
+  return _mm_add_epi32(acc, _mm_add_epi32(p0, p1));
 }
+inline __m128i load16(const int16_t* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); }
 }  // namespace
 
-void quantize_rows_i16(size_t rows, size_t cols, const float* x, size_t ldx, int qmax,
-                       int16_t* q, size_t ldq, float* scale) {
+namespace {
+// Stores 8 int32 lanes (|v| <= qmax <= 32767) as int16 or int8.
+inline void store8(int16_t* p, __m128i a, __m128i b) {
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm_packs_epi32(a, b));
+}
+inline void store8(int8_t* p, __m128i a, __m128i b) {
+  const __m128i w = _mm_packs_epi32(a, b);
+  _mm_storel_epi64(reinterpret_cast<__m128i*>(p), _mm_packs_epi16(w, w));
+}
+template <class Q>
+void quantize_rows(size_t rows, size_t cols, const float* x, size_t ldx, int qmax, Q* q,
+                   size_t ldq, float* scale) {
   const __m128 sign = _mm_set1_ps(-0.f), fmax = _mm_set1_ps(std::numeric_limits<float>::max());
   const __m128 magic = _mm_set1_ps(kMagic);
   const __m128i magic_bits = _mm_castps_si128(magic);
   for (size_t r = 0; r < rows; ++r) {
     const float* xr = x + r * ldx;
-    int16_t* qr = q + r * ldq;
+    Q* qr = q + r * ldq;
     // max |x| and whether every value is finite (NaN compares false)
     __m128 amax = _mm_setzero_ps(), ok = _mm_castsi128_ps(_mm_set1_epi32(-1));
     size_t j = 0;
@@ -81,14 +105,24 @@ void quantize_rows_i16(size_t rows, size_t cols, const float* x, size_t ldx, int
       b = _mm_min_ps(_mm_max_ps(b, lo), hi);
       const __m128i ia = _mm_sub_epi32(_mm_castps_si128(_mm_add_ps(a, magic)), magic_bits);
       const __m128i ib = _mm_sub_epi32(_mm_castps_si128(_mm_add_ps(b, magic)), magic_bits);
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(qr + j), _mm_packs_epi32(ia, ib));
+      store8(qr + j, ia, ib);
     }
     for (; j < cols; ++j) {
       const float v = std::fmin(std::fmax(xr[j] * inv, -float(qmax)), float(qmax));
-      qr[j] = static_cast<int16_t>(std::nearbyint(v));
+      qr[j] = static_cast<Q>(std::nearbyint(v));
     }
     for (; j < ldq; ++j) qr[j] = 0;
   }
+}
+}  // namespace
+
+void quantize_rows_i16(size_t rows, size_t cols, const float* x, size_t ldx, int qmax,
+                       int16_t* q, size_t ldq, float* scale) {
+  quantize_rows(rows, cols, x, ldx, qmax, q, ldq, scale);
+}
+void quantize_rows_i8(size_t rows, size_t cols, const float* x, size_t ldx, int8_t* q,
+                      size_t ldq, float* scale) {
+  quantize_rows(rows, cols, x, ldx, 127, q, ldq, scale);
 }
 
 void gemm_i16(size_t n, size_t M, size_t K, const int16_t* X, size_t ldx,
@@ -106,13 +140,21 @@ void gemm_i16(size_t n, size_t M, size_t K, const int16_t* X, size_t ldx,
     for (size_t b = 0; b < n; ++b) {
       const int16_t* xb = X + b * ldx;
       __m128 c0 = _mm_setzero_ps(), c1 = c0, c2 = c0, c3 = c0;
-      for (size_t k = 0; k < K; k += 16) {
-        const __m128i x0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(xb + k));
-        const __m128i x1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(xb + k + 8));
-        c0 = madd16(c0, a0 + k, x0, x1);
-        c1 = madd16(c1, a1 + k, x0, x1);
-        c2 = madd16(c2, a2 + k, x0, x1);
-        c3 = madd16(c3, a3 + k, x0, x1);
+      for (size_t k0 = 0; k0 < K; k0 += kChunk) {
+        // up to kChunk products per lane pair stay exact in int32, then one conversion
+        const size_t kend = std::min(K, k0 + kChunk);
+        __m128i i0 = _mm_setzero_si128(), i1 = i0, i2 = i0, i3 = i0;
+        for (size_t k = k0; k < kend; k += 16) {
+          const __m128i x0 = load16(xb + k), x1 = load16(xb + k + 8);
+          i0 = madd16(i0, a0 + k, x0, x1);
+          i1 = madd16(i1, a1 + k, x0, x1);
+          i2 = madd16(i2, a2 + k, x0, x1);
+          i3 = madd16(i3, a3 + k, x0, x1);
+        }
+        c0 = _mm_add_ps(c0, _mm_cvtepi32_ps(i0));
+        c1 = _mm_add_ps(c1, _mm_cvtepi32_ps(i1));
+        c2 = _mm_add_ps(c2, _mm_cvtepi32_ps(i2));
+        c3 = _mm_add_ps(c3, _mm_cvtepi32_ps(i3));
       }
       const __m128 s = _mm_mul_ps(hsum4(c0, c1, c2, c3), _mm_mul_ps(as, _mm_set1_ps(x_scale[b])));
       _mm_storeu_ps(Y + b * ldy + m, _mm_add_ps(s, bs));
@@ -123,13 +165,91 @@ void gemm_i16(size_t n, size_t M, size_t K, const int16_t* X, size_t ldx,
     for (size_t b = 0; b < n; ++b) {
       const int16_t* xb = X + b * ldx;
       __m128 c0 = _mm_setzero_ps();
-      for (size_t k = 0; k < K; k += 16)
-        c0 = madd16(c0, a0 + k, _mm_loadu_si128(reinterpret_cast<const __m128i*>(xb + k)),
-                    _mm_loadu_si128(reinterpret_cast<const __m128i*>(xb + k + 8)));
+      for (size_t k0 = 0; k0 < K; k0 += kChunk) {
+        const size_t kend = std::min(K, k0 + kChunk);
+        __m128i i0 = _mm_setzero_si128();
+        for (size_t k = k0; k < kend; k += 16) i0 = madd16(i0, a0 + k, load16(xb + k), load16(xb + k + 8));
+        c0 = _mm_add_ps(c0, _mm_cvtepi32_ps(i0));
+      }
       Y[b * ldy + m] = hsum1(c0) * (a_scale[m] * x_scale[b]) + (bias ? bias[m] : 0.f);
     }
   }
 }
+
+#if ATTNLAB_I8_SIMD
+namespace {
+// int8 -> int16, low and high halves
+#if defined(__EMSCRIPTEN__)
+inline __m128i ext_lo(__m128i a) { return (__m128i)wasm_i16x8_extend_low_i8x16((v128_t)a); }
+inline __m128i ext_hi(__m128i a) { return (__m128i)wasm_i16x8_extend_high_i8x16((v128_t)a); }
+#else
+inline __m128i ext_lo(__m128i a) { return _mm_cvtepi8_epi16(a); }
+inline __m128i ext_hi(__m128i a) { return _mm_cvtepi8_epi16(_mm_unpackhi_epi64(a, a)); }
+#endif
+constexpr size_t kChunk8 = 1024;  // 127 * 11585 * (1024 / 4) < 2^31
+static_assert(127.0 * kQmaxInput * (kChunk8 / 4) < 2147483647.0, "int32 overflow");
+inline __m128i madd16_i8(__m128i acc, const int8_t* a, __m128i x0, __m128i x1) {
+  const __m128i w = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a));
+  return _mm_add_epi32(acc, _mm_add_epi32(_mm_madd_epi16(ext_lo(w), x0), _mm_madd_epi16(ext_hi(w), x1)));
+}
+}  // namespace
+
+void gemm_i8(size_t n, size_t M, size_t K, const int16_t* X, size_t ldx, const float* x_scale,
+             const int8_t* A, size_t lda, const float* a_scale, const float* bias, float* Y,
+             size_t ldy) {
+  // X: (n,K) A: (M,K) int8 -> Y: (n,M); as gemm_i16, 4 rows of A per block
+  size_t m = 0;
+  for (; m + 4 <= M; m += 4) {
+    const int8_t* a0 = A + m * lda;
+    const int8_t* a1 = a0 + lda;
+    const int8_t* a2 = a1 + lda;
+    const int8_t* a3 = a2 + lda;
+    const __m128 as = _mm_loadu_ps(a_scale + m);
+    const __m128 bs = bias ? _mm_loadu_ps(bias + m) : _mm_setzero_ps();
+    for (size_t b = 0; b < n; ++b) {
+      const int16_t* xb = X + b * ldx;
+      __m128 c0 = _mm_setzero_ps(), c1 = c0, c2 = c0, c3 = c0;
+      for (size_t k0 = 0; k0 < K; k0 += kChunk8) {
+        const size_t kend = std::min(K, k0 + kChunk8);
+        __m128i i0 = _mm_setzero_si128(), i1 = i0, i2 = i0, i3 = i0;
+        for (size_t k = k0; k < kend; k += 16) {
+          const __m128i x0 = load16(xb + k), x1 = load16(xb + k + 8);
+          i0 = madd16_i8(i0, a0 + k, x0, x1);
+          i1 = madd16_i8(i1, a1 + k, x0, x1);
+          i2 = madd16_i8(i2, a2 + k, x0, x1);
+          i3 = madd16_i8(i3, a3 + k, x0, x1);
+        }
+        c0 = _mm_add_ps(c0, _mm_cvtepi32_ps(i0));
+        c1 = _mm_add_ps(c1, _mm_cvtepi32_ps(i1));
+        c2 = _mm_add_ps(c2, _mm_cvtepi32_ps(i2));
+        c3 = _mm_add_ps(c3, _mm_cvtepi32_ps(i3));
+      }
+      const __m128 s = _mm_mul_ps(hsum4(c0, c1, c2, c3), _mm_mul_ps(as, _mm_set1_ps(x_scale[b])));
+      _mm_storeu_ps(Y + b * ldy + m, _mm_add_ps(s, bs));
+    }
+  }
+  for (; m < M; ++m) {
+    const int8_t* a0 = A + m * lda;
+    for (size_t b = 0; b < n; ++b) {
+      const int16_t* xb = X + b * ldx;
+      __m128 c0 = _mm_setzero_ps();
+      for (size_t k0 = 0; k0 < K; k0 += kChunk8) {
+        const size_t kend = std::min(K, k0 + kChunk8);
+        __m128i i0 = _mm_setzero_si128();
+        for (size_t k = k0; k < kend; k += 16) i0 = madd16_i8(i0, a0 + k, load16(xb + k), load16(xb + k + 8));
+        c0 = _mm_add_ps(c0, _mm_cvtepi32_ps(i0));
+      }
+      Y[b * ldy + m] = hsum1(c0) * (a_scale[m] * x_scale[b]) + (bias ? bias[m] : 0.f);
+    }
+  }
+}
+#else
+void gemm_i8(size_t n, size_t M, size_t K, const int16_t* X, size_t ldx, const float* x_scale,
+             const int8_t* A, size_t lda, const float* a_scale, const float* bias, float* Y,
+             size_t ldy) {
+  gemm_i8_ref(n, M, K, X, ldx, x_scale, A, lda, a_scale, bias, Y, ldy);
+}
+#endif
 
 #else  // no SSE2: the scalar twins
 
@@ -143,14 +263,26 @@ void gemm_i16(size_t n, size_t M, size_t K, const int16_t* X, size_t ldx,
   gemm_i16_ref(n, M, K, X, ldx, x_scale, A, lda, a_scale, bias, Y, ldy);
 }
 
+void quantize_rows_i8(size_t rows, size_t cols, const float* x, size_t ldx, int8_t* q,
+                      size_t ldq, float* scale) {
+  quantize_rows_i8_ref(rows, cols, x, ldx, q, ldq, scale);
+}
+void gemm_i8(size_t n, size_t M, size_t K, const int16_t* X, size_t ldx, const float* x_scale,
+             const int8_t* A, size_t lda, const float* a_scale, const float* bias, float* Y,
+             size_t ldy) {
+  gemm_i8_ref(n, M, K, X, ldx, x_scale, A, lda, a_scale, bias, Y, ldy);
+}
+
 #endif
 
 // ---------------------------------------------------------------- scalar twins
-void quantize_rows_i16_ref(size_t rows, size_t cols, const float* x, size_t ldx, int qmax,
-                           int16_t* q, size_t ldq, float* scale) {
+namespace {
+template <class Q>
+void quantize_rows_ref(size_t rows, size_t cols, const float* x, size_t ldx, int qmax, Q* q,
+                       size_t ldq, float* scale) {
   for (size_t r = 0; r < rows; ++r) {
     const float* xr = x + r * ldx;
-    int16_t* qr = q + r * ldq;
+    Q* qr = q + r * ldq;
     float m = 0.f;
     bool finite = true;
     for (size_t j = 0; j < cols; ++j) {
@@ -170,14 +302,36 @@ void quantize_rows_i16_ref(size_t rows, size_t cols, const float* x, size_t ldx,
     const float inv = float(qmax) / m;
     for (size_t j = 0; j < cols; ++j) {
       const float v = std::fmin(std::fmax(xr[j] * inv, -float(qmax)), float(qmax));
-      qr[j] = static_cast<int16_t>(std::nearbyint(v));
+      qr[j] = static_cast<Q>(std::nearbyint(v));
     }
   }
+}
+}  // namespace
+
+void quantize_rows_i16_ref(size_t rows, size_t cols, const float* x, size_t ldx, int qmax,
+                           int16_t* q, size_t ldq, float* scale) {
+  quantize_rows_ref(rows, cols, x, ldx, qmax, q, ldq, scale);
+}
+void quantize_rows_i8_ref(size_t rows, size_t cols, const float* x, size_t ldx, int8_t* q,
+                          size_t ldq, float* scale) {
+  quantize_rows_ref(rows, cols, x, ldx, 127, q, ldq, scale);
 }
 
 void gemm_i16_ref(size_t n, size_t M, size_t K, const int16_t* X, size_t ldx,
                   const float* x_scale, const int16_t* A, size_t lda, const float* a_scale,
                   const float* bias, float* Y, size_t ldy) {
+  for (size_t b = 0; b < n; ++b)
+    for (size_t m = 0; m < M; ++m) {
+      int64_t s = 0;  // exact
+      for (size_t k = 0; k < K; ++k) s += int64_t(X[b * ldx + k]) * A[m * lda + k];
+      Y[b * ldy + m] = float(double(s) * double(a_scale[m]) * double(x_scale[b])) +
+                       (bias ? bias[m] : 0.f);
+    }
+}
+
+void gemm_i8_ref(size_t n, size_t M, size_t K, const int16_t* X, size_t ldx,
+                 const float* x_scale, const int8_t* A, size_t lda, const float* a_scale,
+                 const float* bias, float* Y, size_t ldy) {
   for (size_t b = 0; b < n; ++b)
     for (size_t m = 0; m < M; ++m) {
       int64_t s = 0;  // exact

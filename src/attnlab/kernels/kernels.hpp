@@ -127,9 +127,10 @@ void layernorm_backward_ref(size_t rows, size_t cols, const float* dy, const flo
 // Columns cols..ldq-1 of each q row are set to 0 (padding up to a multiple of 16).
 // A row of zeros gets scale 0 (and q = 0); a row holding NaN or +-inf gets scale NaN,
 // so whatever it multiplies becomes NaN (the error is visible, never silently zero).
-// qmax in [1, 32767]; use kQmaxWeight for matrices and kQmaxInput for vectors (below).
-constexpr int kQmaxWeight = 32767;
-constexpr int kQmaxInput = 16383;
+// qmax in [1, 32767]; use kQmaxWeight for matrices and kQmaxInput for vectors (below):
+// 11585 = floor(sqrt(2^31 / 16)), so 16 products of two such values sum exactly in int32.
+constexpr int kQmaxWeight = 11585;
+constexpr int kQmaxInput = 11585;
 void quantize_rows_i16(size_t rows, size_t cols, const float* x, size_t ldx, int qmax,
                        int16_t* q, size_t ldq, float* scale);
 void quantize_rows_i16_ref(size_t rows, size_t cols, const float* x, size_t ldx, int qmax,
@@ -138,8 +139,8 @@ void quantize_rows_i16_ref(size_t rows, size_t cols, const float* x, size_t ldx,
 //   Y[b*ldy + m] = x_scale[b] * a_scale[m] * sum_k X[b,k] * A[m,k] + bias[m]
 // X: (n,K) int16, row stride ldx; A: (M,K) int16, row stride lda (a weight matrix, rows =
 // outputs); K must be a multiple of 16 (quantize with ldq rounded up; the padding is 0).
-// Range contract: |A| <= 32767 and |X| <= 16383 (kQmaxWeight, kQmaxInput). Then every
-// group of 16 products fits int32 exactly, and the groups are summed in float.
+// Range contract: |A| <= kQmaxWeight and |X| <= kQmaxInput. Then the products of 64
+// consecutive k (16 per int32 lane) sum exactly in int32, and those sums in float.
 // Each block of A rows is read once for all n rows of X (beam search: n hypotheses).
 void gemm_i16(size_t n, size_t M, size_t K, const int16_t* X, size_t ldx,
               const float* x_scale, const int16_t* A, size_t lda, const float* a_scale,
@@ -147,6 +148,22 @@ void gemm_i16(size_t n, size_t M, size_t K, const int16_t* X, size_t ldx,
 void gemm_i16_ref(size_t n, size_t M, size_t K, const int16_t* X, size_t ldx,
                   const float* x_scale, const int16_t* A, size_t lda, const float* a_scale,
                   const float* bias, float* Y, size_t ldy);
+
+// int8 weights, int16 inputs: a quarter of float32's bytes per weight. The same per-row
+// quantization with qmax 127 into int8 (q, ldq as above; padding set to 0).
+void quantize_rows_i8(size_t rows, size_t cols, const float* x, size_t ldx, int8_t* q,
+                      size_t ldq, float* scale);
+void quantize_rows_i8_ref(size_t rows, size_t cols, const float* x, size_t ldx, int8_t* q,
+                          size_t ldq, float* scale);
+// Y(n,M) = X A^T (+ bias) as gemm_i16, with A int8 (|A| <= 127) and X int16 (|X| <=
+// kQmaxInput); K a multiple of 16. Products of up to 1024 consecutive k sum exactly in
+// int32 (127 * 11585 * 512 < 2^31).
+void gemm_i8(size_t n, size_t M, size_t K, const int16_t* X, size_t ldx, const float* x_scale,
+             const int8_t* A, size_t lda, const float* a_scale, const float* bias, float* Y,
+             size_t ldy);
+void gemm_i8_ref(size_t n, size_t M, size_t K, const int16_t* X, size_t ldx,
+                 const float* x_scale, const int8_t* A, size_t lda, const float* a_scale,
+                 const float* bias, float* Y, size_t ldy);
 
 // ---------------------------------------------------------------- info
 // Name of the SIMD instruction set the xsimd kernels were compiled for

@@ -8,6 +8,7 @@
 #include <random>
 #include <set>
 #include <sstream>
+#include <type_traits>
 
 #include "attnlab/core/error.hpp"
 #include "attnlab/kernels/kernels.hpp"
@@ -226,13 +227,14 @@ KernelCase make_softmax(const std::string& name, float range, float p_mask, bool
   return c;
 }
 
-// int16 product: float inputs in [-1, 1] are quantized once (by the reference quantizer,
-// so both twins see the same int16 data); a tenth of the values are exactly +-1, which
-// quantize to +-qmax, and the first A row and first X row are all +1 and -1: the largest
-// products the range contract allows (the int32 partial sums must not overflow).
-class Int16GemmRun final : public KernelRun {
+// int16 / int8-weight products: float inputs in [-1, 1] are quantized once (by the
+// reference quantizers, so both twins see the same integers); a tenth of the values are
+// exactly +-1, which quantize to +-qmax, and the first A row and first X row are all +1
+// and -1: the largest products the range contract allows (int32 sums must not overflow).
+template <class W>
+class QuantGemmRun final : public KernelRun {
  public:
-  Int16GemmRun(size_t n, size_t M, size_t K, uint32_t seed) : n_(n), M_(M), K_(K) {
+  QuantGemmRun(size_t n, size_t M, size_t K, uint32_t seed) : n_(n), M_(M), K_(K) {
     std::mt19937 rng(seed);
     std::uniform_real_distribution<float> u(-1.f, 1.f), p(0.f, 1.f);
     auto fill = [&](std::vector<float>& v, size_t rows, float first_row) {
@@ -247,15 +249,18 @@ class Int16GemmRun final : public KernelRun {
     X_.resize(n * K);
     as_.resize(M);
     xs_.resize(n);
-    quantize_rows_i16_ref(M, K, a.data(), K, kQmaxWeight, A_.data(), K, as_.data());
+    if constexpr (std::is_same<W, int8_t>::value)
+      quantize_rows_i8_ref(M, K, a.data(), K, A_.data(), K, as_.data());
+    else
+      quantize_rows_i16_ref(M, K, a.data(), K, kQmaxWeight, A_.data(), K, as_.data());
     quantize_rows_i16_ref(n, K, x.data(), K, kQmaxInput, X_.data(), K, xs_.data());
     bias_.resize(M);
     for (float& b : bias_) b = u(rng);
     ref_.assign(n * M, 0.f);
     simd_.assign(n * M, 0.f);
   }
-  void run_ref() override { go(&gemm_i16_ref, ref_); }
-  void run_simd() override { go(&gemm_i16, simd_); }
+  void run_ref() override { go(true, ref_); }
+  void run_simd() override { go(false, simd_); }
   double flops() const override { return 2.0 * n_ * M_ * K_; }
   CheckResult check(bool) override {
     run_ref();
@@ -272,11 +277,17 @@ class Int16GemmRun final : public KernelRun {
   static constexpr double kAtol = 2e-5, kRtol = 1e-5;
 
  private:
-  void go(decltype(&gemm_i16) g, std::vector<float>& y) {
-    g(n_, M_, K_, X_.data(), K_, xs_.data(), A_.data(), K_, as_.data(), bias_.data(), y.data(), M_);
+  void go(bool ref, std::vector<float>& y) {
+    if constexpr (std::is_same<W, int8_t>::value)
+      (ref ? &gemm_i8_ref : &gemm_i8)(n_, M_, K_, X_.data(), K_, xs_.data(), A_.data(), K_,
+                                      as_.data(), bias_.data(), y.data(), M_);
+    else
+      (ref ? &gemm_i16_ref : &gemm_i16)(n_, M_, K_, X_.data(), K_, xs_.data(), A_.data(), K_,
+                                        as_.data(), bias_.data(), y.data(), M_);
   }
   size_t n_, M_, K_;
-  std::vector<int16_t> A_, X_;
+  std::vector<W> A_;
+  std::vector<int16_t> X_;
   std::vector<float> as_, xs_, bias_, ref_, simd_;
 };
 
@@ -291,17 +302,26 @@ std::vector<KernelCase> build_cases() {
   v.push_back(make_gemv("gemv_n", false));
   v.push_back(make_gemv("gemv_t", true));
   {
-    // {n, M, K}: n input rows (beam hypotheses), M outputs (tile: 4 rows), K a multiple of 16
+    // {n, M, K}: n input rows (beam hypotheses), M outputs (tile: 4 rows), K a multiple of
+    // 16; 1040 and 1104 cross the int8 kernel's 1024-element int32 chunk
     std::vector<Shape> shapes;
     for (size_t n : {size_t{1}, size_t{2}, size_t{4}, size_t{5}})
       for (size_t m : {size_t{1}, size_t{3}, size_t{4}, size_t{5}, size_t{9}})
         for (size_t k : {size_t{16}, size_t{32}, size_t{48}, size_t{272}}) shapes.push_back({n, m, k});
-    KernelCase c{"int16_gemm", 4, Int16GemmRun::kAtol, Int16GemmRun::kRtol, false, shapes,
-                 {{1, 768, 256}, {4, 768, 256}}, nullptr};
+    shapes.push_back({2, 5, 1040});
+    shapes.push_back({1, 4, 1104});
+    KernelCase c{"int16_gemm", 4, QuantGemmRun<int16_t>::kAtol, QuantGemmRun<int16_t>::kRtol,
+                 false, shapes, {{1, 768, 256}, {4, 768, 256}}, nullptr};
     c.make = [](Shape s, uint32_t seed) -> std::unique_ptr<KernelRun> {
-      return std::make_unique<Int16GemmRun>(s[0], s[1], s[2], seed);
+      return std::make_unique<QuantGemmRun<int16_t>>(s[0], s[1], s[2], seed);
     };
     v.push_back(c);
+    KernelCase c8{"int8_gemm", 4, QuantGemmRun<int8_t>::kAtol, QuantGemmRun<int8_t>::kRtol,
+                  false, shapes, {{1, 768, 256}, {4, 768, 256}}, nullptr};
+    c8.make = [](Shape s, uint32_t seed) -> std::unique_ptr<KernelRun> {
+      return std::make_unique<QuantGemmRun<int8_t>>(s[0], s[1], s[2], seed);
+    };
+    v.push_back(c8);
   }
   {
     // output: the int16 values (as floats, padding included) then the scales; exact
@@ -321,6 +341,27 @@ std::vector<KernelCase> build_cases() {
       return std::make_unique<GenericRun>(std::vector<Input>{{R * C, -3, 3}}, R * ldq + R, 0.f,
                                           0.f, -1, 3.0 * R * C, 0, 0, f(&quantize_rows_i16_ref),
                                           f(&quantize_rows_i16), seed);
+    };
+    v.push_back(c);
+  }
+  {
+    // output: the int8 values (as floats, padding included) then the scales; exact
+    std::vector<Shape> shapes;
+    for (size_t rows : {size_t{1}, size_t{3}})
+      for (size_t n : edge_sizes(8, false)) shapes.push_back({rows, n, 0});
+    KernelCase c{"int8_quantize", 8, 0, 0, false, shapes, {{1, 256, 0}}, nullptr};
+    c.make = [](Shape s, uint32_t seed) -> std::unique_ptr<KernelRun> {
+      const size_t R = s[0], C = s[1], ldq = (C + 15) / 16 * 16;
+      auto f = [=](decltype(&quantize_rows_i8) g) {
+        return [=](const std::vector<float*>& in, float* o) {
+          std::vector<int8_t> q(R * ldq, int8_t(99));  // padding must be overwritten
+          g(R, C, in[0], C, q.data(), ldq, o + R * ldq);
+          for (size_t i = 0; i < q.size(); ++i) o[i] = q[i];
+        };
+      };
+      return std::make_unique<GenericRun>(std::vector<Input>{{R * C, -3, 3}}, R * ldq + R, 0.f,
+                                          0.f, -1, 3.0 * R * C, 0, 0, f(&quantize_rows_i8_ref),
+                                          f(&quantize_rows_i8), seed);
     };
     v.push_back(c);
   }

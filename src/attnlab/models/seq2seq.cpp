@@ -182,7 +182,7 @@ Seq2Seq::Seq2Seq(const Seq2SeqConfig& cfg, const data::Vocab& src, const data::V
 }
 
 void Seq2Seq::collect(ParamList& ps) {
-  plan_.reset();  // the caller may change the parameters
+  reset_decode_plan();  // the caller may change the parameters
   src_emb_.collect(ps, "src_emb.");
   tgt_emb_.collect(ps, "tgt_emb.");
   const bool gru = cfg_.rnn == "gru";
@@ -342,7 +342,7 @@ void Seq2Seq::step_backward(size_t B, const int* ids, const float* att, float* d
 
 // ---------------------------------------------------------------- teacher forcing
 float Seq2Seq::train_step(const Seq2SeqBatch& b, float smoothing) {
-  plan_.reset();
+  reset_decode_plan();
   return run(b, true, smoothing, nullptr, nullptr);
 }
 float Seq2Seq::loss(const Seq2SeqBatch& b) const {
@@ -713,9 +713,9 @@ Translation Seq2Seq::decode(const std::vector<int>& src, const DecodeOptions& o)
   const size_t S = src.size(), V = tgt_.size();
   const size_t max_len = o.max_len ? o.max_len : cfg_.max_tgt_len;
   const size_t K = o.beam;
-  const bool fast = o.precision == DecodePrecision::Int16;
-  const InferCtx ctx = fast ? fast_prepare(src) : infer_prepare(src);
-  const Stepper dec = fast ? fast_stepper(ctx) : f32_stepper(ctx);
+  const FastPlan* plan = o.precision == DecodePrecision::F32 ? nullptr : &fast_plan(o.precision);
+  const InferCtx ctx = plan ? fast_prepare(src, *plan) : infer_prepare(src);
+  const Stepper dec = plan ? fast_stepper(ctx, *plan) : f32_stepper(ctx);
   const size_t SS = dec.state_size;
   std::vector<Hyp> alive(1), finished;
   std::vector<float> state = dec.init, state_out;  // (n, SS) of the alive hypotheses

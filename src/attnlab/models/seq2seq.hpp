@@ -78,21 +78,23 @@ struct Seq2SeqConfig {
 Seq2SeqConfig tfjs_dates_config();
 
 // How decoding does its matrix products.
-//   Int16 (default): the recurrent, attention-query, combine and output matrices are
-//     quantized once per model to int16 with one scale per row, and each step's input
-//     vectors to int16 with one scale per vector (kernels::gemm_i16). Half the bytes per
-//     step and about twice the products per instruction: the decoder's weights then stay
-//     in the L2 cache. Probabilities differ from F32 by about 1e-4; the chosen tokens can
-//     differ only where two candidates are that close (see the model cards for WER).
-//     Attention scores, softmax and the embedding lookups stay float32.
+//   Int8 (default): the recurrent, attention-query, combine, output and key matrices are
+//     quantized once per model to int8 with one scale per row, and each step's input
+//     vectors to int16 with one scale per vector (kernels::gemm_i8): a quarter of float32's
+//     bytes per step, so the decoder's weights stay in the L2 cache, and eight products per
+//     16-bit multiply-add instruction. Probabilities move by about 1e-3 against F32; the
+//     chosen tokens differ only where two candidates are that close (the G2P model card
+//     gives WER for each precision).
+//   Int16: the same with int16 matrices (probabilities within about 1e-4 of F32).
 //   F32: float32 everywhere, the same arithmetic as training's forward pass.
-enum class DecodePrecision { Int16, F32 };
+// Attention scores, softmax, gate nonlinearities and embeddings are float32 in all three.
+enum class DecodePrecision { Int8, Int16, F32 };
 
 struct DecodeOptions {
   size_t beam = 1;           // 1 = greedy
   size_t max_len = 0;        // output tokens; 0 = config.max_tgt_len
   float length_alpha = 0.6f; // beam score = logp / ((5 + len) / 6)^alpha (GNMT); 0 = none
-  DecodePrecision precision = DecodePrecision::Int16;
+  DecodePrecision precision = DecodePrecision::Int8;
 };
 
 struct Translation {
@@ -139,10 +141,10 @@ class Seq2Seq {
                    std::vector<float>& attn) const;
 
   // Text -> source ids (see the error contract above).
-  // translate/decode build the int16 decode plan on first use (a few ms) and keep it;
+  // translate/decode build the quantized decode plan on first use (a few ms) and keep it;
   // collect() (which hands out mutable parameters) and train_step() drop it. Code that
   // changes parameters after a decode in another way calls reset_decode_plan().
-  void reset_decode_plan() { plan_.reset(); }
+  void reset_decode_plan() { plan_[0].reset(); plan_[1].reset(); }
   std::vector<int> encode_input(const std::string& text) const;
   Translation translate(const std::string& text, const DecodeOptions& o = {}) const;
   Translation decode(const std::vector<int>& src, const DecodeOptions& o = {}) const;
@@ -192,10 +194,11 @@ class Seq2Seq {
     std::vector<float> h0, c0;  // decoder initial state (Dh); c0 for LSTM only
   };
   InferCtx infer_prepare(const std::vector<int>& src) const;
-  // int16 decode plan (seq2seq_fast.cpp): quantized matrices, built lazily.
+  // quantized decode plans (seq2seq_fast.cpp): int8 in plan_[0], int16 in plan_[1],
+  // each built on first use.
   struct FastPlan;
-  const FastPlan& fast_plan() const;
-  InferCtx fast_prepare(const std::vector<int>& src) const;
+  const FastPlan& fast_plan(DecodePrecision precision) const;
+  InferCtx fast_prepare(const std::vector<int>& src, const FastPlan& plan) const;
   // A decoder as the beam search sees it: a flat per-hypothesis state and one step.
   struct Stepper {
     size_t state_size = 0;
@@ -207,7 +210,7 @@ class Seq2Seq {
         step;
   };
   Stepper f32_stepper(const InferCtx& ctx) const;
-  Stepper fast_stepper(const InferCtx& ctx) const;
+  Stepper fast_stepper(const InferCtx& ctx, const FastPlan& plan) const;
   // n hypotheses: prev (n), h/c (n,Dh) in/out, feed (n,C) in -> att (n,C), weights (n,S),
   // logp (n,V). Same numbers as step() + out_ + log_softmax (tested).
   void infer_step(size_t n, const int* prev, const InferCtx& ctx, float* h, float* c,
@@ -226,7 +229,7 @@ class Seq2Seq {
   attention::LocalAttention local_;
   bool is_local_ = false;
   nn::Linear combine_, out_;
-  mutable std::shared_ptr<const FastPlan> plan_;
+  mutable std::shared_ptr<const FastPlan> plan_[2];
 };
 
 }  // namespace attnlab::models

@@ -1,8 +1,9 @@
-// The int16 decode path of Seq2Seq (DecodePrecision::Int16, the default).
+// The quantized decode paths of Seq2Seq (DecodePrecision::Int8, the default, and Int16).
 //
 // Per decoder step the float path streams every decoder matrix once: for the shipped
 // G2P model 2.5 MB of float32, more than this machine's 2 MB L2, so each step waited on
-// L3 (about 160 us in wasm). Here the same step is rearranged and quantized:
+// L3 (about 160 us in wasm). Here the same step is rearranged and quantized (int8: a
+// quarter of the bytes, 0.6 MB per step):
 //   * the embedding half of the decoder's input projection is a table computed once per
 //     model: emb_gi[v] = W_ih[:, :E] tgt_emb[v] + b_ih  (V, G), G = 3 or 4 gates x Dh;
 //   * the recurrent product W_hh h_t is computed right after h_t exists, stacked with the
@@ -11,13 +12,14 @@
 //   * likewise the input-feeding product W_ih[:, E:] att_t is stacked with the output
 //     layer: [W_feed; W_out] att_t, one int16 product;
 //   * the combine layer W_c [ctx; h] is one int16 product.
-// The matrices are int16 with one scale per row (kernels::quantize_rows_i16), inputs are
-// quantized per vector at each step. Scores, softmax, the context vector and the gate
+// The matrices are int8 (or int16) with one scale per row, inputs are quantized to int16
+// per vector at each step (kernels::gemm_i8 / gemm_i16). Scores, softmax, the context vector and the gate
 // nonlinearities stay float32. The encoder's recurrent products and the attention keys
-// are int16 too; the encoder's input projections are a per-symbol table like emb_gi.
+// are quantized too; the encoder's input projections are a per-symbol table like emb_gi.
 #include <algorithm>
 #include <cmath>
 
+#include "attnlab/core/error.hpp"
 #include "attnlab/kernels/kernels.hpp"
 #include "attnlab/models/seq2seq.hpp"
 
@@ -28,10 +30,13 @@ namespace k = attnlab::kernels;
 namespace {
 size_t pad16(size_t n) { return (n + 15) / 16 * 16; }
 
-// An int16 matrix (rows, cols) with its row scales; ld = cols rounded up to 16.
+// A quantized matrix (rows, cols): int8 or int16 values with one scale per row;
+// ld = cols rounded up to 16.
 struct QMat {
   size_t rows = 0, cols = 0, ld = 0;
-  std::vector<int16_t> q;
+  bool int8 = false;
+  std::vector<int16_t> q16;
+  std::vector<int8_t> q8;
   std::vector<float> scale;
   std::vector<float> bias;  // (rows) added to every product (zeros where a part has none)
 
@@ -42,15 +47,18 @@ struct QMat {
     size_t ldw;
     const float* bias;  // nullable
   };
-  QMat(size_t c, const std::vector<Part>& parts) : cols(c), ld(pad16(c)) {
+  QMat(bool use_int8, size_t c, const std::vector<Part>& parts) : cols(c), ld(pad16(c)), int8(use_int8) {
     for (const Part& p : parts) rows += p.rows;
-    q.assign(rows * ld, 0);
+    (int8 ? q8.assign(rows * ld, 0) : q16.assign(rows * ld, 0));
     scale.assign(rows, 0.f);
     bias.assign(rows, 0.f);
     size_t r = 0;
     for (const Part& p : parts) {
-      k::quantize_rows_i16(p.rows, cols, p.w, p.ldw, k::kQmaxWeight, q.data() + r * ld, ld,
-                           scale.data() + r);
+      if (int8)
+        k::quantize_rows_i8(p.rows, cols, p.w, p.ldw, q8.data() + r * ld, ld, scale.data() + r);
+      else
+        k::quantize_rows_i16(p.rows, cols, p.w, p.ldw, k::kQmaxWeight, q16.data() + r * ld, ld,
+                             scale.data() + r);
       if (p.bias) std::copy(p.bias, p.bias + p.rows, bias.begin() + long(r));
       r += p.rows;
     }
@@ -64,8 +72,12 @@ struct QMat {
     qx.resize(n * ld);
     sx.resize(n);
     k::quantize_rows_i16(n, cols, x, ldx, k::kQmaxInput, qx.data(), ld, sx.data());
-    k::gemm_i16(n, m ? m : rows, ld, qx.data(), ld, sx.data(), q.data(), ld, scale.data(),
-                bias.data(), y, ldy);
+    if (int8)
+      k::gemm_i8(n, m ? m : rows, ld, qx.data(), ld, sx.data(), q8.data(), ld, scale.data(),
+                 bias.data(), y, ldy);
+    else
+      k::gemm_i16(n, m ? m : rows, ld, qx.data(), ld, sx.data(), q16.data(), ld, scale.data(),
+                  bias.data(), y, ldy);
   }
 };
 
@@ -111,8 +123,11 @@ struct Seq2Seq::FastPlan {
   QMat keys;    // additive W2 (A, De) / general W (Dh, De): the keys of an input, once per input
 };
 
-const Seq2Seq::FastPlan& Seq2Seq::fast_plan() const {
-  if (plan_) return *plan_;
+const Seq2Seq::FastPlan& Seq2Seq::fast_plan(DecodePrecision precision) const {
+  ATTNLAB_CHECK(precision != DecodePrecision::F32, "seq2seq: no quantized plan for f32");
+  const bool i8 = precision == DecodePrecision::Int8;
+  std::shared_ptr<const FastPlan>& slot = plan_[i8 ? 0 : 1];
+  if (slot) return *slot;
   auto p = std::make_shared<FastPlan>();
   const bool lstm = cfg_.rnn == "lstm";
   const size_t Dh = cfg_.dec_hidden(), E = cfg_.emb, I = cfg_.dec_input(), C = cfg_.combine;
@@ -128,7 +143,7 @@ const Seq2Seq::FastPlan& Seq2Seq::fast_plan() const {
       std::copy(rnn.bias_ih.value.data(), rnn.bias_ih.value.data() + Ge, d.src_gi.begin() + long(v * Ge));
     k::gemm(false, true, Vs, Ge, E, 1.f, src_emb_.weight.value.data(), E, rnn.weight_ih.value.data(), E,
             1.f, d.src_gi.data(), Ge);
-    d.whh = QMat(He, {{Ge, rnn.weight_hh.value.data(), He, rnn.bias_hh.value.data()}});
+    d.whh = QMat(i8, He, {{Ge, rnn.weight_hh.value.data(), He, rnn.bias_hh.value.data()}});
     p->enc.push_back(std::move(d));
   };
   if (cfg_.bidirectional) {
@@ -157,23 +172,22 @@ const Seq2Seq::FastPlan& Seq2Seq::fast_plan() const {
     p->Aq = cfg_.attn_dim;
     hp.push_back({p->Aq, sc.query_weight.value.data(), Dh, nullptr});
   }
-  p->hstack = QMat(Dh, hp);
-  p->comb = QMat(De + Dh, {{C, combine_.weight.value.data(), De + Dh, combine_.bias.value.data()}});
+  p->hstack = QMat(i8, Dh, hp);
+  p->comb = QMat(i8, De + Dh, {{C, combine_.weight.value.data(), De + Dh, combine_.bias.value.data()}});
   std::vector<QMat::Part> ap;
   if (cfg_.input_feed) ap.push_back({G, w_ih + E, I, nullptr});
   ap.push_back({V, out_.weight.value.data(), C, out_.bias.value.data()});
-  p->astack = QMat(C, ap);
+  p->astack = QMat(i8, C, ap);
   if (sc.kind() == attention::ScoreKind::Additive)
-    p->keys = QMat(De, {{cfg_.attn_dim, sc.key_weight.value.data(), De, nullptr}});
+    p->keys = QMat(i8, De, {{cfg_.attn_dim, sc.key_weight.value.data(), De, nullptr}});
   else if (sc.kind() == attention::ScoreKind::General)
-    p->keys = QMat(De, {{Dh, sc.weight.value.data(), De, nullptr}});
-  plan_ = p;
-  return *plan_;
+    p->keys = QMat(i8, De, {{Dh, sc.weight.value.data(), De, nullptr}});
+  slot = p;
+  return *slot;
 }
 
-Seq2Seq::InferCtx Seq2Seq::fast_prepare(const std::vector<int>& src) const {
-  // src: (S) -> enc (S,De), keys, decoder initial state; recurrent products in int16
-  const FastPlan& p = fast_plan();
+Seq2Seq::InferCtx Seq2Seq::fast_prepare(const std::vector<int>& src, const FastPlan& p) const {
+  // src: (S) -> enc (S,De), keys, decoder initial state; quantized recurrent products
   InferCtx ctx;
   const size_t S = src.size(), De = cfg_.enc_out(), H = cfg_.enc_hidden;
   const bool lstm = cfg_.rnn == "lstm";
@@ -206,9 +220,8 @@ Seq2Seq::InferCtx Seq2Seq::fast_prepare(const std::vector<int>& src) const {
   return ctx;
 }
 
-Seq2Seq::Stepper Seq2Seq::fast_stepper(const InferCtx& ctx) const {
+Seq2Seq::Stepper Seq2Seq::fast_stepper(const InferCtx& ctx, const FastPlan& p) const {
   // state: [h (Dh) | c (Dh, LSTM only) | W_hh h + b_hh (G) | W_feed att (G, input feeding)]
-  const FastPlan& p = fast_plan();
   const bool lstm = cfg_.rnn == "lstm";
   const size_t Dh = cfg_.dec_hidden(), G = p.G, hc = lstm ? 2 * Dh : Dh;
   const size_t SS = hc + G + (cfg_.input_feed ? G : 0);
