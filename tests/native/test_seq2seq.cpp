@@ -448,7 +448,9 @@ void check_g2p_model(const std::string& rel, const char* score, const double car
   EXPECT_LE(io::read_bytes(path).size(), 4u << 20) << "issue 5: file <= 4 MB";
   auto m = Seq2Seq::load(st);
   EXPECT_EQ(m->config().score, score);
-  const data::CmuDict dict = data::load_cmudict(dict_path);
+  data::CmuOptions opt;
+  opt.keep_stress = st.meta("stress", "0") == "1";
+  const data::CmuDict dict = data::load_cmudict(dict_path, opt);
   const data::CmuSplit split = data::split_cmudict(dict, std::stoull(st.meta("split_seed")));
   data::G2PScore greedy, beam, greedy_f32;
   models::DecodeOptions b4, f32;
@@ -472,12 +474,18 @@ void check_g2p_model(const std::string& rel, const char* score, const double car
   EXPECT_NEAR(100 * greedy.per(), card[1], 2.0);
   EXPECT_NEAR(100 * beam.wer(), card[2], 2.0);
   EXPECT_NEAR(100 * beam.per(), card[3], 2.0);
-  EXPECT_EQ(m->translate("cat").text, "K AE T");
+  const bool stress = st.meta("stress", "0") == "1";
+  EXPECT_EQ(m->translate("cat").text, stress ? "K AE1 T" : "K AE T");
 }
 }  // namespace
 
 TEST(Seq2SeqShipped, G2PCardMetricsOnFirst500TestWords) {
   check_g2p_model("models/g2p-cmudict/model.safetensors", "additive", kG2PCard500);
+}
+TEST(Seq2SeqShipped, G2PStressCardMetricsOnFirst500TestWords) {
+  // models/g2p-cmudict-stress/CARD.md: first 500 test words, with stress, int8 decoder
+  const double card[4] = {43.80, 12.31, 43.00, 12.06};
+  check_g2p_model("models/g2p-cmudict-stress/model.safetensors", "additive", card);
 }
 TEST(Seq2SeqShipped, G2PDotCardMetricsOnFirst500TestWords) {
   check_g2p_model("models/g2p-cmudict-dot/model.safetensors", "dot", kG2PDotCard500);

@@ -235,20 +235,38 @@ Seq2Seq::Stepper Seq2Seq::fast_stepper(const InferCtx& ctx, const FastPlan& p) c
     std::vector<float> sx;
     p.hstack.apply(1, ctx.h0.data(), Dh, st.init.data() + hc, G, qx, sx, G);  // W_hh h0 + b_hh
   }
-  st.step = [this, &ctx, &p, lstm, Dh, G, hc, SS](size_t n, const int* prev, const float* in,
-                                                  float* out, float* weights, float* logp) {
+  // buffers reused by every step of this decode (no allocation once the beam is full)
+  struct Scratch {
+    std::vector<float> gi, a, h, hout, cat, att, aout, hid, mask, sx;
+    std::vector<int16_t> qx;
+  };
+  auto scratch = std::make_shared<Scratch>();
+  st.step = [this, &ctx, &p, lstm, Dh, G, hc, SS, scratch](size_t n, const int* prev, const float* in,
+                                                           float* out, float* weights, float* logp) {
     const size_t S = ctx.S, De = cfg_.enc_out(), C = cfg_.combine, V = tgt_.size();
     const size_t Aq = p.Aq, HS = G + Aq;
-    std::vector<float> gi(G), a(5 * Dh), h(n * Dh), hout(n * HS), cat(n * (De + Dh)), att(n * C),
-        aout(n * p.astack.rows);
-    std::vector<int16_t> qx;
-    std::vector<float> sx;
+    Scratch& z = *scratch;
+    z.gi.resize(G);
+    z.a.resize(5 * Dh);
+    z.h.resize(n * Dh);
+    z.hout.resize(n * HS);
+    z.cat.resize(n * (De + Dh));
+    z.att.resize(n * C);
+    z.aout.resize(n * p.astack.rows);
+    std::vector<float> &gi = z.gi, &a = z.a, &h = z.h, &hout = z.hout, &cat = z.cat, &att = z.att,
+                       &aout = z.aout, &sx = z.sx;
+    std::vector<int16_t>& qx = z.qx;
     // 1. recurrent cell: gi = emb_gi[prev] (+ W_feed att_{t-1}), gh from the state
     for (size_t b = 0; b < n; ++b) {
       const float* sin = in + b * SS;
       float* so = out + b * SS;
-      std::copy(p.emb_gi.begin() + long(size_t(prev[b]) * G), p.emb_gi.begin() + long((size_t(prev[b]) + 1) * G), gi.begin());
-      if (cfg_.input_feed) k::add(G, sin + hc + G, gi.data());
+      const float* eg = p.emb_gi.data() + size_t(prev[b]) * G;
+      if (cfg_.input_feed) {
+        const float* gf = sin + hc + G;
+        for (size_t j = 0; j < G; ++j) gi[j] = eg[j] + gf[j];
+      } else {
+        std::copy(eg, eg + G, gi.begin());
+      }
       std::copy(sin, sin + hc, so);  // h (and c), updated in place below
       if (lstm) lstm_update(Dh, gi.data(), sin + hc, so, so + Dh, a.data());
       else gru_update(Dh, gi.data(), sin + hc, so, a.data());
@@ -273,7 +291,8 @@ Seq2Seq::Stepper Seq2Seq::fast_stepper(const InferCtx& ctx, const FastPlan& p) c
           k::gemv(false, S, Dh, 1.f, ctx.keys.data(), Dh, h.data() + b * Dh, 0.f, weights + b * S);
         break;
       case attention::ScoreKind::Additive: {
-        std::vector<float> hid(S * Aq);
+        std::vector<float>& hid = z.hid;
+        hid.resize(S * Aq);
         for (size_t b = 0; b < n; ++b) {
           const float* qa = hout.data() + b * HS + G;
           for (size_t j = 0; j < S; ++j) {
@@ -293,7 +312,8 @@ Seq2Seq::Stepper Seq2Seq::fast_stepper(const InferCtx& ctx, const FastPlan& p) c
       // local-p: the stacked query rows are the position predictor's hidden layer
       const float D = float(cfg_.local_window), sigma = D / 2.f;
       const float inv2s2 = 1.f / (2.f * sigma * sigma);
-      std::vector<float> mask(S);
+      std::vector<float>& mask = z.mask;
+      mask.resize(S);
       for (size_t b = 0; b < n; ++b) {
         float* hid = hout.data() + b * HS + G;
         k::tanh(Aq, hid, hid);
