@@ -285,3 +285,209 @@ TEST(MMoE, SaveLoadRoundTripGivesIdenticalOutputs) {
   std::vector<uint8_t> junk(100, 7);
   EXPECT_THROW(MMoE::load(junk.data(), junk.size()), Error);
 }
+
+// The sine shapes: labels recomputed here from x, w and the reported alpha/beta; the index
+// shape is alpha_i = i, beta_i = i^2; random shapes follow the task seed; bad lists throw.
+TEST(MMoESynthetic, SineShapes) {
+  data::MMoESyntheticConfig cfg;
+  cfg.n = 200;
+  cfg.dim = 20;
+  cfg.m = 3;
+  cfg.noise = 0.f;
+  cfg.seed = 5;
+  auto check_labels = [](const data::MMoESyntheticData& d) {
+    for (size_t s = 0; s < d.n; ++s) {
+      double a1 = 0, a2 = 0;
+      for (size_t i = 0; i < d.dim; ++i) {
+        a1 += static_cast<double>(d.w1[i]) * d.x[s * d.dim + i];
+        a2 += static_cast<double>(d.w2[i]) * d.x[s * d.dim + i];
+      }
+      double y1 = a1, y2 = a2;
+      for (size_t i = 0; i < d.alpha.size(); ++i) {
+        y1 += std::sin(static_cast<double>(d.alpha[i]) * a1 + d.beta[i]);
+        y2 += std::sin(static_cast<double>(d.alpha[i]) * a2 + d.beta[i]);
+      }
+      ASSERT_NEAR(d.y[2 * s], y1, 1e-4);
+      ASSERT_NEAR(d.y[2 * s + 1], y2, 1e-4);
+    }
+  };
+  const auto idx = data::make_mmoe_synthetic(cfg);
+  ASSERT_EQ(idx.alpha.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(idx.alpha[i], static_cast<float>(i + 1));
+    EXPECT_EQ(idx.beta[i], static_cast<float>((i + 1) * (i + 1)));
+  }
+  check_labels(idx);
+  cfg.alpha = {1.f, 2.f, 3.f};
+  cfg.beta = {1.f, 4.f, 9.f};
+  EXPECT_EQ(data::make_mmoe_synthetic(cfg).y, idx.y);  // explicit lists = the index shape
+  cfg.alpha = {0.5f, -0.25f, 2.f};
+  cfg.beta = {0.f, 1.f, -1.f};
+  const auto given = data::make_mmoe_synthetic(cfg);
+  EXPECT_EQ(given.alpha, cfg.alpha);
+  check_labels(given);
+  cfg.alpha.clear();
+  cfg.beta.clear();
+
+  cfg.shape = data::SineShape::Random;
+  const auto r1 = data::make_mmoe_synthetic(cfg);
+  check_labels(r1);
+  EXPECT_EQ(r1.w1, idx.w1);  // the shapes are drawn after u1, u2: same tasks directions
+  EXPECT_EQ(r1.x, idx.x);
+  EXPECT_NE(r1.alpha, idx.alpha);
+  cfg.seed = 6;
+  cfg.task_seed = 5;  // same task pair, fresh samples: same shapes
+  const auto r2 = data::make_mmoe_synthetic(cfg);
+  EXPECT_EQ(r2.alpha, r1.alpha);
+  EXPECT_EQ(r2.beta, r1.beta);
+  cfg.task_seed = 7;
+  EXPECT_NE(data::make_mmoe_synthetic(cfg).alpha, r1.alpha);
+  // random shapes are N(0, 1): over many task pairs, mean ~ 0 and variance ~ 1
+  double m = 0, v = 0;
+  const int pairs = 400;
+  cfg.n = 1;
+  for (int t = 1; t <= pairs; ++t) {
+    cfg.task_seed = static_cast<uint64_t>(t);
+    const auto d = data::make_mmoe_synthetic(cfg);
+    for (float a : d.alpha) m += a / (3.0 * pairs);
+    for (float a : d.alpha) v += a * a / (3.0 * pairs);
+  }
+  EXPECT_NEAR(m, 0.0, 0.15);
+  EXPECT_NEAR(v, 1.0, 0.2);
+
+  cfg.alpha = {1.f, 2.f};  // m = 3
+  cfg.beta = {1.f, 2.f};
+  EXPECT_THROW(data::make_mmoe_synthetic(cfg), Error);
+  cfg.alpha = {1.f, 2.f, 3.f};
+  cfg.beta.clear();
+  EXPECT_THROW(data::make_mmoe_synthetic(cfg), Error);
+  cfg.beta = {1.f, NAN, 3.f};
+  EXPECT_THROW(data::make_mmoe_synthetic(cfg), Error);
+}
+
+// Paired statistics from hand-made runs: spreads and differences per seed, seeds missing a
+// run left out, sample standard deviations; the runs CSV reads back.
+TEST(MMoEExperiment, PairedStatsMatchHandComputation) {
+  std::vector<MMoERun> runs;
+  auto add = [&](GateKind g, float p, uint64_t seed, float l1, float l2) {
+    MMoERun r{};
+    r.gate = g;
+    r.p = p;
+    r.seed = seed;
+    r.test_mse[0] = l1;
+    r.test_mse[1] = l2;
+    r.best_epoch = 3;
+    r.seconds = 0.5;
+    r.lr = 0.001f;
+    r.val_mse = 0.25f;
+    runs.push_back(r);
+  };
+  // shared-bottom: task-average losses at p = 0.5: 1.0, 2.0, 3.0; at p = 1: 0.5, 0.5, 1.0
+  add(GateKind::SharedBottom, 0.5f, 1, 0.5f, 1.5f);
+  add(GateKind::SharedBottom, 0.5f, 2, 2.f, 2.f);
+  add(GateKind::SharedBottom, 0.5f, 3, 3.f, 3.f);
+  add(GateKind::SharedBottom, 1.f, 1, 0.5f, 0.5f);
+  add(GateKind::SharedBottom, 1.f, 2, 0.f, 1.f);
+  add(GateKind::SharedBottom, 1.f, 3, 1.f, 1.f);
+  add(GateKind::SharedBottom, 0.8f, 1, 7.f, 7.f);  // middle p: no effect on the spread
+  // softmax: p = 0.5: 1.0, 1.0, (seed 3 missing); p = 1: 0.75, 0.25, 0.5
+  add(GateKind::Softmax, 0.5f, 1, 1.f, 1.f);
+  add(GateKind::Softmax, 0.5f, 2, 1.f, 1.f);
+  add(GateKind::Softmax, 1.f, 1, 0.75f, 0.75f);
+  add(GateKind::Softmax, 1.f, 2, 0.25f, 0.25f);
+  add(GateKind::Softmax, 1.f, 3, 0.5f, 0.5f);
+  const auto stats = paired_stats(runs);
+  auto find = [&](const std::string& m, GateKind a, GateKind b, float p) -> const MMoEPairedStat* {
+    for (const auto& s : stats)
+      if (s.measure == m && s.model == a && (m == "spread" || s.versus == b) &&
+          (m != "diff" || s.p_low == p))
+        return &s;
+    return nullptr;
+  };
+  auto sd = [](std::vector<double> v) {
+    double m = 0, s = 0;
+    for (double x : v) m += x / static_cast<double>(v.size());
+    for (double x : v) s += (x - m) * (x - m) / static_cast<double>(v.size() - 1);
+    return std::sqrt(s);
+  };
+  const auto* sb = find("spread", GateKind::SharedBottom, GateKind::SharedBottom, 0);
+  ASSERT_NE(sb, nullptr);
+  EXPECT_EQ(sb->p_low, 0.5f);
+  EXPECT_EQ(sb->p_high, 1.f);
+  EXPECT_EQ(sb->pairs, 3u);  // spreads 0.5, 1.5, 2.0
+  EXPECT_NEAR(sb->mean, 4.0 / 3.0, 1e-6);
+  EXPECT_NEAR(sb->sd, sd({0.5, 1.5, 2.0}), 1e-6);
+  EXPECT_NEAR(sb->se, sb->sd / std::sqrt(3.0), 1e-9);
+  const auto* sm = find("spread", GateKind::Softmax, GateKind::Softmax, 0);
+  ASSERT_NE(sm, nullptr);
+  EXPECT_EQ(sm->pairs, 2u);  // spreads 0.25, 0.75
+  EXPECT_NEAR(sm->mean, 0.5, 1e-6);
+  EXPECT_NEAR(sm->sd, sd({0.25, 0.75}), 1e-6);
+  const auto* dd = find("spread_minus", GateKind::Softmax, GateKind::SharedBottom, 0);
+  ASSERT_NE(dd, nullptr);  // seeds 1, 2: 0.25 - 0.5, 0.75 - 1.5
+  EXPECT_EQ(dd->pairs, 2u);
+  EXPECT_NEAR(dd->mean, -0.5, 1e-6);
+  EXPECT_NEAR(dd->sd, sd({-0.25, -0.75}), 1e-6);
+  const auto* d1 = find("diff", GateKind::Softmax, GateKind::SharedBottom, 1.f);
+  ASSERT_NE(d1, nullptr);  // 0.75 - 0.5, 0.25 - 0.5, 0.5 - 1.0
+  EXPECT_EQ(d1->pairs, 3u);
+  EXPECT_NEAR(d1->mean, (0.25 - 0.25 - 0.5) / 3, 1e-6);
+  const auto* d08 = find("diff", GateKind::Softmax, GateKind::SharedBottom, 0.8f);
+  ASSERT_NE(d08, nullptr);  // softmax has no p = 0.8 run: no pairs
+  EXPECT_EQ(d08->pairs, 0u);
+  EXPECT_EQ(find("diff", GateKind::SharedBottom, GateKind::Softmax, 1.f), nullptr);  // one order only
+  const std::string csv = paired_stats_csv(stats);
+  EXPECT_NE(csv.find("spread,shared-bottom,,0.5,1,3,"), std::string::npos);
+  EXPECT_NE(paired_stats_table(stats).find("spread softmax - spread shared-bottom"), std::string::npos);
+
+  const auto back = parse_runs_csv(runs_csv(runs));
+  ASSERT_EQ(back.size(), runs.size());
+  for (size_t i = 0; i < runs.size(); ++i) {
+    EXPECT_EQ(back[i].gate, runs[i].gate);
+    EXPECT_EQ(back[i].p, runs[i].p);
+    EXPECT_EQ(back[i].seed, runs[i].seed);
+    EXPECT_EQ(back[i].test_mse[1], runs[i].test_mse[1]);
+    EXPECT_EQ(back[i].lr, runs[i].lr);
+    EXPECT_EQ(back[i].val_mse, runs[i].val_mse);
+  }
+  // an old file (7 columns) reads too; junk does not
+  const auto old = parse_runs_csv(
+      "model,p,seed,test_mse_task1,test_mse_task2,best_epoch,seconds\nomoe,0.9,4,0.5,0.25,7,1.5\n");
+  ASSERT_EQ(old.size(), 1u);
+  EXPECT_EQ(old[0].gate, GateKind::OMoE);
+  EXPECT_EQ(old[0].seed, 4u);
+  EXPECT_EQ(old[0].test_mse[1], 0.25f);
+  EXPECT_THROW(parse_runs_csv("a,b\n"), Error);
+  EXPECT_THROW(parse_runs_csv("model,p,seed,test_mse_task1,test_mse_task2,best_epoch,seconds\n"
+                              "omoe,x,4,0.5,0.25,7,1.5\n"),
+               Error);
+}
+
+// A learning-rate grid keeps, per run, the rate with the lowest validation loss: the same as
+// training each rate alone (same data and initialisation) and picking by validation.
+TEST(MMoEExperiment, LearningRateChosenOnValidation) {
+  MMoEExperimentConfig c;
+  c.n_train = 400;
+  c.n_val = 200;
+  c.n_test = 200;
+  c.epochs = 4;
+  c.sine_terms = 3;
+  c.model.input_dim = 10;
+  std::vector<MMoETrained> alone;
+  const std::vector<float> lrs = {1e-4f, 3e-3f, 3e-2f};
+  for (float lr : lrs) {
+    c.lr = lr;
+    alone.push_back(train_mmoe_run(c, GateKind::Softmax, 0.5f, 2));
+    EXPECT_EQ(alone.back().lr, lr);
+  }
+  size_t best = 0;
+  for (size_t i = 1; i < alone.size(); ++i)
+    if (alone[i].val_mse < alone[best].val_mse) best = i;
+  EXPECT_NE(alone[0].val_mse, alone[1].val_mse);
+  c.lr_grid = lrs;
+  const MMoETrained g = train_mmoe_run(c, GateKind::Softmax, 0.5f, 2);
+  EXPECT_EQ(g.lr, lrs[best]);
+  EXPECT_EQ(g.val_mse, alone[best].val_mse);
+  EXPECT_EQ(g.test_mse[0], alone[best].test_mse[0]);
+  EXPECT_EQ(g.test_mse[1], alone[best].test_mse[1]);
+}

@@ -56,10 +56,17 @@ std::vector<FlagSpec> model_flags() {
           {"att-dim", "N", "16", "query/key size of attention gates"},
           {"dim", "N", "100", "input dimension of the synthetic data"},
           {"sines", "N", "10", "sine terms in the synthetic targets (m)"},
+          {"sine-shape", "index|random", "index",
+           "sine shapes: index (alpha_i = i, beta_i = i^2) or random (alpha_i, beta_i ~ N(0,1) per task pair)"},
+          {"scale", "F", "1", "scale c of the task weight vectors"},
+          {"noise", "F", "0.01", "standard deviation of the label noise"},
+          {"bottom-units", "N", "0", "shared-bottom hidden units (0 = experts x expert-units)"},
           {"epochs", "N", "60", "maximum epochs (early stopping on the validation split)"},
           {"patience", "N", "8", "stop after this many epochs without a better validation loss"},
           {"batch-size", "N", "128", "samples per step"},
-          {"lr", "F", "0.001", "Adam learning rate"},
+          {"lr", "LIST", "0.001",
+           "Adam learning rate; a comma-separated list trains each run once per rate and keeps the "
+           "one with the lowest validation loss"},
           {"train", "N", "10000", "training samples per run"},
           {"val", "N", "2000", "validation samples per run"},
           {"test", "N", "2000", "test samples per run"},
@@ -75,10 +82,24 @@ models::MMoEExperimentConfig config_from(const Args& a) {
   c.model.att_dim = a.u64("att-dim", 1, 4096);
   c.model.input_dim = a.u64("dim", 2, 100000);
   c.sine_terms = static_cast<int>(a.u64("sines", 0, 1000));
+  const std::string shape = a.get("sine-shape");
+  if (shape == "index")
+    c.sine_shape = data::SineShape::Index;
+  else if (shape == "random")
+    c.sine_shape = data::SineShape::Random;
+  else
+    throw UsageError("--sine-shape must be index or random, got '" + shape + "'");
+  c.scale = static_cast<float>(a.num("scale", -1e6, 1e6));
+  c.noise = static_cast<float>(a.num("noise", 0.0, 1e6));
+  c.model.bottom_units = a.u64("bottom-units", 0, 65536);
   c.epochs = a.u64("epochs", 1, 100000);
   c.patience = a.u64("patience", 1, 100000);
   c.batch = a.u64("batch-size", 1, 1 << 20);
-  c.lr = static_cast<float>(a.num("lr", 1e-8, 10.0));
+  const std::vector<float> lrs = parse_floats(a.get("lr"), "lr");
+  for (float lr : lrs)
+    if (!(lr >= 1e-8f && lr <= 10.f)) throw UsageError("--lr: learning rates must be in [1e-8, 10]");
+  c.lr = lrs[0];
+  if (lrs.size() > 1) c.lr_grid = lrs;
   c.n_train = a.u64("train", 1, 1 << 26);
   c.n_val = a.u64("val", 1, 1 << 26);
   c.n_test = a.u64("test", 1, 1 << 26);
@@ -100,6 +121,10 @@ int cmd_experiment(const std::vector<std::string>& argv) {
   flags.push_back({"first-seed", "N", "1", "first seed"});
   flags.push_back({"csv", "PATH", "mmoe-experiment.csv", "write every run here"});
   flags.push_back({"svg", "PATH", "mmoe-experiment.svg", "write the plot here"});
+  flags.push_back({"stats-csv", "PATH", "",
+                   "write the paired statistics here (default: the --csv path with -stats before .csv)"});
+  flags.push_back({"from-csv", "PATH", "",
+                   "train nothing: read the runs from this CSV (an earlier --csv) and summarise them"});
   Args a("experiment", flags);
   a.parse(argv);
   if (a.flag("help") || a.positional().empty()) {
@@ -120,15 +145,30 @@ int cmd_experiment(const std::vector<std::string>& argv) {
   c.seeds = a.u64("seeds", 1, 100000);
   c.first_seed = a.u64("first-seed", 0, 1ull << 62);
   const size_t total = c.ps.size() * c.seeds * c.models.size();
-  nn::ProgressBar bar(&std::cerr, !a.flag("quiet") && isatty(2), total);
-  double loss_sum = 0;
-  const auto runs = models::run_mmoe_experiment(c, [&](size_t done, size_t, const models::MMoERun& r) {
-    loss_sum += 0.5 * (r.test_mse[0] + r.test_mse[1]);
-    bar.update(done, loss_sum / static_cast<double>(done), done);
-  });
-  bar.finish();
+  std::vector<models::MMoERun> runs;
+  if (!a.get("from-csv").empty()) {
+    const std::vector<uint8_t> bytes = io::read_bytes(a.get("from-csv"));
+    runs = models::parse_runs_csv(std::string(bytes.begin(), bytes.end()));
+  } else {
+    nn::ProgressBar bar(&std::cerr, !a.flag("quiet") && isatty(2), total);
+    double loss_sum = 0;
+    runs = models::run_mmoe_experiment(c, [&](size_t done, size_t, const models::MMoERun& r) {
+      loss_sum += 0.5 * (r.test_mse[0] + r.test_mse[1]);
+      bar.update(done, loss_sum / static_cast<double>(done), done);
+    });
+    bar.finish();
+    write_text(a.get("csv"), models::runs_csv(runs));
+  }
   const auto rows = models::summarize(runs);
-  write_text(a.get("csv"), models::runs_csv(runs));
+  const auto stats = models::paired_stats(runs);
+  std::string stats_path = a.get("stats-csv");
+  if (stats_path.empty()) {
+    const std::string base = a.get("from-csv").empty() ? a.get("csv") : a.get("from-csv");
+    const size_t dot = base.size() >= 4 && base.compare(base.size() - 4, 4, ".csv") == 0
+                           ? base.size() - 4 : base.size();
+    stats_path = base.substr(0, dot) + "-stats.csv";
+  }
+  write_text(stats_path, models::paired_stats_csv(stats));
   write_text(a.get("svg"), models::summary_svg(rows));
   if (a.flag("json")) {
     nlohmann::json j = nlohmann::json::array();
@@ -136,10 +176,19 @@ int cmd_experiment(const std::vector<std::string>& argv) {
       j.push_back({{"model", models::gate_name(r.gate)}, {"p", r.p}, {"runs", r.runs},
                    {"mean", {r.mean[0], r.mean[1]}}, {"std", {r.std[0], r.std[1]}},
                    {"mean_avg", r.mean_total}, {"std_avg", r.std_total}});
-    std::cout << j.dump() << std::endl;
+    nlohmann::json js = nlohmann::json::array();
+    for (const auto& s : stats)
+      js.push_back({{"measure", s.measure}, {"model", models::gate_name(s.model)},
+                    {"versus", models::gate_name(s.versus)}, {"p_low", s.p_low},
+                    {"p_high", s.p_high}, {"pairs", s.pairs}, {"mean", s.mean}, {"sd", s.sd},
+                    {"se", s.se}});
+    std::cout << nlohmann::json({{"summary", j}, {"paired", js}}).dump() << std::endl;
   } else {
-    std::cout << models::summary_table(rows) << "\nwrote " << a.get("csv") << " and "
-              << a.get("svg") << "\n";
+    std::cout << models::summary_table(rows) << "\nPaired over seeds (spread = loss(p_low) - "
+              << "loss(p_high); differences are row model minus column model):\n"
+              << models::paired_stats_table(stats) << "\nwrote "
+              << (a.get("from-csv").empty() ? a.get("csv") + ", " : std::string()) << stats_path
+              << " and " << a.get("svg") << "\n";
   }
   return 0;
 }

@@ -16,6 +16,14 @@ MMoESyntheticData make_mmoe_synthetic(const MMoESyntheticConfig& cfg) {
   ATTNLAB_CHECK(cfg.m >= 0, "mmoe synthetic: m (sine terms) must be >= 0, got ", cfg.m);
   ATTNLAB_CHECK(std::isfinite(cfg.noise) && cfg.noise >= 0.f && std::isfinite(cfg.c),
                 "mmoe synthetic: noise must be >= 0 and c finite");
+  ATTNLAB_CHECK(cfg.alpha.empty() == cfg.beta.empty(),
+                "mmoe synthetic: give both alpha and beta lists or neither, got ", cfg.alpha.size(),
+                " alphas and ", cfg.beta.size(), " betas");
+  ATTNLAB_CHECK(cfg.alpha.empty() || cfg.alpha.size() == static_cast<size_t>(cfg.m),
+                "mmoe synthetic: expected m = ", cfg.m, " alphas and betas, got ", cfg.alpha.size());
+  for (size_t i = 0; i < cfg.alpha.size(); ++i)
+    ATTNLAB_CHECK(std::isfinite(cfg.alpha[i]) && std::isfinite(cfg.beta[i]),
+                  "mmoe synthetic: alpha/beta ", i, " is not finite");
   const size_t d = cfg.dim;
   MMoESyntheticData out;
   out.n = cfg.n;
@@ -46,6 +54,23 @@ MMoESyntheticData make_mmoe_synthetic(const MMoESyntheticConfig& cfg) {
     out.w2[i] = static_cast<float>(cfg.c * (p * u1[i] + q * u2[i]));
   }
 
+  // sine shapes, shared by both tasks
+  out.alpha.resize(static_cast<size_t>(cfg.m));
+  out.beta.resize(static_cast<size_t>(cfg.m));
+  for (int i = 1; i <= cfg.m; ++i) {
+    const size_t j = static_cast<size_t>(i - 1);
+    if (!cfg.alpha.empty()) {
+      out.alpha[j] = cfg.alpha[j];
+      out.beta[j] = cfg.beta[j];
+    } else if (cfg.shape == SineShape::Random) {
+      out.alpha[j] = static_cast<float>(task_rng.normal());
+      out.beta[j] = static_cast<float>(task_rng.normal());
+    } else {
+      out.alpha[j] = static_cast<float>(i);
+      out.beta[j] = static_cast<float>(i * i);
+    }
+  }
+
   Rng rng(cfg.seed ^ 0x5DEECE66Dull);
   out.x.resize(cfg.n * d);
   out.y.resize(cfg.n * 2);
@@ -58,9 +83,10 @@ MMoESyntheticData make_mmoe_synthetic(const MMoESyntheticConfig& cfg) {
       a2 += static_cast<double>(out.w2[i]) * x[i];
     }
     double y1 = a1, y2 = a2;
-    for (int i = 1; i <= cfg.m; ++i) {
-      y1 += std::sin(i * a1 + static_cast<double>(i) * i);
-      y2 += std::sin(i * a2 + static_cast<double>(i) * i);
+    for (size_t i = 0; i < out.alpha.size(); ++i) {
+      const double al = out.alpha[i], be = out.beta[i];
+      y1 += std::sin(al * a1 + be);
+      y2 += std::sin(al * a2 + be);
     }
     y1 += cfg.noise * rng.normal();
     y2 += cfg.noise * rng.normal();
