@@ -74,10 +74,10 @@ const ops = {
   },
 
   // seq2seq: translate a word or a date with a shipped model
-  async translate(al, { url, text, beam }) {
+  async translate(al, { url, text, beam, precision = 'int8' }) {
     const m = await cachedModel(al, 'Seq2Seq', url);
     const t0 = performance.now();
-    const r = m.translate(text, { beam });
+    const r = m.translate(text, { beam, precision });
     return { ...r, ms: performance.now() - t0 };
   },
 

@@ -42,6 +42,10 @@ test('translate: a date in several formats normalizes, with a heatmap of outputs
   assert.ok(phones.length >= 3 && phones.every((p) => /^[A-Z]{1,2}$/.test(p)), `phonemes: ${phones}`);
   assert.equal(Number(await page.getAttribute('#tr-heatmap', 'data-rows')), phones.length);
   assert.equal(Number(await page.getAttribute('#tr-heatmap', 'data-cols')), 'PHONE'.length);
+  // the float32 decoder gives the same phonemes for this word
+  await page.selectOption('#tr-precision', 'f32');
+  await page.waitForFunction(() => /float32|f32/.test(document.querySelector('#tr-latency').textContent), null, { timeout: 20000 });
+  assert.deepEqual((await page.getAttribute('#tr-output', 'data-text')).split(' '), phones);
   await artifact(page, 'translate-g2p');
   assert.deepEqual(errors, []);
   await page.close();

@@ -78,3 +78,27 @@ test('the .wasm contains f32x4 SIMD in GEMM and softmax, and no emulated float->
   assert.match(bodies[sm], /i32x4\.shl/);  // the bit-trick exp, inlined
   assert.doesNotMatch(bodies[sm], /i32\.trunc_sat_f32_s|i32\.trunc_f32_s/);  // no scalar float->int
 });
+
+test('the quantized products use the 16-bit multiply-add and the quantizer rounds in SIMD', () => {
+  const pats = [/^attnlab::kernels::gemm_i8\(/, /^attnlab::kernels::gemm_i16\(/,
+    /^attnlab::kernels::quantize_rows_i16\(/];
+  const bodies = functionBodies(pats);
+  for (const p of pats) {
+    const name = Object.keys(bodies).find((n) => p.test(n));
+    assert.ok(name, `${p} not found in the wasm`);
+    const b = bodies[name];
+    if (/gemm/.test(name)) {
+      const dots = (b.match(/i32x4\.dot_i16x8_s/g) || []).length;
+      assert.ok(dots >= 8, `${name}: ${dots} i32x4.dot_i16x8_s`);
+      if (/gemm_i8/.test(name)) assert.match(b, /i16x8\.extend_(low|high)_i8x16_s/);
+    } else {
+      // the main loop scales, rounds and narrows in SIMD (the scalar tail for the last
+      // cols % 8 values may convert with scalar code)
+      assert.match(b, /i16x8\.narrow_i32x4_s/);
+      assert.match(b, /f32x4\.mul/);
+    }
+  }
+  const report = al.kernels.selftest(3);
+  for (const k of ['int8_gemm', 'int16_gemm', 'int8_quantize', 'int16_quantize'])
+    assert.ok(report.cases.some((c) => c.name === k && c.passed), `${k} missing or failing`);
+});

@@ -36,11 +36,12 @@ export function init(call, manifest) {
     const m = models[Number(sel.value)];
     const text = $('#tr-input').value;
     const beam = Number($('#tr-beam').value);
+    const precision = $('#tr-precision').value;
     const my = ++seq;
     try {
-      const r = await call('translate', { url: m.url, text, beam });
+      const r = await call('translate', { url: m.url, text, beam, precision });
       if (my !== seq) return;  // a newer request superseded this one
-      last = { model: m.title, text, beam, ...r, attention: Array.from(r.attention) };
+      last = { model: m.title, text, beam, precision, ...r, attention: Array.from(r.attention) };
       $('#tr-error').textContent = '';
       const out = $('#tr-output');
       out.replaceChildren(...r.tokens.map((t, i) => {
@@ -55,7 +56,7 @@ export function init(call, manifest) {
         return span;
       }));
       out.dataset.text = r.tokens.join(m.join ?? ' ');
-      $('#tr-latency').textContent = `${r.ms.toFixed(2)} ms in wasm (${beam > 1 ? `beam ${beam}` : 'greedy'})`;
+      $('#tr-latency').textContent = `${r.ms.toFixed(2)} ms in wasm (${beam > 1 ? `beam ${beam}` : 'greedy'}, ${precision} weights)`;
       const canvas = heatmap($('#tr-heatmap'), Float32Array.from(r.attention), r.rows, r.cols,
         { rowLabels: r.tokens, colLabels: r.inputTokens, cell: 24, title: 'attention: outputs x inputs' });
       $('#tr-png').onclick = () => downloadCanvas('attention.png', canvas);
@@ -72,6 +73,7 @@ export function init(call, manifest) {
   const schedule = () => { clearTimeout(timer); timer = setTimeout(run, 150); };
   $('#tr-input').addEventListener('input', schedule);
   $('#tr-beam').addEventListener('change', run);
+  $('#tr-precision').addEventListener('change', run);
   sel.addEventListener('change', () => { examples(); const m = models[Number(sel.value)]; $('#tr-input').value = m.examples?.[0] ?? ''; run(); });
   $('#tr-json').addEventListener('click', () => last && download('translation-attention.json', JSON.stringify(last)));
   examples();
