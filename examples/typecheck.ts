@@ -20,7 +20,7 @@ async function main(): Promise<void> {
   const dis: number = mh.disagreement.subspace + pg.weights[0];
   const ms: number = al.kernels.attention('mha', { T: 16, D: 8, heads: 2 });
   const g2p = await al.Seq2Seq.fromUrl('g2p.safetensors');
-  const t = g2p.translate('PHONE', { beam: 4, maxLen: 20, alpha: 0.6 });
+  const t = g2p.translate('PHONE', { beam: 4, maxLen: 20, alpha: 0.6, precision: 'int8' });
   const cells: number = t.rows * t.cols + t.attention[0] + t.probs[0] + t.logprob + t.ms;
   const phones: string = t.tokens.join(' ') + t.inputTokens.join('') + g2p.info().score + g2p.info().tgtVocab[0];
   const dates = al.Seq2Seq.fromBytes(new Uint8Array(8));

@@ -1,7 +1,8 @@
 // Decode speed of the shipped seq2seq models in wasm (Node): greedy and beam-4 decoding of
-// one input, median over many runs (after warm-up). Goals (issue 5): greedy < 0.3 ms,
-// beam 4 < 1.5 ms for one G2P word.
-//   node bench/wasm/seq2seq.mjs [--runs 300] [--pkg build/pkg]
+// one input with each decoder precision (int8 weights = the default, int16, float32),
+// median over many runs (after warm-up). Goals (issue 5): greedy < 0.3 ms, beam 4 < 1.5 ms
+// for one G2P word.
+//   node bench/wasm/seq2seq.mjs [--runs 300] [--pkg build/pkg] [--precision int8,int16,f32]
 import { readFileSync, existsSync } from 'node:fs';
 import { join, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,25 +18,28 @@ const al = await load();
 const quantile = (xs, q) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(q * (s.length - 1))]; };
 const median = (xs) => quantile(xs, 0.5);
 
-function bench(m, input, beam) {
-  for (let i = 0; i < 20; ++i) m.translate(input, { beam });
+const PRECISIONS = opt('precision', 'int8,int16,f32').split(',');
+
+function bench(m, input, beam, precision) {
+  for (let i = 0; i < 20; ++i) m.translate(input, { beam, precision });
   const wall = [], inside = [];
   let out;
   for (let i = 0; i < RUNS; ++i) {
     const t0 = performance.now();
-    out = m.translate(input, { beam });
+    out = m.translate(input, { beam, precision });
     wall.push(performance.now() - t0);
     inside.push(out.ms);
   }
   // on a shared machine a run is sometimes preempted for a scheduler quantum (~10 ms):
   // the 10th percentile shows the undisturbed time next to the median
-  return { input, beam, output: out.text, medianMs: median(wall), p10Ms: quantile(wall, 0.1),
+  return { input, beam, precision, output: out.text, medianMs: median(wall), p10Ms: quantile(wall, 0.1),
     medianMsInWasm: median(inside), steps: out.rows + 1 };
 }
 
 const results = [];
 const cases = [
   ['g2p-cmudict', ['cat', 'attention', 'pronunciation']],
+  ['g2p-cmudict-stress', ['attention']],
   ['dates', ['JAN 23, 2015']],
   ['dates-additive', ['JAN 23, 2015']],
   ['g2p-cmudict-dot', ['attention']],
@@ -45,11 +49,44 @@ for (const [name, inputs] of cases) {
   if (!existsSync(file)) continue;
   const m = al.Seq2Seq.fromBytes(readFileSync(file));
   for (const input of inputs)
-    for (const beam of [1, 4]) results.push({ model: name, ...bench(m, input, beam) });
+    for (const beam of [1, 4])
+      for (const precision of PRECISIONS) results.push({ model: name, ...bench(m, input, beam, precision) });
   m.delete();
 }
+// "One word" on average: every 400th headword of CMUdict (A-Z only, 292 words whose
+// lengths follow the dictionary's), each decoded greedily and with beam 4, 5 passes; the
+// mean over the words of each word's median in-wasm time.
+const dictFile = join(ROOT, 'node_modules', '@stdlib', 'datasets-cmudict', 'data', 'dict.txt');
+const g2pFile = join(ROOT, 'models', 'g2p-cmudict', 'model.safetensors');
+const typical = [];
+if (existsSync(dictFile) && existsSync(g2pFile)) {
+  const words = readFileSync(dictFile, 'latin1').split('\n')
+    .map((l) => l.split(/\s+/)[0]).filter((w) => /^[A-Z]+$/.test(w)).filter((_, i) => i % 400 === 0);
+  const m = al.Seq2Seq.fromBytes(readFileSync(g2pFile));
+  for (const precision of PRECISIONS)
+    for (const beam of [1, 4]) {
+      for (const w of words.slice(0, 50)) m.translate(w, { beam, precision });  // warm-up
+      // per word the median of 5 passes (preemption on a shared machine hits single calls),
+      // then the mean over the words
+      const per = words.map(() => []);
+      let letters = 0, steps = 0;
+      for (let pass = 0; pass < 5; ++pass)
+        words.forEach((w, i) => {
+          const r = m.translate(w, { beam, precision });
+          per[i].push(r.ms);
+          if (pass === 0) { letters += w.length; steps += r.rows + 1; }
+        });
+      const meanMs = per.reduce((a, xs) => a + median(xs), 0) / words.length;
+      typical.push({ precision, beam, words: words.length, meanMs, meanLetters: letters / words.length, meanSteps: steps / words.length });
+    }
+  m.delete();
+}
+
 console.log(`seq2seq decode in wasm (Node ${process.version}, ${al.simdInfo().arch}), median of ${RUNS} runs`);
 for (const r of results)
-  console.log(`  ${r.model.padEnd(16)} ${('"' + r.input + '"').padEnd(16)} beam ${r.beam}: median ${r.medianMs.toFixed(3)} ms,` +
+  console.log(`  ${r.model.padEnd(16)} ${('"' + r.input + '"').padEnd(16)} beam ${r.beam} ${r.precision.padEnd(5)}: median ${r.medianMs.toFixed(3)} ms,` +
     ` p10 ${r.p10Ms.toFixed(3)} ms (in wasm, median ${r.medianMsInWasm.toFixed(3)} ms; ${r.steps} decoder steps) -> ${r.output}`);
-if (args.includes('--json')) console.log(JSON.stringify(results));
+for (const t of typical)
+  console.log(`  g2p-cmudict, mean over ${t.words} CMUdict words (${t.meanLetters.toFixed(1)} letters, ${t.meanSteps.toFixed(1)} decoder steps): ` +
+    `beam ${t.beam} ${t.precision.padEnd(5)} ${t.meanMs.toFixed(3)} ms per word in wasm`);
+if (args.includes('--json')) console.log(JSON.stringify({ results, typical }));
