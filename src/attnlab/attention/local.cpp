@@ -160,4 +160,22 @@ void LocalAttention::backward(const Tensor3& dout, const Cache& c, Tensor3& dq, 
   }
 }
 
+void LocalAttention::predictive_weights(size_t S, float* hid, float* w,
+                                        std::vector<float>& mask) const {
+  // hid: (A) W_p q, w: (S) scores -> w: (S) weights (as forward, one query, all S keys valid)
+  const size_t A = pred_v.value.size();
+  const float D = float(cfg_.window), sigma = D / 2.f, inv2s2 = 1.f / (2.f * sigma * sigma);
+  k::tanh(A, hid, hid);
+  float sg = k::dot(A, hid, pred_v.value.data());
+  k::sigmoid(1, &sg, &sg);
+  const float p = float(S) * sg;
+  const long lo = std::max(0L, long(std::ceil(p - D)));
+  const long hi = std::min(long(S) - 1, long(std::floor(p + D)));
+  mask.resize(S);
+  for (size_t j = 0; j < S; ++j) mask[j] = (long(j) >= lo && long(j) <= hi) ? 0.f : kNegInf;
+  k::softmax_rows(1, S, w, S, mask.data(), 0, w, S);
+  for (size_t j = 0; j < S; ++j)
+    if (w[j] != 0.f) w[j] *= std::exp(-(float(j) - p) * (float(j) - p) * inv2s2);
+}
+
 }  // namespace attnlab::attention

@@ -59,6 +59,11 @@ class LocalAttention {
   // dout: (B,T,Dv) -> dq, dk, dv (overwritten); parameter grads accumulate.
   void backward(const Tensor3& dout, const Cache& cache, Tensor3& dq, Tensor3& dk, Tensor3& dv);
 
+  // Predictive mode, one query, inference (decoders): hid (A) = W_p q, overwritten with
+  // its tanh; w (S) = the scores on entry, the weights on return (window softmax times
+  // the Gaussian around p = S sigmoid(v . tanh(W_p q))). mask: scratch, resized to S.
+  void predictive_weights(size_t S, float* hid, float* w, std::vector<float>& mask) const;
+
   Score score;
   Param pred_weight;  // (A,Dq)
   Param pred_v;       // (A)

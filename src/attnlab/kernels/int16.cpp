@@ -54,6 +54,25 @@ inline __m128i madd16(__m128i acc, const int16_t* a, __m128i x0, __m128i x1) {
 inline __m128i load16(const int16_t* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); }
 }  // namespace
 
+#if ATTNLAB_I8_SIMD  // int8 weights need the int8 -> int16 extension (SSE4.1 / wasm)
+namespace {
+// int8 -> int16, low and high halves
+#if defined(__EMSCRIPTEN__)
+inline __m128i ext_lo(__m128i a) { return (__m128i)wasm_i16x8_extend_low_i8x16((v128_t)a); }
+inline __m128i ext_hi(__m128i a) { return (__m128i)wasm_i16x8_extend_high_i8x16((v128_t)a); }
+#else
+inline __m128i ext_lo(__m128i a) { return _mm_cvtepi8_epi16(a); }
+inline __m128i ext_hi(__m128i a) { return _mm_cvtepi8_epi16(_mm_unpackhi_epi64(a, a)); }
+#endif
+constexpr size_t kChunk8 = 1024;  // 127 * 11585 * (1024 / 4) < 2^31
+static_assert(127.0 * kQmaxInput * (kChunk8 / 4) < 2147483647.0, "int32 overflow");
+inline __m128i madd16(__m128i acc, const int8_t* a, __m128i x0, __m128i x1) {
+  const __m128i w = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a));
+  return _mm_add_epi32(acc, _mm_add_epi32(_mm_madd_epi16(ext_lo(w), x0), _mm_madd_epi16(ext_hi(w), x1)));
+}
+}  // namespace
+#endif
+
 namespace {
 // Stores 8 int32 lanes (|v| <= qmax <= 32767) as int16 or int8.
 inline void store8(int16_t* p, __m128i a, __m128i b) {
@@ -125,24 +144,27 @@ void quantize_rows_i8(size_t rows, size_t cols, const float* x, size_t ldx, int8
   quantize_rows(rows, cols, x, ldx, 127, q, ldq, scale);
 }
 
-void gemm_i16(size_t n, size_t M, size_t K, const int16_t* X, size_t ldx,
-              const float* x_scale, const int16_t* A, size_t lda, const float* a_scale,
-              const float* bias, float* Y, size_t ldy) {
-  // X: (n,K) A: (M,K) -> Y: (n,M); a block of 4 A rows stays in L1 while all n X rows pass.
+namespace {
+// X: (n,K) A: (M,K) int16 or int8 -> Y: (n,M); a block of 4 A rows stays in L1 while all
+// n X rows pass. Up to Chunk products per lane pair stay exact in int32, then one
+// conversion to float. madd16(acc, a, x0, x1) adds 16 products of an A row.
+template <size_t Chunk, class W>
+void gemm_quantized(size_t n, size_t M, size_t K, const int16_t* X, size_t ldx,
+                    const float* x_scale, const W* A, size_t lda, const float* a_scale,
+                    const float* bias, float* Y, size_t ldy) {
   size_t m = 0;
   for (; m + 4 <= M; m += 4) {
-    const int16_t* a0 = A + m * lda;
-    const int16_t* a1 = a0 + lda;
-    const int16_t* a2 = a1 + lda;
-    const int16_t* a3 = a2 + lda;
+    const W* a0 = A + m * lda;
+    const W* a1 = a0 + lda;
+    const W* a2 = a1 + lda;
+    const W* a3 = a2 + lda;
     const __m128 as = _mm_loadu_ps(a_scale + m);
     const __m128 bs = bias ? _mm_loadu_ps(bias + m) : _mm_setzero_ps();
     for (size_t b = 0; b < n; ++b) {
       const int16_t* xb = X + b * ldx;
       __m128 c0 = _mm_setzero_ps(), c1 = c0, c2 = c0, c3 = c0;
-      for (size_t k0 = 0; k0 < K; k0 += kChunk) {
-        // up to kChunk products per lane pair stay exact in int32, then one conversion
-        const size_t kend = std::min(K, k0 + kChunk);
+      for (size_t k0 = 0; k0 < K; k0 += Chunk) {
+        const size_t kend = std::min(K, k0 + Chunk);
         __m128i i0 = _mm_setzero_si128(), i1 = i0, i2 = i0, i3 = i0;
         for (size_t k = k0; k < kend; k += 16) {
           const __m128i x0 = load16(xb + k), x1 = load16(xb + k + 8);
@@ -161,12 +183,12 @@ void gemm_i16(size_t n, size_t M, size_t K, const int16_t* X, size_t ldx,
     }
   }
   for (; m < M; ++m) {
-    const int16_t* a0 = A + m * lda;
+    const W* a0 = A + m * lda;
     for (size_t b = 0; b < n; ++b) {
       const int16_t* xb = X + b * ldx;
       __m128 c0 = _mm_setzero_ps();
-      for (size_t k0 = 0; k0 < K; k0 += kChunk) {
-        const size_t kend = std::min(K, k0 + kChunk);
+      for (size_t k0 = 0; k0 < K; k0 += Chunk) {
+        const size_t kend = std::min(K, k0 + Chunk);
         __m128i i0 = _mm_setzero_si128();
         for (size_t k = k0; k < kend; k += 16) i0 = madd16(i0, a0 + k, load16(xb + k), load16(xb + k + 8));
         c0 = _mm_add_ps(c0, _mm_cvtepi32_ps(i0));
@@ -175,73 +197,19 @@ void gemm_i16(size_t n, size_t M, size_t K, const int16_t* X, size_t ldx,
     }
   }
 }
-
-#if ATTNLAB_I8_SIMD
-namespace {
-// int8 -> int16, low and high halves
-#if defined(__EMSCRIPTEN__)
-inline __m128i ext_lo(__m128i a) { return (__m128i)wasm_i16x8_extend_low_i8x16((v128_t)a); }
-inline __m128i ext_hi(__m128i a) { return (__m128i)wasm_i16x8_extend_high_i8x16((v128_t)a); }
-#else
-inline __m128i ext_lo(__m128i a) { return _mm_cvtepi8_epi16(a); }
-inline __m128i ext_hi(__m128i a) { return _mm_cvtepi8_epi16(_mm_unpackhi_epi64(a, a)); }
-#endif
-constexpr size_t kChunk8 = 1024;  // 127 * 11585 * (1024 / 4) < 2^31
-static_assert(127.0 * kQmaxInput * (kChunk8 / 4) < 2147483647.0, "int32 overflow");
-inline __m128i madd16_i8(__m128i acc, const int8_t* a, __m128i x0, __m128i x1) {
-  const __m128i w = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a));
-  return _mm_add_epi32(acc, _mm_add_epi32(_mm_madd_epi16(ext_lo(w), x0), _mm_madd_epi16(ext_hi(w), x1)));
-}
 }  // namespace
 
+void gemm_i16(size_t n, size_t M, size_t K, const int16_t* X, size_t ldx,
+              const float* x_scale, const int16_t* A, size_t lda, const float* a_scale,
+              const float* bias, float* Y, size_t ldy) {
+  gemm_quantized<kChunk>(n, M, K, X, ldx, x_scale, A, lda, a_scale, bias, Y, ldy);
+}
+
+#if ATTNLAB_I8_SIMD
 void gemm_i8(size_t n, size_t M, size_t K, const int16_t* X, size_t ldx, const float* x_scale,
              const int8_t* A, size_t lda, const float* a_scale, const float* bias, float* Y,
              size_t ldy) {
-  // X: (n,K) A: (M,K) int8 -> Y: (n,M); as gemm_i16, 4 rows of A per block
-  size_t m = 0;
-  for (; m + 4 <= M; m += 4) {
-    const int8_t* a0 = A + m * lda;
-    const int8_t* a1 = a0 + lda;
-    const int8_t* a2 = a1 + lda;
-    const int8_t* a3 = a2 + lda;
-    const __m128 as = _mm_loadu_ps(a_scale + m);
-    const __m128 bs = bias ? _mm_loadu_ps(bias + m) : _mm_setzero_ps();
-    for (size_t b = 0; b < n; ++b) {
-      const int16_t* xb = X + b * ldx;
-      __m128 c0 = _mm_setzero_ps(), c1 = c0, c2 = c0, c3 = c0;
-      for (size_t k0 = 0; k0 < K; k0 += kChunk8) {
-        const size_t kend = std::min(K, k0 + kChunk8);
-        __m128i i0 = _mm_setzero_si128(), i1 = i0, i2 = i0, i3 = i0;
-        for (size_t k = k0; k < kend; k += 16) {
-          const __m128i x0 = load16(xb + k), x1 = load16(xb + k + 8);
-          i0 = madd16_i8(i0, a0 + k, x0, x1);
-          i1 = madd16_i8(i1, a1 + k, x0, x1);
-          i2 = madd16_i8(i2, a2 + k, x0, x1);
-          i3 = madd16_i8(i3, a3 + k, x0, x1);
-        }
-        c0 = _mm_add_ps(c0, _mm_cvtepi32_ps(i0));
-        c1 = _mm_add_ps(c1, _mm_cvtepi32_ps(i1));
-        c2 = _mm_add_ps(c2, _mm_cvtepi32_ps(i2));
-        c3 = _mm_add_ps(c3, _mm_cvtepi32_ps(i3));
-      }
-      const __m128 s = _mm_mul_ps(hsum4(c0, c1, c2, c3), _mm_mul_ps(as, _mm_set1_ps(x_scale[b])));
-      _mm_storeu_ps(Y + b * ldy + m, _mm_add_ps(s, bs));
-    }
-  }
-  for (; m < M; ++m) {
-    const int8_t* a0 = A + m * lda;
-    for (size_t b = 0; b < n; ++b) {
-      const int16_t* xb = X + b * ldx;
-      __m128 c0 = _mm_setzero_ps();
-      for (size_t k0 = 0; k0 < K; k0 += kChunk8) {
-        const size_t kend = std::min(K, k0 + kChunk8);
-        __m128i i0 = _mm_setzero_si128();
-        for (size_t k = k0; k < kend; k += 16) i0 = madd16_i8(i0, a0 + k, load16(xb + k), load16(xb + k + 8));
-        c0 = _mm_add_ps(c0, _mm_cvtepi32_ps(i0));
-      }
-      Y[b * ldy + m] = hsum1(c0) * (a_scale[m] * x_scale[b]) + (bias ? bias[m] : 0.f);
-    }
-  }
+  gemm_quantized<kChunk8>(n, M, K, X, ldx, x_scale, A, lda, a_scale, bias, Y, ldy);
 }
 #else
 void gemm_i8(size_t n, size_t M, size_t K, const int16_t* X, size_t ldx, const float* x_scale,

@@ -638,23 +638,10 @@ void Seq2Seq::infer_step(size_t n, const int* prev, const InferCtx& ctx, float* 
       throw Error("seq2seq: unsupported score kind in decode");
   }
   if (is_local_) {
-    const size_t A = cfg_.attn_dim;
-    const float D = float(cfg_.local_window), sigma = D / 2.f, inv2s2 = 1.f / (2.f * sigma * sigma);
-    std::vector<float> hid(A), mask(S);
+    std::vector<float> hid(cfg_.attn_dim), mask;
     for (size_t b = 0; b < n; ++b) {
-      k::gemv(false, A, Dh, 1.f, local_.pred_weight.value.data(), Dh, h + b * Dh, 0.f, hid.data());
-      k::tanh(A, hid.data(), hid.data());
-      float sg = k::dot(A, hid.data(), local_.pred_v.value.data());
-      k::sigmoid(1, &sg, &sg);
-      const float p = float(S) * sg;
-      const long lo = std::max(0L, long(std::ceil(p - D)));
-      const long hi = std::min(long(S) - 1, long(std::floor(p + D)));
-      for (size_t j = 0; j < S; ++j)
-        mask[j] = (long(j) >= lo && long(j) <= hi) ? 0.f : attention::kNegInf;
-      float* w = weights + b * S;
-      k::softmax_rows(1, S, w, S, mask.data(), 0, w, S);
-      for (size_t j = 0; j < S; ++j)
-        if (w[j] != 0.f) w[j] *= std::exp(-(float(j) - p) * (float(j) - p) * inv2s2);
+      k::gemv(false, cfg_.attn_dim, Dh, 1.f, local_.pred_weight.value.data(), Dh, h + b * Dh, 0.f, hid.data());
+      local_.predictive_weights(S, hid.data(), weights + b * S, mask);
     }
   } else {
     k::softmax_rows(n, S, weights, S, nullptr, 0, weights, S);

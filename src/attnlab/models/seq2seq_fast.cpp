@@ -309,26 +309,9 @@ Seq2Seq::Stepper Seq2Seq::fast_stepper(const InferCtx& ctx, const FastPlan& p) c
         throw Error("seq2seq: unsupported score kind in decode");
     }
     if (is_local_) {
-      // local-p: the stacked query rows are the position predictor's hidden layer
-      const float D = float(cfg_.local_window), sigma = D / 2.f;
-      const float inv2s2 = 1.f / (2.f * sigma * sigma);
-      std::vector<float>& mask = z.mask;
-      mask.resize(S);
-      for (size_t b = 0; b < n; ++b) {
-        float* hid = hout.data() + b * HS + G;
-        k::tanh(Aq, hid, hid);
-        float sg = k::dot(Aq, hid, local_.pred_v.value.data());
-        k::sigmoid(1, &sg, &sg);
-        const float pos = float(S) * sg;
-        const long lo = std::max(0L, long(std::ceil(pos - D)));
-        const long hi = std::min(long(S) - 1, long(std::floor(pos + D)));
-        for (size_t j = 0; j < S; ++j)
-          mask[j] = (long(j) >= lo && long(j) <= hi) ? 0.f : attention::kNegInf;
-        float* w = weights + b * S;
-        k::softmax_rows(1, S, w, S, mask.data(), 0, w, S);
-        for (size_t j = 0; j < S; ++j)
-          if (w[j] != 0.f) w[j] *= std::exp(-(float(j) - pos) * (float(j) - pos) * inv2s2);
-      }
+      // local-p: the stacked query rows are the position predictor's hidden layer W_p h_t
+      for (size_t b = 0; b < n; ++b)
+        local_.predictive_weights(S, hout.data() + b * HS + G, weights + b * S, z.mask);
     } else {
       k::softmax_rows(n, S, weights, S, nullptr, 0, weights, S);
     }
