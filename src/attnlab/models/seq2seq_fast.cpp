@@ -6,15 +6,13 @@
 // quarter of the bytes, 0.6 MB per step):
 //   * the embedding half of the decoder's input projection is a table computed once per
 //     model: emb_gi[v] = W_ih[:, :E] tgt_emb[v] + b_ih  (V, G), G = 3 or 4 gates x Dh;
-//   * the recurrent product W_hh h_t is computed right after h_t exists, stacked with the
-//     attention query (additive W1 h_t, local-p's predictor), one int16 product
-//     [W_hh; Wq] h_t; the next step finds W_hh h_t + b_hh in its state;
-//   * likewise the input-feeding product W_ih[:, E:] att_t is stacked with the output
-//     layer: [W_feed; W_out] att_t, one int16 product;
-//   * the combine layer W_c [ctx; h] is one int16 product.
+//   * the rest are int8/int16 products: W_hh h_{t-1} and the input-feeding half
+//     W_ih[:, E:] att_{t-1} at the start of step t (so the step that emits </s> does not
+//     compute them for a step that never comes), the attention query (additive W1 h_t,
+//     local-p's predictor), the combine layer W_c [ctx; h_t] and the output layer W_out att_t.
 // The matrices are int8 (or int16) with one scale per row, inputs are quantized to int16
-// per vector at each step (kernels::gemm_i8 / gemm_i16). Scores, softmax, the context vector and the gate
-// nonlinearities stay float32. The encoder's recurrent products and the attention keys
+// per vector at each step (kernels::gemm_i8 / gemm_i16). Scores, softmax, the context
+// vector and the gate nonlinearities stay float32. The encoder's recurrent products and the attention keys
 // are quantized too; the encoder's input projections are a per-symbol table like emb_gi.
 #include <algorithm>
 #include <cmath>
@@ -65,18 +63,18 @@ struct QMat {
   }
   QMat() = default;
 
-  // x: (n, cols) float, row stride ldx -> y: (n, rows) (first `m` rows only if m > 0),
-  // row stride ldy. qx, sx: scratch of n * ld int16 and n floats.
+  // x: (n, cols) float, row stride ldx -> y: (n, rows), row stride ldy.
+  // qx, sx: scratch of n * ld int16 and n floats.
   void apply(size_t n, const float* x, size_t ldx, float* y, size_t ldy, std::vector<int16_t>& qx,
-             std::vector<float>& sx, size_t m = 0) const {
+             std::vector<float>& sx) const {
     qx.resize(n * ld);
     sx.resize(n);
     k::quantize_rows_i16(n, cols, x, ldx, k::kQmaxInput, qx.data(), ld, sx.data());
     if (int8)
-      k::gemm_i8(n, m ? m : rows, ld, qx.data(), ld, sx.data(), q8.data(), ld, scale.data(),
+      k::gemm_i8(n, rows, ld, qx.data(), ld, sx.data(), q8.data(), ld, scale.data(),
                  bias.data(), y, ldy);
     else
-      k::gemm_i16(n, m ? m : rows, ld, qx.data(), ld, sx.data(), q16.data(), ld, scale.data(),
+      k::gemm_i16(n, rows, ld, qx.data(), ld, sx.data(), q16.data(), ld, scale.data(),
                   bias.data(), y, ldy);
   }
 };
@@ -117,9 +115,11 @@ struct Seq2Seq::FastPlan {
   size_t Aq = 0;  // query rows stacked under W_hh (additive A, local-p A, else 0)
   std::vector<EncDir> enc;  // 1 or 2 directions
   std::vector<float> emb_gi;  // (V, G)
-  QMat hstack;  // [W_hh (G); Wq (Aq)] x Dh, bias [b_hh; 0]
+  QMat whh;     // W_hh (G, Dh), bias b_hh
+  QMat wq;      // the query rows (Aq, Dh): additive W1 or local-p's W_p; empty otherwise
   QMat comb;    // W_c (C, De + Dh), bias b_c
-  QMat astack;  // [W_feed (G) if input feeding; W_out (V)] x C, bias [0; b_out]
+  QMat wfeed;   // W_ih[:, E:] (G, C), the input-feeding half; empty without input feeding
+  QMat wout;    // W_out (V, C), bias b_out
   QMat keys;    // additive W2 (A, De) / general W (Dh, De): the keys of an input, once per input
 };
 
@@ -164,20 +164,14 @@ const Seq2Seq::FastPlan& Seq2Seq::fast_plan(DecodePrecision precision) const {
   k::gemm(false, true, V, G, E, 1.f, tgt_emb_.weight.value.data(), E, w_ih, I, 1.f,
           p->emb_gi.data(), G);
   const attention::Score& sc = is_local_ ? local_.score : att_.score;
-  std::vector<QMat::Part> hp = {{G, w_hh, Dh, b_hh}};
-  if (is_local_) {
+  p->whh = QMat(i8, Dh, {{G, w_hh, Dh, b_hh}});
+  if (is_local_ || sc.kind() == attention::ScoreKind::Additive) {
     p->Aq = cfg_.attn_dim;
-    hp.push_back({p->Aq, local_.pred_weight.value.data(), Dh, nullptr});
-  } else if (sc.kind() == attention::ScoreKind::Additive) {
-    p->Aq = cfg_.attn_dim;
-    hp.push_back({p->Aq, sc.query_weight.value.data(), Dh, nullptr});
+    p->wq = QMat(i8, Dh, {{p->Aq, is_local_ ? local_.pred_weight.value.data() : sc.query_weight.value.data(), Dh, nullptr}});
   }
-  p->hstack = QMat(i8, Dh, hp);
   p->comb = QMat(i8, De + Dh, {{C, combine_.weight.value.data(), De + Dh, combine_.bias.value.data()}});
-  std::vector<QMat::Part> ap;
-  if (cfg_.input_feed) ap.push_back({G, w_ih + E, I, nullptr});
-  ap.push_back({V, out_.weight.value.data(), C, out_.bias.value.data()});
-  p->astack = QMat(i8, C, ap);
+  if (cfg_.input_feed) p->wfeed = QMat(i8, C, {{G, w_ih + E, I, nullptr}});
+  p->wout = QMat(i8, C, {{V, out_.weight.value.data(), C, out_.bias.value.data()}});
   if (sc.kind() == attention::ScoreKind::Additive)
     p->keys = QMat(i8, De, {{cfg_.attn_dim, sc.key_weight.value.data(), De, nullptr}});
   else if (sc.kind() == attention::ScoreKind::General)
@@ -221,61 +215,63 @@ Seq2Seq::InferCtx Seq2Seq::fast_prepare(const std::vector<int>& src, const FastP
 }
 
 Seq2Seq::Stepper Seq2Seq::fast_stepper(const InferCtx& ctx, const FastPlan& p) const {
-  // state: [h (Dh) | c (Dh, LSTM only) | W_hh h + b_hh (G) | W_feed att (G, input feeding)]
-  const bool lstm = cfg_.rnn == "lstm";
-  const size_t Dh = cfg_.dec_hidden(), G = p.G, hc = lstm ? 2 * Dh : Dh;
-  const size_t SS = hc + G + (cfg_.input_feed ? G : 0);
+  // state: [h (Dh) | c (Dh, LSTM only) | attentional vector (C, input feeding only)], as
+  // the float path. The products with the previous h and att are taken at the start of a
+  // step, so the step that ends the output does not pay for the next one.
+  const bool lstm = cfg_.rnn == "lstm", feed = cfg_.input_feed;
+  const size_t Dh = cfg_.dec_hidden(), G = p.G, C = cfg_.combine, hc = lstm ? 2 * Dh : Dh;
+  const size_t SS = hc + (feed ? C : 0);
   Stepper st;
   st.state_size = SS;
   st.init.assign(SS, 0.f);
   std::copy(ctx.h0.begin(), ctx.h0.end(), st.init.begin());
   if (lstm) std::copy(ctx.c0.begin(), ctx.c0.end(), st.init.begin() + long(Dh));
-  {
-    std::vector<int16_t> qx;
-    std::vector<float> sx;
-    p.hstack.apply(1, ctx.h0.data(), Dh, st.init.data() + hc, G, qx, sx, G);  // W_hh h0 + b_hh
-  }
   // buffers reused by every step of this decode (no allocation once the beam is full)
   struct Scratch {
-    std::vector<float> gi, a, h, hout, cat, att, aout, hid, mask, sx;
+    std::vector<float> gh, gf, gi, a, h, q, cat, att, hid, mask, sx;
     std::vector<int16_t> qx;
   };
   auto scratch = std::make_shared<Scratch>();
-  st.step = [this, &ctx, &p, lstm, Dh, G, hc, SS, scratch](size_t n, const int* prev, const float* in,
-                                                           float* out, float* weights, float* logp) {
-    const size_t S = ctx.S, De = cfg_.enc_out(), C = cfg_.combine, V = tgt_.size();
-    const size_t Aq = p.Aq, HS = G + Aq;
+  st.step = [this, &ctx, &p, lstm, feed, Dh, G, C, hc, SS, scratch](
+                size_t n, const int* prev, const float* in, float* out, float* weights, float* logp) {
+    const size_t S = ctx.S, De = cfg_.enc_out(), V = tgt_.size(), Aq = p.Aq;
     Scratch& z = *scratch;
+    z.gh.resize(n * G);
+    z.gf.resize(n * G);
     z.gi.resize(G);
     z.a.resize(5 * Dh);
     z.h.resize(n * Dh);
-    z.hout.resize(n * HS);
+    z.q.resize(n * Aq);
     z.cat.resize(n * (De + Dh));
     z.att.resize(n * C);
-    z.aout.resize(n * p.astack.rows);
-    std::vector<float> &gi = z.gi, &a = z.a, &h = z.h, &hout = z.hout, &cat = z.cat, &att = z.att,
-                       &aout = z.aout, &sx = z.sx;
+    std::vector<float> &gh = z.gh, &gf = z.gf, &gi = z.gi, &a = z.a, &h = z.h, &cat = z.cat,
+                       &att = z.att, &sx = z.sx;
     std::vector<int16_t>& qx = z.qx;
-    // 1. recurrent cell: gi = emb_gi[prev] (+ W_feed att_{t-1}), gh from the state
+    // 1. the previous state's products: W_hh h + b_hh, W_feed att (0 before the first output)
+    p.whh.apply(n, in, SS, gh.data(), G, qx, sx);
+    bool any_att = false;
+    if (feed)
+      for (size_t b = 0; b < n && !any_att; ++b)
+        for (size_t j = 0; j < C; ++j)
+          if (in[b * SS + hc + j] != 0.f) { any_att = true; break; }
+    if (any_att) p.wfeed.apply(n, in + hc, SS, gf.data(), G, qx, sx);
+    // 2. recurrent cell: gi = emb_gi[prev] (+ W_feed att)
     for (size_t b = 0; b < n; ++b) {
-      const float* sin = in + b * SS;
       float* so = out + b * SS;
       const float* eg = p.emb_gi.data() + size_t(prev[b]) * G;
-      if (cfg_.input_feed) {
-        const float* gf = sin + hc + G;
-        for (size_t j = 0; j < G; ++j) gi[j] = eg[j] + gf[j];
+      if (any_att) {
+        const float* f = gf.data() + b * G;
+        for (size_t j = 0; j < G; ++j) gi[j] = eg[j] + f[j];
       } else {
         std::copy(eg, eg + G, gi.begin());
       }
-      std::copy(sin, sin + hc, so);  // h (and c), updated in place below
-      if (lstm) lstm_update(Dh, gi.data(), sin + hc, so, so + Dh, a.data());
-      else gru_update(Dh, gi.data(), sin + hc, so, a.data());
+      std::copy(in + b * SS, in + b * SS + hc, so);  // h (and c), updated in place below
+      if (lstm) lstm_update(Dh, gi.data(), gh.data() + b * G, so, so + Dh, a.data());
+      else gru_update(Dh, gi.data(), gh.data() + b * G, so, a.data());
       std::copy(so, so + Dh, h.begin() + long(b * Dh));
     }
-    // 2. [W_hh; Wq] h_t: the next step's recurrent term and this step's query
-    p.hstack.apply(n, h.data(), Dh, hout.data(), HS, qx, sx);
-    for (size_t b = 0; b < n; ++b)
-      std::copy(hout.begin() + long(b * HS), hout.begin() + long(b * HS + G), out + b * SS + hc);
+    // 2b. the query rows (additive W1 h_t, local-p's W_p h_t)
+    if (Aq) p.wq.apply(n, h.data(), Dh, z.q.data(), Aq, qx, sx);
     // 3. scores (n,S) and weights, float32 (as infer_step)
     const attention::Score& sc = is_local_ ? local_.score : att_.score;
     const float* enc = ctx.enc.data();
@@ -294,7 +290,7 @@ Seq2Seq::Stepper Seq2Seq::fast_stepper(const InferCtx& ctx, const FastPlan& p) c
         std::vector<float>& hid = z.hid;
         hid.resize(S * Aq);
         for (size_t b = 0; b < n; ++b) {
-          const float* qa = hout.data() + b * HS + G;
+          const float* qa = z.q.data() + b * Aq;
           for (size_t j = 0; j < S; ++j) {
             const float* kj = ctx.keys.data() + j * Aq;
             float* hj = hid.data() + j * Aq;
@@ -309,9 +305,9 @@ Seq2Seq::Stepper Seq2Seq::fast_stepper(const InferCtx& ctx, const FastPlan& p) c
         throw Error("seq2seq: unsupported score kind in decode");
     }
     if (is_local_) {
-      // local-p: the stacked query rows are the position predictor's hidden layer W_p h_t
+      // local-p: the query rows are the position predictor's hidden layer W_p h_t
       for (size_t b = 0; b < n; ++b)
-        local_.predictive_weights(S, hout.data() + b * HS + G, weights + b * S, z.mask);
+        local_.predictive_weights(S, z.q.data() + b * Aq, weights + b * S, z.mask);
     } else {
       k::softmax_rows(n, S, weights, S, nullptr, 0, weights, S);
     }
@@ -322,13 +318,10 @@ Seq2Seq::Stepper Seq2Seq::fast_stepper(const InferCtx& ctx, const FastPlan& p) c
     }
     p.comb.apply(n, cat.data(), De + Dh, att.data(), C, qx, sx);
     k::tanh(n * C, att.data(), att.data());
-    // 5. [W_feed; W_out] att: the next step's input-feeding term and this step's logits
-    const size_t AR = p.astack.rows, F = cfg_.input_feed ? G : 0;
-    p.astack.apply(n, att.data(), C, aout.data(), AR, qx, sx);
-    for (size_t b = 0; b < n; ++b) {
-      if (F) std::copy(aout.begin() + long(b * AR), aout.begin() + long(b * AR + F), out + b * SS + hc + G);
-      std::copy(aout.begin() + long(b * AR + F), aout.begin() + long((b + 1) * AR), logp + b * V);
-    }
+    // 5. logits = W_out att + b_out; att is the next step's input feeding
+    if (feed)
+      for (size_t b = 0; b < n; ++b) std::copy(att.begin() + long(b * C), att.begin() + long((b + 1) * C), out + b * SS + hc);
+    p.wout.apply(n, att.data(), C, logp, V, qx, sx);
     k::log_softmax_rows(n, V, logp, logp);
   };
   return st;
