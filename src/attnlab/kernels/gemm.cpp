@@ -240,7 +240,7 @@ inline int tile_for_call(size_t M, size_t N, size_t K) {
 
 void gemm(bool transA, bool transB, size_t M, size_t N, size_t K, float alpha,
           const float* A, size_t lda, const float* B, size_t ldb, float beta, float* C,
-          size_t ldc) {
+          size_t ldc) noexcept {
   if (M == 0 || N == 0) return;
   if (K == 0 || alpha == 0.f) {
     for (size_t i = 0; i < M; ++i)
@@ -256,18 +256,18 @@ void gemm(bool transA, bool transB, size_t M, size_t N, size_t K, float alpha,
   kTiles[tile_for_call(M, N, K)].run(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
-size_t gemm_tile_m() { return kTiles[tile_index()].mr; }
-size_t gemm_tile_n() { return kTiles[tile_index()].nv * W; }
+size_t gemm_tile_m() noexcept { return kTiles[tile_index()].mr; }
+size_t gemm_tile_n() noexcept { return kTiles[tile_index()].nv * W; }
 
-size_t gemm_tile_count() { return kNumTiles; }
+size_t gemm_tile_count() noexcept { return kNumTiles; }
 void gemm_select_tile(int index) {
   ATTNLAB_CHECK(index >= -1 && index < kNumTiles, "gemm_select_tile: index in [-1, ",
                 kNumTiles, ") expected, got ", index);
   g_tile = index < 0 ? autotune() : index;
   g_tile_forced = index >= 0;
 }
-int gemm_selected_tile() { return tile_index(); }
-void gemm_release_tile() { g_tile_forced = false; }
+int gemm_selected_tile() noexcept { return tile_index(); }
+void gemm_release_tile() noexcept { g_tile_forced = false; }
 
 double simd_peak_gflops(double min_ms) {
   double best = 0;

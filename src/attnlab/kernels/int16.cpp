@@ -136,11 +136,11 @@ void quantize_rows(size_t rows, size_t cols, const float* x, size_t ldx, int qma
 }  // namespace
 
 void quantize_rows_i16(size_t rows, size_t cols, const float* x, size_t ldx, int qmax,
-                       int16_t* q, size_t ldq, float* scale) {
+                       int16_t* q, size_t ldq, float* scale) noexcept {
   quantize_rows(rows, cols, x, ldx, qmax, q, ldq, scale);
 }
 void quantize_rows_i8(size_t rows, size_t cols, const float* x, size_t ldx, int8_t* q,
-                      size_t ldq, float* scale) {
+                      size_t ldq, float* scale) noexcept {
   quantize_rows(rows, cols, x, ldx, 127, q, ldq, scale);
 }
 
@@ -201,20 +201,20 @@ void gemm_quantized(size_t n, size_t M, size_t K, const int16_t* X, size_t ldx,
 
 void gemm_i16(size_t n, size_t M, size_t K, const int16_t* X, size_t ldx,
               const float* x_scale, const int16_t* A, size_t lda, const float* a_scale,
-              const float* bias, float* Y, size_t ldy) {
+              const float* bias, float* Y, size_t ldy) noexcept {
   gemm_quantized<kChunk>(n, M, K, X, ldx, x_scale, A, lda, a_scale, bias, Y, ldy);
 }
 
 #if ATTNLAB_I8_SIMD
 void gemm_i8(size_t n, size_t M, size_t K, const int16_t* X, size_t ldx, const float* x_scale,
              const int8_t* A, size_t lda, const float* a_scale, const float* bias, float* Y,
-             size_t ldy) {
+             size_t ldy) noexcept {
   gemm_quantized<kChunk8>(n, M, K, X, ldx, x_scale, A, lda, a_scale, bias, Y, ldy);
 }
 #else
 void gemm_i8(size_t n, size_t M, size_t K, const int16_t* X, size_t ldx, const float* x_scale,
              const int8_t* A, size_t lda, const float* a_scale, const float* bias, float* Y,
-             size_t ldy) {
+             size_t ldy) noexcept {
   gemm_i8_ref(n, M, K, X, ldx, x_scale, A, lda, a_scale, bias, Y, ldy);
 }
 #endif
@@ -222,22 +222,22 @@ void gemm_i8(size_t n, size_t M, size_t K, const int16_t* X, size_t ldx, const f
 #else  // no SSE2: the scalar twins
 
 void quantize_rows_i16(size_t rows, size_t cols, const float* x, size_t ldx, int qmax,
-                       int16_t* q, size_t ldq, float* scale) {
+                       int16_t* q, size_t ldq, float* scale) noexcept {
   quantize_rows_i16_ref(rows, cols, x, ldx, qmax, q, ldq, scale);
 }
 void gemm_i16(size_t n, size_t M, size_t K, const int16_t* X, size_t ldx,
               const float* x_scale, const int16_t* A, size_t lda, const float* a_scale,
-              const float* bias, float* Y, size_t ldy) {
+              const float* bias, float* Y, size_t ldy) noexcept {
   gemm_i16_ref(n, M, K, X, ldx, x_scale, A, lda, a_scale, bias, Y, ldy);
 }
 
 void quantize_rows_i8(size_t rows, size_t cols, const float* x, size_t ldx, int8_t* q,
-                      size_t ldq, float* scale) {
+                      size_t ldq, float* scale) noexcept {
   quantize_rows_i8_ref(rows, cols, x, ldx, q, ldq, scale);
 }
 void gemm_i8(size_t n, size_t M, size_t K, const int16_t* X, size_t ldx, const float* x_scale,
              const int8_t* A, size_t lda, const float* a_scale, const float* bias, float* Y,
-             size_t ldy) {
+             size_t ldy) noexcept {
   gemm_i8_ref(n, M, K, X, ldx, x_scale, A, lda, a_scale, bias, Y, ldy);
 }
 
@@ -277,17 +277,17 @@ void quantize_rows_ref(size_t rows, size_t cols, const float* x, size_t ldx, int
 }  // namespace
 
 void quantize_rows_i16_ref(size_t rows, size_t cols, const float* x, size_t ldx, int qmax,
-                           int16_t* q, size_t ldq, float* scale) {
+                           int16_t* q, size_t ldq, float* scale) noexcept {
   quantize_rows_ref(rows, cols, x, ldx, qmax, q, ldq, scale);
 }
 void quantize_rows_i8_ref(size_t rows, size_t cols, const float* x, size_t ldx, int8_t* q,
-                          size_t ldq, float* scale) {
+                          size_t ldq, float* scale) noexcept {
   quantize_rows_ref(rows, cols, x, ldx, 127, q, ldq, scale);
 }
 
 void gemm_i16_ref(size_t n, size_t M, size_t K, const int16_t* X, size_t ldx,
                   const float* x_scale, const int16_t* A, size_t lda, const float* a_scale,
-                  const float* bias, float* Y, size_t ldy) {
+                  const float* bias, float* Y, size_t ldy) noexcept {
   for (size_t b = 0; b < n; ++b)
     for (size_t m = 0; m < M; ++m) {
       int64_t s = 0;  // exact
@@ -299,7 +299,7 @@ void gemm_i16_ref(size_t n, size_t M, size_t K, const int16_t* X, size_t ldx,
 
 void gemm_i8_ref(size_t n, size_t M, size_t K, const int16_t* X, size_t ldx,
                  const float* x_scale, const int8_t* A, size_t lda, const float* a_scale,
-                 const float* bias, float* Y, size_t ldy) {
+                 const float* bias, float* Y, size_t ldy) noexcept {
   for (size_t b = 0; b < n; ++b)
     for (size_t m = 0; m < M; ++m) {
       int64_t s = 0;  // exact

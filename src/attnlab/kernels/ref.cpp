@@ -9,7 +9,7 @@ namespace attnlab::kernels {
 
 void gemm_ref(bool transA, bool transB, size_t M, size_t N, size_t K, float alpha,
               const float* A, size_t lda, const float* B, size_t ldb, float beta,
-              float* C, size_t ldc) {
+              float* C, size_t ldc) noexcept {
   for (size_t i = 0; i < M; ++i) {
     for (size_t j = 0; j < N; ++j) {
       double acc = 0.0;
@@ -25,7 +25,7 @@ void gemm_ref(bool transA, bool transB, size_t M, size_t N, size_t K, float alph
 }
 
 void gemv_ref(bool transA, size_t M, size_t N, float alpha, const float* A, size_t lda,
-              const float* x, float beta, float* y) {
+              const float* x, float beta, float* y) noexcept {
   const size_t rows_out = transA ? N : M;
   const size_t inner = transA ? M : N;
   for (size_t i = 0; i < rows_out; ++i) {
@@ -38,37 +38,37 @@ void gemv_ref(bool transA, size_t M, size_t N, float alpha, const float* A, size
   }
 }
 
-float dot_ref(size_t n, const float* x, const float* y) {
+float dot_ref(size_t n, const float* x, const float* y) noexcept {
   double acc = 0.0;
   for (size_t i = 0; i < n; ++i) acc += static_cast<double>(x[i]) * y[i];
   return static_cast<float>(acc);
 }
-void axpy_ref(size_t n, float alpha, const float* x, float* y) {
+void axpy_ref(size_t n, float alpha, const float* x, float* y) noexcept {
   for (size_t i = 0; i < n; ++i) y[i] += alpha * x[i];
 }
-void scale_ref(size_t n, float alpha, const float* x, float* y) {
+void scale_ref(size_t n, float alpha, const float* x, float* y) noexcept {
   for (size_t i = 0; i < n; ++i) y[i] = alpha * x[i];
 }
-void add_ref(size_t n, const float* x, float* y) {
+void add_ref(size_t n, const float* x, float* y) noexcept {
   for (size_t i = 0; i < n; ++i) y[i] += x[i];
 }
-void mul_ref(size_t n, const float* x, const float* y, float* z) {
+void mul_ref(size_t n, const float* x, const float* y, float* z) noexcept {
   for (size_t i = 0; i < n; ++i) z[i] = x[i] * y[i];
 }
 
-float sum_ref(size_t n, const float* x) {
+float sum_ref(size_t n, const float* x) noexcept {
   double acc = 0.0;
   for (size_t i = 0; i < n; ++i) acc += x[i];
   return static_cast<float>(acc);
 }
-float max_ref(size_t n, const float* x) {
+float max_ref(size_t n, const float* x) noexcept {
   float m = -std::numeric_limits<float>::infinity();
   for (size_t i = 0; i < n; ++i) m = x[i] > m ? x[i] : m;
   return m;
 }
 
 void softmax_rows_ref(size_t rows, size_t cols, const float* x, size_t ldx,
-                      const float* mask, size_t mask_stride, float* y, size_t ldy) {
+                      const float* mask, size_t mask_stride, float* y, size_t ldy) noexcept {
   for (size_t r = 0; r < rows; ++r) {
     const float* xr = x + r * ldx;
     const float* mr = mask ? mask + r * mask_stride : nullptr;
@@ -94,7 +94,7 @@ void softmax_rows_ref(size_t rows, size_t cols, const float* x, size_t ldx,
 }
 
 void softmax_rows_backward_ref(size_t rows, size_t cols, const float* y, const float* dy,
-                               float* dx) {
+                               float* dx) noexcept {
   for (size_t r = 0; r < rows; ++r) {
     const float* yr = y + r * cols;
     const float* dyr = dy + r * cols;
@@ -105,7 +105,7 @@ void softmax_rows_backward_ref(size_t rows, size_t cols, const float* y, const f
   }
 }
 
-void log_softmax_rows_ref(size_t rows, size_t cols, const float* x, float* y) {
+void log_softmax_rows_ref(size_t rows, size_t cols, const float* x, float* y) noexcept {
   for (size_t r = 0; r < rows; ++r) {
     const float* xr = x + r * cols;
     float* yr = y + r * cols;
@@ -122,34 +122,34 @@ void log_softmax_rows_ref(size_t rows, size_t cols, const float* x, float* y) {
   }
 }
 
-void exp_ref(size_t n, const float* x, float* y) {
+void exp_ref(size_t n, const float* x, float* y) noexcept {
   for (size_t i = 0; i < n; ++i) y[i] = std::exp(x[i]);
 }
-void exp_backward_ref(size_t n, const float* y, const float* dy, float* dx) {
+void exp_backward_ref(size_t n, const float* y, const float* dy, float* dx) noexcept {
   for (size_t i = 0; i < n; ++i) dx[i] = dy[i] * y[i];
 }
-void tanh_ref(size_t n, const float* x, float* y) {
+void tanh_ref(size_t n, const float* x, float* y) noexcept {
   for (size_t i = 0; i < n; ++i) y[i] = std::tanh(x[i]);
 }
-void tanh_backward_ref(size_t n, const float* y, const float* dy, float* dx) {
+void tanh_backward_ref(size_t n, const float* y, const float* dy, float* dx) noexcept {
   for (size_t i = 0; i < n; ++i) dx[i] = dy[i] * (1.f - y[i] * y[i]);
 }
-void sigmoid_ref(size_t n, const float* x, float* y) {
+void sigmoid_ref(size_t n, const float* x, float* y) noexcept {
   for (size_t i = 0; i < n; ++i) y[i] = 1.f / (1.f + std::exp(-x[i]));
 }
-void sigmoid_backward_ref(size_t n, const float* y, const float* dy, float* dx) {
+void sigmoid_backward_ref(size_t n, const float* y, const float* dy, float* dx) noexcept {
   for (size_t i = 0; i < n; ++i) dx[i] = dy[i] * y[i] * (1.f - y[i]);
 }
-void relu_ref(size_t n, const float* x, float* y) {
+void relu_ref(size_t n, const float* x, float* y) noexcept {
   for (size_t i = 0; i < n; ++i) y[i] = x[i] > 0.f ? x[i] : 0.f;
 }
-void relu_backward_ref(size_t n, const float* x, const float* dy, float* dx) {
+void relu_backward_ref(size_t n, const float* x, const float* dy, float* dx) noexcept {
   for (size_t i = 0; i < n; ++i) dx[i] = x[i] > 0.f ? dy[i] : 0.f;
 }
-void gelu_ref(size_t n, const float* x, float* y) {
+void gelu_ref(size_t n, const float* x, float* y) noexcept {
   for (size_t i = 0; i < n; ++i) y[i] = 0.5f * x[i] * (1.f + std::erf(x[i] * 0.70710678f));
 }
-void gelu_backward_ref(size_t n, const float* x, const float* dy, float* dx) {
+void gelu_backward_ref(size_t n, const float* x, const float* dy, float* dx) noexcept {
   for (size_t i = 0; i < n; ++i) {
     const float cdf = 0.5f * (1.f + std::erf(x[i] * 0.70710678f));
     const float pdf = 0.3989422804f * std::exp(-0.5f * x[i] * x[i]);
@@ -158,7 +158,7 @@ void gelu_backward_ref(size_t n, const float* x, const float* dy, float* dx) {
 }
 
 void layernorm_ref(size_t rows, size_t cols, const float* x, const float* gamma,
-                   const float* beta, float eps, float* y, float* mean, float* rstd) {
+                   const float* beta, float eps, float* y, float* mean, float* rstd) noexcept {
   for (size_t r = 0; r < rows; ++r) {
     const float* xr = x + r * cols;
     float* yr = y + r * cols;
@@ -181,7 +181,7 @@ void layernorm_ref(size_t rows, size_t cols, const float* x, const float* gamma,
 
 void layernorm_backward_ref(size_t rows, size_t cols, const float* dy, const float* x,
                             const float* gamma, const float* mean, const float* rstd,
-                            float* dx, float* dgamma, float* dbeta) {
+                            float* dx, float* dgamma, float* dbeta) noexcept {
   for (size_t r = 0; r < rows; ++r) {
     const float* xr = x + r * cols;
     const float* dyr = dy + r * cols;

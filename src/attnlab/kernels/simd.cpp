@@ -54,7 +54,7 @@ inline void binary(size_t n, const float* a, const float* b, float* y, VF vf) {
 }  // namespace
 
 // ---------------------------------------------------------------- BLAS-like
-float dot(size_t n, const float* x, const float* y) {
+float dot(size_t n, const float* x, const float* y) noexcept {
   fbatch a0(0.f), a1(0.f), a2(0.f), a3(0.f);
   size_t i = 0;
   for (; i + 4 * W <= n; i += 4 * W) {
@@ -69,34 +69,34 @@ float dot(size_t n, const float* x, const float* y) {
   return s;
 }
 
-void axpy(size_t n, float alpha, const float* x, float* y) {
+void axpy(size_t n, float alpha, const float* x, float* y) noexcept {
   const fbatch a(alpha);
   size_t i = 0;
   for (; i + W <= n; i += W) store(y + i, load(y + i) + a * load(x + i));
   for (; i < n; ++i) y[i] += alpha * x[i];
 }
 
-void scale(size_t n, float alpha, const float* x, float* y) {
+void scale(size_t n, float alpha, const float* x, float* y) noexcept {
   const fbatch a(alpha);
   size_t i = 0;
   for (; i + W <= n; i += W) store(y + i, a * load(x + i));
   for (; i < n; ++i) y[i] = alpha * x[i];
 }
 
-void add(size_t n, const float* x, float* y) {
+void add(size_t n, const float* x, float* y) noexcept {
   size_t i = 0;
   for (; i + W <= n; i += W) store(y + i, load(y + i) + load(x + i));
   for (; i < n; ++i) y[i] += x[i];
 }
 
-void mul(size_t n, const float* x, const float* y, float* z) {
+void mul(size_t n, const float* x, const float* y, float* z) noexcept {
   size_t i = 0;
   for (; i + W <= n; i += W) store(z + i, load(x + i) * load(y + i));
   for (; i < n; ++i) z[i] = x[i] * y[i];
 }
 
 void gemv(bool transA, size_t M, size_t N, float alpha, const float* A, size_t lda,
-          const float* x, float beta, float* y) {
+          const float* x, float beta, float* y) noexcept {
   if (!transA) {
     // y[i] = alpha * <A[i,:], x> + beta * y[i], four rows share each x load.
     size_t i = 0;
@@ -156,7 +156,7 @@ void gemv(bool transA, size_t M, size_t N, float alpha, const float* A, size_t l
 }
 
 // ---------------------------------------------------------------- reductions
-float sum(size_t n, const float* x) {
+float sum(size_t n, const float* x) noexcept {
   fbatch a0(0.f), a1(0.f);
   size_t i = 0;
   for (; i + 2 * W <= n; i += 2 * W) {
@@ -169,7 +169,7 @@ float sum(size_t n, const float* x) {
   return s;
 }
 
-float max(size_t n, const float* x) {
+float max(size_t n, const float* x) noexcept {
   float m = kNegInf;
   size_t i = 0;
   if (n >= W) {
@@ -183,7 +183,7 @@ float max(size_t n, const float* x) {
 
 // ---------------------------------------------------------------- softmax
 void softmax_rows(size_t rows, size_t cols, const float* x, size_t ldx, const float* mask,
-                  size_t mask_stride, float* y, size_t ldy) {
+                  size_t mask_stride, float* y, size_t ldy) noexcept {
   for (size_t r = 0; r < rows; ++r) {
     const float* xr = x + r * ldx;
     const float* mr = mask ? mask + r * mask_stride : nullptr;
@@ -240,7 +240,7 @@ void softmax_rows(size_t rows, size_t cols, const float* x, size_t ldx, const fl
 }
 
 void softmax_rows_backward(size_t rows, size_t cols, const float* y, const float* dy,
-                           float* dx) {
+                           float* dx) noexcept {
   for (size_t r = 0; r < rows; ++r) {
     const float* yr = y + r * cols;
     const float* dyr = dy + r * cols;
@@ -253,7 +253,7 @@ void softmax_rows_backward(size_t rows, size_t cols, const float* y, const float
   }
 }
 
-void log_softmax_rows(size_t rows, size_t cols, const float* x, float* y) {
+void log_softmax_rows(size_t rows, size_t cols, const float* x, float* y) noexcept {
   for (size_t r = 0; r < rows; ++r) {
     const float* xr = x + r * cols;
     float* yr = y + r * cols;
@@ -277,37 +277,37 @@ void log_softmax_rows(size_t rows, size_t cols, const float* x, float* y) {
 }
 
 // ---------------------------------------------------------------- elementwise
-void exp(size_t n, const float* x, float* y) {
+void exp(size_t n, const float* x, float* y) noexcept {
   unary(n, x, y, [](fbatch v) { return simd::exp(v); });
 }
-void exp_backward(size_t n, const float* y, const float* dy, float* dx) { mul(n, y, dy, dx); }
+void exp_backward(size_t n, const float* y, const float* dy, float* dx) noexcept { mul(n, y, dy, dx); }
 
-void tanh(size_t n, const float* x, float* y) {
+void tanh(size_t n, const float* x, float* y) noexcept {
   unary(n, x, y, [](fbatch v) { return simd::tanh(v); });
 }
-void tanh_backward(size_t n, const float* y, const float* dy, float* dx) {
+void tanh_backward(size_t n, const float* y, const float* dy, float* dx) noexcept {
   binary(n, y, dy, dx, [](fbatch a, fbatch d) { return d * (fbatch(1.f) - a * a); });
 }
 
-void sigmoid(size_t n, const float* x, float* y) {
+void sigmoid(size_t n, const float* x, float* y) noexcept {
   unary(n, x, y, [](fbatch v) { return simd::sigmoid(v); });
 }
-void sigmoid_backward(size_t n, const float* y, const float* dy, float* dx) {
+void sigmoid_backward(size_t n, const float* y, const float* dy, float* dx) noexcept {
   binary(n, y, dy, dx, [](fbatch a, fbatch d) { return d * a * (fbatch(1.f) - a); });
 }
 
-void relu(size_t n, const float* x, float* y) {
+void relu(size_t n, const float* x, float* y) noexcept {
   unary(n, x, y, [](fbatch v) { return xsimd::select(v > fbatch(0.f), v, fbatch(0.f)); });
 }
-void relu_backward(size_t n, const float* x, const float* dy, float* dx) {
+void relu_backward(size_t n, const float* x, const float* dy, float* dx) noexcept {
   binary(n, x, dy, dx,
          [](fbatch a, fbatch d) { return xsimd::select(a > fbatch(0.f), d, fbatch(0.f)); });
 }
 
-void gelu(size_t n, const float* x, float* y) {
+void gelu(size_t n, const float* x, float* y) noexcept {
   unary(n, x, y, [](fbatch v) { return v * simd::normal_cdf(v); });
 }
-void gelu_backward(size_t n, const float* x, const float* dy, float* dx) {
+void gelu_backward(size_t n, const float* x, const float* dy, float* dx) noexcept {
   binary(n, x, dy, dx, [](fbatch a, fbatch d) {
     const fbatch pdf = fbatch(0.3989422804014327f) * simd::exp(fbatch(-0.5f) * a * a);
     return d * (simd::normal_cdf(a) + a * pdf);
@@ -316,7 +316,7 @@ void gelu_backward(size_t n, const float* x, const float* dy, float* dx) {
 
 // ---------------------------------------------------------------- layer norm
 void layernorm(size_t rows, size_t cols, const float* x, const float* gamma,
-               const float* beta, float eps, float* y, float* mean, float* rstd) {
+               const float* beta, float eps, float* y, float* mean, float* rstd) noexcept {
   for (size_t r = 0; r < rows; ++r) {
     const float* xr = x + r * cols;
     float* yr = y + r * cols;
@@ -351,7 +351,7 @@ void layernorm(size_t rows, size_t cols, const float* x, const float* gamma,
 
 void layernorm_backward(size_t rows, size_t cols, const float* dy, const float* x,
                         const float* gamma, const float* mean, const float* rstd,
-                        float* dx, float* dgamma, float* dbeta) {
+                        float* dx, float* dgamma, float* dbeta) noexcept {
   for (size_t r = 0; r < rows; ++r) {
     const float* xr = x + r * cols;
     const float* dyr = dy + r * cols;
@@ -396,13 +396,13 @@ void layernorm_backward(size_t rows, size_t cols, const float* dy, const float* 
 }
 
 // ---------------------------------------------------------------- info
-const char* simd_arch_name() {
+const char* simd_arch_name() noexcept {
 #if defined(__EMSCRIPTEN__)
   return "wasm-simd128 (xsimd sse4.1 path)";
 #else
   return xsimd::default_arch::name();
 #endif
 }
-size_t simd_lanes() { return W; }
+size_t simd_lanes() noexcept { return W; }
 
 }  // namespace attnlab::kernels
