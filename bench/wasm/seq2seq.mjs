@@ -40,6 +40,7 @@ const results = [];
 const cases = [
   ['g2p-cmudict', ['cat', 'attention', 'pronunciation']],
   ['g2p-cmudict-stress', ['attention']],
+  ['g2p-cmudict-fast', ['cat', 'attention']],
   ['dates', ['JAN 23, 2015']],
   ['dates-additive', ['JAN 23, 2015']],
   ['g2p-cmudict-dot', ['attention']],
@@ -57,9 +58,10 @@ for (const [name, inputs] of cases) {
 // lengths follow the dictionary's), each decoded greedily and with beam 4, 5 passes; the
 // mean over the words of each word's median in-wasm time.
 const dictFile = join(ROOT, 'node_modules', '@stdlib', 'datasets-cmudict', 'data', 'dict.txt');
-const g2pFile = join(ROOT, 'models', 'g2p-cmudict', 'model.safetensors');
 const typical = [];
-if (existsSync(dictFile) && existsSync(g2pFile)) {
+for (const model of ['g2p-cmudict', 'g2p-cmudict-fast']) {
+  const g2pFile = join(ROOT, 'models', model, 'model.safetensors');
+  if (!existsSync(dictFile) || !existsSync(g2pFile)) continue;
   const words = readFileSync(dictFile, 'latin1').split('\n')
     .map((l) => l.split(/\s+/)[0]).filter((w) => /^[A-Z]+$/.test(w)).filter((_, i) => i % 400 === 0);
   const m = al.Seq2Seq.fromBytes(readFileSync(g2pFile));
@@ -77,7 +79,7 @@ if (existsSync(dictFile) && existsSync(g2pFile)) {
           if (pass === 0) { letters += w.length; steps += r.rows + 1; }
         });
       const meanMs = per.reduce((a, xs) => a + median(xs), 0) / words.length;
-      typical.push({ precision, beam, words: words.length, meanMs, meanLetters: letters / words.length, meanSteps: steps / words.length });
+      typical.push({ model, precision, beam, words: words.length, meanMs, meanLetters: letters / words.length, meanSteps: steps / words.length });
     }
   m.delete();
 }
@@ -87,6 +89,6 @@ for (const r of results)
   console.log(`  ${r.model.padEnd(16)} ${('"' + r.input + '"').padEnd(16)} beam ${r.beam} ${r.precision.padEnd(5)}: median ${r.medianMs.toFixed(3)} ms,` +
     ` p10 ${r.p10Ms.toFixed(3)} ms (in wasm, median ${r.medianMsInWasm.toFixed(3)} ms; ${r.steps} decoder steps) -> ${r.output}`);
 for (const t of typical)
-  console.log(`  g2p-cmudict, mean over ${t.words} CMUdict words (${t.meanLetters.toFixed(1)} letters, ${t.meanSteps.toFixed(1)} decoder steps): ` +
+  console.log(`  ${t.model}, mean over ${t.words} CMUdict words (${t.meanLetters.toFixed(1)} letters, ${t.meanSteps.toFixed(1)} decoder steps): ` +
     `beam ${t.beam} ${t.precision.padEnd(5)} ${t.meanMs.toFixed(3)} ms per word in wasm`);
 if (args.includes('--json')) console.log(JSON.stringify({ results, typical }));

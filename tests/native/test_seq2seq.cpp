@@ -487,6 +487,11 @@ TEST(Seq2SeqShipped, G2PStressCardMetricsOnFirst500TestWords) {
   const double card[4] = {43.80, 12.31, 43.00, 12.06};
   check_g2p_model("models/g2p-cmudict-stress/model.safetensors", "additive", card);
 }
+TEST(Seq2SeqShipped, G2PFastCardMetricsOnFirst500TestWords) {
+  // models/g2p-cmudict-fast/CARD.md: first 500 test words, int8 decoder
+  const double card[4] = {37.00, 8.92, 37.00, 8.89};
+  check_g2p_model("models/g2p-cmudict-fast/model.safetensors", "additive", card);
+}
 TEST(Seq2SeqShipped, G2PDotCardMetricsOnFirst500TestWords) {
   check_g2p_model("models/g2p-cmudict-dot/model.safetensors", "dot", kG2PDotCard500);
 }
