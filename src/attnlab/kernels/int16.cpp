@@ -1,10 +1,10 @@
 // Quantized inference kernels: per-row quantization to int16 / int8 and the matrix
 // products with int16 inputs and int16 or int8 weights.
-// SSE2 intrinsics (native x86, and WebAssembly through emscripten's SSE2 headers:
-// _mm_madd_epi16 is i32x4.dot_i16x8_s, _mm_packs_epi32 is i16x8.narrow_i32x4_s).
-// xsimd 8.1 has no 16-bit multiply-add, hence the intrinsics. Float -> int rounding
-// uses the 1.5 * 2^23 trick (as the exp kernel does): emscripten lowers
-// _mm_cvt(t)ps_epi32 to a scalar loop, the trick stays in SIMD.
+// SSE2 / SSE4.1 intrinsics, the same instruction set the xsimd kernels use (the wasm build
+// compiles them to SIMD128: _mm_madd_epi16 becomes i32x4.dot_i16x8_s, _mm_packs_epi32
+// i16x8.narrow_i32x4_s). xsimd 8.1 has no 16-bit multiply-add, hence the intrinsics.
+// Float -> int rounding uses the 1.5 * 2^23 trick (as the exp kernel does) instead of
+// _mm_cvt(t)ps_epi32, which has no SIMD128 equivalent and becomes a scalar loop there.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -15,10 +15,7 @@
 #include <emmintrin.h>
 #define ATTNLAB_I16_SIMD 1
 #endif
-#if defined(__EMSCRIPTEN__)
-#include <wasm_simd128.h>
-#define ATTNLAB_I8_SIMD 1
-#elif defined(__SSE4_1__)
+#if defined(__SSE4_1__)
 #include <smmintrin.h>
 #define ATTNLAB_I8_SIMD 1
 #endif
@@ -54,16 +51,11 @@ inline __m128i madd16(__m128i acc, const int16_t* a, __m128i x0, __m128i x1) {
 inline __m128i load16(const int16_t* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); }
 }  // namespace
 
-#if ATTNLAB_I8_SIMD  // int8 weights need the int8 -> int16 extension (SSE4.1 / wasm)
+#if ATTNLAB_I8_SIMD  // int8 weights need the int8 -> int16 extension of SSE4.1
 namespace {
 // int8 -> int16, low and high halves
-#if defined(__EMSCRIPTEN__)
-inline __m128i ext_lo(__m128i a) { return (__m128i)wasm_i16x8_extend_low_i8x16((v128_t)a); }
-inline __m128i ext_hi(__m128i a) { return (__m128i)wasm_i16x8_extend_high_i8x16((v128_t)a); }
-#else
 inline __m128i ext_lo(__m128i a) { return _mm_cvtepi8_epi16(a); }
-inline __m128i ext_hi(__m128i a) { return _mm_cvtepi8_epi16(_mm_unpackhi_epi64(a, a)); }
-#endif
+inline __m128i ext_hi(__m128i a) { return _mm_cvtepi8_epi16(_mm_srli_si128(a, 8)); }
 constexpr size_t kChunk8 = 1024;  // 127 * 11585 * (1024 / 4) < 2^31
 static_assert(127.0 * kQmaxInput * (kChunk8 / 4) < 2147483647.0, "int32 overflow");
 inline __m128i madd16(__m128i acc, const int8_t* a, __m128i x0, __m128i x1) {
