@@ -494,40 +494,25 @@ void rows_linear(size_t n, size_t in, size_t out, const float* x, const float* W
     k::gemv(false, out, in, 1.f, W, in, x + r * in, b ? 1.f : 0.f, y + r * out);
   }
 }
-// gi: input projection (3H) incl. bias_ih; h (H) -> hout (H) (may alias h); work: 3H floats
-void gru_cell(const nn::GRU& g, const float* gi, const float* h, float* hout, float* gh) {
+// gi: input projection (3H) incl. bias_ih; h (H) -> hout (H) (may alias h); work: 6H floats
+void gru_cell(const nn::GRU& g, const float* gi, const float* h, float* hout, float* work) {
   const size_t H = g.hidden_size;
-  rows_linear(1, H, 3 * H, h, g.weight_hh.value.data(), g.bias_hh.value.data(), gh);
-  std::vector<float> a(gi, gi + 3 * H);
-  for (size_t j = 0; j < 2 * H; ++j) a[j] += gh[j];
-  k::sigmoid(2 * H, a.data(), a.data());
-  for (size_t j = 0; j < H; ++j) a[2 * H + j] += a[j] * gh[2 * H + j];
-  k::tanh(H, a.data() + 2 * H, a.data() + 2 * H);
-  for (size_t j = 0; j < H; ++j) {
-    const float nn_ = a[2 * H + j];
-    hout[j] = nn_ + a[H + j] * (h[j] - nn_);
-  }
+  rows_linear(1, H, 3 * H, h, g.weight_hh.value.data(), g.bias_hh.value.data(), work);
+  nn::gru_update(H, gi, work, h, hout, work + 3 * H);
 }
-// gi: input projection (4H) incl. bias_ih; h, c (H) -> hout, cout (may alias)
+// gi: input projection (4H) incl. bias_ih; h, c (H) -> hout, cout (may alias); work: 9H floats
 void lstm_cell(const nn::LSTM& l, const float* gi, const float* h, const float* c, float* hout,
-               float* cout, float* g) {
+               float* cout, float* work) {
   const size_t H = l.hidden_size;
-  rows_linear(1, H, 4 * H, h, l.weight_hh.value.data(), l.bias_hh.value.data(), g);
-  k::add(4 * H, gi, g);
-  k::sigmoid(2 * H, g, g);
-  k::tanh(H, g + 2 * H, g + 2 * H);
-  k::sigmoid(H, g + 3 * H, g + 3 * H);
-  std::vector<float> tc(H);
-  for (size_t j = 0; j < H; ++j) cout[j] = g[H + j] * c[j] + g[j] * g[2 * H + j];
-  k::tanh(H, cout, tc.data());
-  for (size_t j = 0; j < H; ++j) hout[j] = g[3 * H + j] * tc[j];
+  rows_linear(1, H, 4 * H, h, l.weight_hh.value.data(), l.bias_hh.value.data(), work);
+  nn::lstm_update(H, gi, work, c, hout, cout, work + 4 * H);
 }
 // One direction over x (S,I): writes h_t into out (S, ld) at column offset; returns final h, c.
 template <class RNN>
 void run_direction(const RNN& rnn, bool lstm, size_t S, const float* x, bool reverse, float* out,
                    size_t ld, std::vector<float>& h, std::vector<float>& c) {
   const size_t I = rnn.input_size, H = rnn.hidden_size, G = (lstm ? 4 : 3) * H;
-  std::vector<float> gi(S * G), work(G);
+  std::vector<float> gi(S * G), work(2 * G + H);
   // all input projections at once: (S,I) x W_ih^T + b_ih
   for (size_t t = 0; t < S; ++t) std::copy(rnn.bias_ih.value.data(), rnn.bias_ih.value.data() + G, gi.data() + t * G);
   k::gemm(false, true, S, G, I, 1.f, x, I, rnn.weight_ih.value.data(), I, 1.f, gi.data(), G);
@@ -582,6 +567,48 @@ Seq2Seq::InferCtx Seq2Seq::infer_prepare(const std::vector<int>& src) const {
   return ctx;
 }
 
+void Seq2Seq::attention_weights(size_t n, const InferCtx& ctx, const float* h, float* q,
+                                std::vector<float>& hid, std::vector<float>& mask,
+                                float* weights) const {
+  // h: (n,Dh), q: (n,A) additive query or local-p predictor rows (overwritten; unused
+  // otherwise) -> weights: (n,S)
+  const size_t S = ctx.S, De = cfg_.enc_out(), Dh = cfg_.dec_hidden(), A = cfg_.attn_dim;
+  const attention::Score& sc = is_local_ ? local_.score : att_.score;
+  const float* enc = ctx.enc.data();
+  switch (sc.kind()) {  // local-p scores with the general score
+    case attention::ScoreKind::Dot:
+    case attention::ScoreKind::ScaledDot: {
+      const float scale = sc.kind() == attention::ScoreKind::Dot ? 1.f : 1.f / std::sqrt(float(De));
+      for (size_t b = 0; b < n; ++b) k::gemv(false, S, De, scale, enc, De, h + b * Dh, 0.f, weights + b * S);
+      break;
+    }
+    case attention::ScoreKind::General:
+      for (size_t b = 0; b < n; ++b)
+        k::gemv(false, S, Dh, 1.f, ctx.keys.data(), Dh, h + b * Dh, 0.f, weights + b * S);
+      break;
+    case attention::ScoreKind::Additive:
+      hid.resize(S * A);
+      for (size_t b = 0; b < n; ++b) {
+        const float* qb = q + b * A;
+        for (size_t j = 0; j < S; ++j) {
+          const float* kj = ctx.keys.data() + j * A;
+          float* hj = hid.data() + j * A;
+          for (size_t x = 0; x < A; ++x) hj[x] = qb[x] + kj[x];
+        }
+        k::tanh(S * A, hid.data(), hid.data());
+        k::gemv(false, S, A, 1.f, hid.data(), A, sc.v.value.data(), 0.f, weights + b * S);
+      }
+      break;
+    default:
+      throw Error("seq2seq: unsupported score kind in decode");
+  }
+  if (is_local_) {
+    for (size_t b = 0; b < n; ++b) local_.predictive_weights(S, q + b * A, weights + b * S, mask);
+  } else {
+    k::softmax_rows(n, S, weights, S, nullptr, 0, weights, S);
+  }
+}
+
 void Seq2Seq::infer_step(size_t n, const int* prev, const InferCtx& ctx, float* h, float* c,
                          const float* feed, float* att, float* weights, float* logp) const {
   // prev: (n), h,c: (n,Dh), feed: (n,C) -> att: (n,C), weights: (n,S), logp: (n,V)
@@ -594,7 +621,7 @@ void Seq2Seq::infer_step(size_t n, const int* prev, const InferCtx& ctx, float* 
   }
   {
     const size_t G = (cfg_.rnn == "gru" ? 3 : 4) * Dh;
-    std::vector<float> gi(n * G), work(G);
+    std::vector<float> gi(n * G), work(2 * G + Dh);
     if (cfg_.rnn == "gru") {
       rows_linear(n, I, G, x.data(), dec_gru_.weight_ih.value.data(), dec_gru_.bias_ih.value.data(), gi.data());
       for (size_t b = 0; b < n; ++b) gru_cell(dec_gru_, gi.data() + b * G, h + b * Dh, h + b * Dh, work.data());
@@ -604,52 +631,19 @@ void Seq2Seq::infer_step(size_t n, const int* prev, const InferCtx& ctx, float* 
         lstm_cell(dec_lstm_, gi.data() + b * G, h + b * Dh, c + b * Dh, h + b * Dh, c + b * Dh, work.data());
     }
   }
-  // scores (n,S)
-  const attention::Score& sc = is_local_ ? local_.score : att_.score;
-  const float* enc = ctx.enc.data();
-  switch (sc.kind()) {
-    case attention::ScoreKind::Dot:
-      for (size_t b = 0; b < n; ++b) k::gemv(false, S, De, 1.f, enc, De, h + b * Dh, 0.f, weights + b * S);
-      break;
-    case attention::ScoreKind::ScaledDot:
-      for (size_t b = 0; b < n; ++b)
-        k::gemv(false, S, De, 1.f / std::sqrt(float(De)), enc, De, h + b * Dh, 0.f, weights + b * S);
-      break;
-    case attention::ScoreKind::General:
-      for (size_t b = 0; b < n; ++b)
-        k::gemv(false, S, Dh, 1.f, ctx.keys.data(), Dh, h + b * Dh, 0.f, weights + b * S);
-      break;
-    case attention::ScoreKind::Additive: {
-      const size_t A = cfg_.attn_dim;
-      std::vector<float> qa(n * A), hid(S * A);
-      rows_linear(n, Dh, A, h, sc.query_weight.value.data(), nullptr, qa.data());
-      for (size_t b = 0; b < n; ++b) {
-        for (size_t j = 0; j < S; ++j) {
-          const float* kj = ctx.keys.data() + j * A;
-          float* hj = hid.data() + j * A;
-          for (size_t a = 0; a < A; ++a) hj[a] = qa[b * A + a] + kj[a];
-        }
-        k::tanh(S * A, hid.data(), hid.data());
-        k::gemv(false, S, A, 1.f, hid.data(), A, sc.v.value.data(), 0.f, weights + b * S);
-      }
-      break;
-    }
-    default:
-      throw Error("seq2seq: unsupported score kind in decode");
+  // attention weights (n,S); q: the additive query or local-p's predictor rows (n,A)
+  std::vector<float> q, hid, mask;
+  if (is_local_ || att_.score.kind() == attention::ScoreKind::Additive) {
+    q.resize(n * cfg_.attn_dim);
+    rows_linear(n, Dh, cfg_.attn_dim, h,
+                is_local_ ? local_.pred_weight.value.data() : att_.score.query_weight.value.data(),
+                nullptr, q.data());
   }
-  if (is_local_) {
-    std::vector<float> hid(cfg_.attn_dim), mask;
-    for (size_t b = 0; b < n; ++b) {
-      k::gemv(false, cfg_.attn_dim, Dh, 1.f, local_.pred_weight.value.data(), Dh, h + b * Dh, 0.f, hid.data());
-      local_.predictive_weights(S, hid.data(), weights + b * S, mask);
-    }
-  } else {
-    k::softmax_rows(n, S, weights, S, nullptr, 0, weights, S);
-  }
+  attention_weights(n, ctx, h, q.data(), hid, mask, weights);
   // cat = [ctx; h] (n, De+Dh)
   std::vector<float> cat(n * (De + Dh)), logits(n * V);
   for (size_t b = 0; b < n; ++b)
-    k::gemv(true, S, De, 1.f, enc, De, weights + b * S, 0.f, cat.data() + b * (De + Dh));
+    k::gemv(true, S, De, 1.f, ctx.enc.data(), De, weights + b * S, 0.f, cat.data() + b * (De + Dh));
   for (size_t b = 0; b < n; ++b) std::copy(h + b * Dh, h + (b + 1) * Dh, cat.data() + b * (De + Dh) + De);
   rows_linear(n, De + Dh, C, cat.data(), combine_.weight.value.data(), combine_.bias.value.data(), att);
   k::tanh(n * C, att, att);
@@ -706,25 +700,30 @@ Translation Seq2Seq::decode(const std::vector<int>& src, const DecodeOptions& o)
   const size_t SS = dec.state_size;
   std::vector<Hyp> alive(1), finished;
   std::vector<float> state = dec.init, state_out;  // (n, SS) of the alive hypotheses
+  // per-step buffers, reused: previous tokens, attention (n,S), log-probabilities (n,V)
+  struct Cand {
+    double logp;
+    size_t hyp;
+    int tok;
+  };
+  std::vector<int> prev, order;
+  std::vector<float> w, lp;
+  std::vector<Cand> cands;
   for (size_t t = 0; t <= max_len && !alive.empty(); ++t) {
     const size_t n = alive.size();
-    std::vector<int> prev(n);
+    prev.resize(n);
     for (size_t i = 0; i < n; ++i)
       prev[i] = alive[i].ids.empty() ? data::Vocab::kBos : alive[i].ids.back();
-    std::vector<float> w(n * S), lp(n * V);
+    w.resize(n * S);
+    lp.resize(n * V);
     state_out.resize(n * SS);
     dec.step(n, prev.data(), state.data(), state_out.data(), w.data(), lp.data());
     // candidates: (score, hyp, token)
-    struct Cand {
-      double logp;
-      size_t hyp;
-      int tok;
-    };
-    std::vector<Cand> cands;
+    cands.clear();
     const bool last = t == max_len;  // only </s> or cut
     for (size_t i = 0; i < n; ++i) {
       // top K tokens of this hypothesis (specials other than </s> are never produced)
-      std::vector<int> order;
+      order.clear();
       for (size_t v = 3; v < V; ++v) order.push_back(int(v));
       const size_t kk = std::min(K, order.size());
       std::partial_sort(order.begin(), order.begin() + long(kk), order.end(), [&](int a, int b) {

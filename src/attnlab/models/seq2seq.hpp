@@ -194,6 +194,11 @@ class Seq2Seq {
     std::vector<float> h0, c0;  // decoder initial state (Dh); c0 for LSTM only
   };
   InferCtx infer_prepare(const std::vector<int>& src) const;
+  // Attention of n decoder states: h (n,Dh), q (n,A) the additive query or local-p's
+  // predictor rows (W h, overwritten; unused by other scores) -> weights (n,S).
+  // Shared by the float and the quantized decoders.
+  void attention_weights(size_t n, const InferCtx& ctx, const float* h, float* q,
+                         std::vector<float>& hid, std::vector<float>& mask, float* weights) const;
   // quantized decode plans (seq2seq_fast.cpp): int8 in plan_[0], int16 in plan_[1],
   // each built on first use.
   struct FastPlan;

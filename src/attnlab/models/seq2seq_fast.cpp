@@ -79,31 +79,6 @@ struct QMat {
   }
 };
 
-// Gate updates from the two projections (PyTorch gate order), scratch-free.
-// GRU: gi, gh (3H) -> h (H) in place: r, z = sigmoid(gi + gh); n = tanh(gi_n + r * gh_n);
-// h' = n + z * (h - n). `a` is (3H) scratch.
-void gru_update(size_t H, const float* gi, const float* gh, float* h, float* a) {
-  for (size_t j = 0; j < 2 * H; ++j) a[j] = gi[j] + gh[j];
-  k::sigmoid(2 * H, a, a);
-  for (size_t j = 0; j < H; ++j) a[2 * H + j] = gi[2 * H + j] + a[j] * gh[2 * H + j];
-  k::tanh(H, a + 2 * H, a + 2 * H);
-  for (size_t j = 0; j < H; ++j) {
-    const float nn_ = a[2 * H + j];
-    h[j] = nn_ + a[H + j] * (h[j] - nn_);
-  }
-}
-// LSTM: gi, gh (4H) -> h, c (H) in place: i, f, g, o; c' = f c + i g; h' = o tanh(c').
-// `a` is (5H) scratch.
-void lstm_update(size_t H, const float* gi, const float* gh, float* h, float* c, float* a) {
-  for (size_t j = 0; j < 4 * H; ++j) a[j] = gi[j] + gh[j];
-  k::sigmoid(2 * H, a, a);
-  k::tanh(H, a + 2 * H, a + 2 * H);
-  k::sigmoid(H, a + 3 * H, a + 3 * H);
-  for (size_t j = 0; j < H; ++j) c[j] = a[H + j] * c[j] + a[j] * a[2 * H + j];
-  k::tanh(H, c, a + 4 * H);
-  for (size_t j = 0; j < H; ++j) h[j] = a[3 * H + j] * a[4 * H + j];
-}
-
 struct EncDir {
   std::vector<float> src_gi;  // (Vs, G): W_ih src_emb[v] + b_ih, the input projection per symbol
   QMat whh;                   // (G, H) with b_hh
@@ -112,7 +87,7 @@ struct EncDir {
 
 struct Seq2Seq::FastPlan {
   size_t G = 0;   // decoder gates x Dh
-  size_t Aq = 0;  // query rows stacked under W_hh (additive A, local-p A, else 0)
+  size_t Aq = 0;  // rows of wq: additive A, local-p A, else 0
   std::vector<EncDir> enc;  // 1 or 2 directions
   std::vector<float> emb_gi;  // (V, G)
   QMat whh;     // W_hh (G, Dh), bias b_hh
@@ -200,14 +175,14 @@ Seq2Seq::InferCtx Seq2Seq::fast_prepare(const std::vector<int>& src, const FastP
       const size_t t = reverse ? S - 1 - i : i;
       const float* gi = dir.src_gi.data() + size_t(src[t]) * Ge;
       dir.whh.apply(1, h.data(), H, gh.data(), Ge, qx, sx);
-      if (lstm) lstm_update(H, gi, gh.data(), h.data(), c.data(), a.data());
-      else gru_update(H, gi, gh.data(), h.data(), a.data());
+      if (lstm) nn::lstm_update(H, gi, gh.data(), c.data(), h.data(), c.data(), a.data());
+      else nn::gru_update(H, gi, gh.data(), h.data(), h.data(), a.data());
       std::copy(h.begin(), h.end(), ctx.enc.begin() + long(t * De + d * H));
     }
     ctx.h0.insert(ctx.h0.end(), h.begin(), h.end());
     if (lstm) ctx.c0.insert(ctx.c0.end(), c.begin(), c.end());
   }
-  if (p.keys.rows) {  // keys (S, A or Dh) = enc W^T, int16
+  if (p.keys.rows) {  // keys (S, A or Dh) = enc W^T, quantized
     ctx.keys.resize(S * p.keys.rows);
     p.keys.apply(S, ctx.enc.data(), De, ctx.keys.data(), p.keys.rows, qx, sx);
   }
@@ -265,55 +240,17 @@ Seq2Seq::Stepper Seq2Seq::fast_stepper(const InferCtx& ctx, const FastPlan& p) c
       } else {
         std::copy(eg, eg + G, gi.begin());
       }
-      std::copy(in + b * SS, in + b * SS + hc, so);  // h (and c), updated in place below
-      if (lstm) lstm_update(Dh, gi.data(), gh.data() + b * G, so, so + Dh, a.data());
-      else gru_update(Dh, gi.data(), gh.data() + b * G, so, a.data());
+      if (lstm) nn::lstm_update(Dh, gi.data(), gh.data() + b * G, in + b * SS + Dh, so, so + Dh, a.data());
+      else nn::gru_update(Dh, gi.data(), gh.data() + b * G, in + b * SS, so, a.data());
       std::copy(so, so + Dh, h.begin() + long(b * Dh));
     }
     // 2b. the query rows (additive W1 h_t, local-p's W_p h_t)
     if (Aq) p.wq.apply(n, h.data(), Dh, z.q.data(), Aq, qx, sx);
-    // 3. scores (n,S) and weights, float32 (as infer_step)
-    const attention::Score& sc = is_local_ ? local_.score : att_.score;
-    const float* enc = ctx.enc.data();
-    switch (sc.kind()) {  // local-p scores with the general score
-      case attention::ScoreKind::Dot:
-      case attention::ScoreKind::ScaledDot: {
-        const float scale = sc.kind() == attention::ScoreKind::Dot ? 1.f : 1.f / std::sqrt(float(De));
-        for (size_t b = 0; b < n; ++b) k::gemv(false, S, De, scale, enc, De, h.data() + b * Dh, 0.f, weights + b * S);
-        break;
-      }
-      case attention::ScoreKind::General:
-        for (size_t b = 0; b < n; ++b)
-          k::gemv(false, S, Dh, 1.f, ctx.keys.data(), Dh, h.data() + b * Dh, 0.f, weights + b * S);
-        break;
-      case attention::ScoreKind::Additive: {
-        std::vector<float>& hid = z.hid;
-        hid.resize(S * Aq);
-        for (size_t b = 0; b < n; ++b) {
-          const float* qa = z.q.data() + b * Aq;
-          for (size_t j = 0; j < S; ++j) {
-            const float* kj = ctx.keys.data() + j * Aq;
-            float* hj = hid.data() + j * Aq;
-            for (size_t x = 0; x < Aq; ++x) hj[x] = qa[x] + kj[x];
-          }
-          k::tanh(S * Aq, hid.data(), hid.data());
-          k::gemv(false, S, Aq, 1.f, hid.data(), Aq, sc.v.value.data(), 0.f, weights + b * S);
-        }
-        break;
-      }
-      default:
-        throw Error("seq2seq: unsupported score kind in decode");
-    }
-    if (is_local_) {
-      // local-p: the query rows are the position predictor's hidden layer W_p h_t
-      for (size_t b = 0; b < n; ++b)
-        local_.predictive_weights(S, z.q.data() + b * Aq, weights + b * S, z.mask);
-    } else {
-      k::softmax_rows(n, S, weights, S, nullptr, 0, weights, S);
-    }
+    // 3. attention weights (n,S), float32
+    attention_weights(n, ctx, h.data(), z.q.data(), z.hid, z.mask, weights);
     // 4. att = tanh(W_c [ctx; h] + b_c)
     for (size_t b = 0; b < n; ++b) {
-      k::gemv(true, S, De, 1.f, enc, De, weights + b * S, 0.f, cat.data() + b * (De + Dh));
+      k::gemv(true, S, De, 1.f, ctx.enc.data(), De, weights + b * S, 0.f, cat.data() + b * (De + Dh));
       std::copy(h.begin() + long(b * Dh), h.begin() + long((b + 1) * Dh), cat.begin() + long(b * (De + Dh) + De));
     }
     p.comb.apply(n, cat.data(), De + Dh, att.data(), C, qx, sx);

@@ -218,6 +218,18 @@ void GRU::backward(const Tensor& dout, const RnnState& dsn, const Cache& cache, 
   ds0.c = Tensor();
 }
 
+void gru_update(size_t H, const float* gi, const float* gh, const float* h, float* hout,
+                float* a) {
+  for (size_t j = 0; j < 2 * H; ++j) a[j] = gi[j] + gh[j];
+  k::sigmoid(2 * H, a, a);  // r, z
+  for (size_t j = 0; j < H; ++j) a[2 * H + j] = gi[2 * H + j] + a[j] * gh[2 * H + j];
+  k::tanh(H, a + 2 * H, a + 2 * H);
+  for (size_t j = 0; j < H; ++j) {
+    const float n = a[2 * H + j];
+    hout[j] = n + a[H + j] * (h[j] - n);
+  }
+}
+
 void GRU::step(size_t B, const float* x, const float* h, float* hout) const {
   // x: (B,I), h: (B,H) -> hout: (B,H)
   const size_t I = input_size, H = hidden_size, G = 3 * H;
@@ -226,18 +238,8 @@ void GRU::step(size_t B, const float* x, const float* h, float* hout) const {
   k::gemm(false, true, B, G, I, 1.f, x, I, weight_ih.value.data(), I, 1.f, gi.data(), G);
   fill_rows(B, G, bias_hh.value.data(), gh.data());
   k::gemm(false, true, B, G, H, 1.f, h, H, weight_hh.value.data(), H, 1.f, gh.data(), G);
-  for (size_t b = 0; b < B; ++b) {
-    float* a = gi.data() + b * G;
-    const float* c = gh.data() + b * G;
-    for (size_t j = 0; j < 2 * H; ++j) a[j] += c[j];
-    k::sigmoid(2 * H, a, a);
-    for (size_t j = 0; j < H; ++j) a[2 * H + j] += a[j] * c[2 * H + j];
-    k::tanh(H, a + 2 * H, a + 2 * H);
-    for (size_t j = 0; j < H; ++j) {
-      const float n = a[2 * H + j];
-      hout[b * H + j] = n + a[H + j] * (h[b * H + j] - n);
-    }
-  }
+  for (size_t b = 0; b < B; ++b)
+    gru_update(H, gi.data() + b * G, gh.data() + b * G, h + b * H, hout + b * H, gi.data() + b * G);
 }
 
 // ============================================================== LSTM
@@ -417,23 +419,27 @@ void LSTM::backward(const Tensor& dout, const RnnState& dsn, const Cache& cache,
   ds0.c = std::move(dc);
 }
 
+void lstm_update(size_t H, const float* gi, const float* gh, const float* c, float* hout,
+                 float* cout, float* a) {
+  for (size_t j = 0; j < 4 * H; ++j) a[j] = gi[j] + gh[j];
+  lstm_activate(H, a);
+  for (size_t j = 0; j < H; ++j) cout[j] = a[H + j] * c[j] + a[j] * a[2 * H + j];
+  k::tanh(H, cout, a + 4 * H);
+  for (size_t j = 0; j < H; ++j) hout[j] = a[3 * H + j] * a[4 * H + j];
+}
+
 void LSTM::step(size_t B, const float* x, const float* h, const float* c, float* hout,
                 float* cout) const {
   // x: (B,I), h,c: (B,H) -> hout, cout: (B,H)
   const size_t I = input_size, H = hidden_size, G = 4 * H;
-  std::vector<float> gi(B * G), gh(B * G), tc(H);
+  std::vector<float> gi(B * G), gh(B * G), a(5 * H);
   fill_rows(B, G, bias_ih.value.data(), gi.data());
   k::gemm(false, true, B, G, I, 1.f, x, I, weight_ih.value.data(), I, 1.f, gi.data(), G);
   fill_rows(B, G, bias_hh.value.data(), gh.data());
   k::gemm(false, true, B, G, H, 1.f, h, H, weight_hh.value.data(), H, 1.f, gh.data(), G);
-  for (size_t b = 0; b < B; ++b) {
-    float* g = gi.data() + b * G;
-    k::add(G, gh.data() + b * G, g);
-    lstm_activate(H, g);
-    for (size_t j = 0; j < H; ++j) cout[b * H + j] = g[H + j] * c[b * H + j] + g[j] * g[2 * H + j];
-    k::tanh(H, cout + b * H, tc.data());
-    for (size_t j = 0; j < H; ++j) hout[b * H + j] = g[3 * H + j] * tc[j];
-  }
+  for (size_t b = 0; b < B; ++b)
+    lstm_update(H, gi.data() + b * G, gh.data() + b * G, c + b * H, hout + b * H, cout + b * H,
+                a.data());
 }
 
 // ============================================================== bidirectional

@@ -61,6 +61,17 @@ class GRU {
   Param weight_ih, weight_hh, bias_ih, bias_hh;
 };
 
+// One cell update from the two projections (PyTorch gate order), for inference paths that
+// compute the projections themselves (decoders with precomputed tables or int8 products).
+// GRU: gi, gh (3H) include their biases; h (H) -> hout (H) (may alias h); a: 3H scratch
+//   (may alias gi). r, z = sigmoid(gi + gh); n = tanh(gi_n + r gh_n); h' = n + z (h - n).
+void gru_update(size_t H, const float* gi, const float* gh, const float* h, float* hout,
+                float* a);
+// LSTM: gi, gh (4H) include their biases; c (H) -> hout, cout (H) (cout may alias c);
+//   a: 5H scratch (may alias gi). i, f, g, o; c' = f c + i g; h' = o tanh(c').
+void lstm_update(size_t H, const float* gi, const float* gh, const float* c, float* hout,
+                 float* cout, float* a);
+
 class LSTM {
  public:
   static constexpr size_t kGates = 4;
