@@ -14,23 +14,45 @@ namespace k = attnlab::kernels;
 
 namespace {
 size_t pad16(size_t n) { return (n + 15) / 16 * 16; }
-}  // namespace
 
-TEST(Int16, ProductWithinQuantizationBound) {
-  std::mt19937 rng(7);
+
+// Weights quantized with the kernel of their type, and the matching product.
+void quantize_weights(size_t rows, size_t cols, const float* a, int16_t* q, size_t ldq, float* s) {
+  k::quantize_rows_i16(rows, cols, a, cols, k::kQmaxWeight, q, ldq, s);
+}
+void quantize_weights(size_t rows, size_t cols, const float* a, int8_t* q, size_t ldq, float* s) {
+  k::quantize_rows_i8(rows, cols, a, cols, q, ldq, s);
+}
+void product(size_t n, size_t M, size_t K, const int16_t* X, const float* sx, const int16_t* A,
+             const float* sa, const float* bias, float* Y) {
+  k::gemm_i16(n, M, K, X, K, sx, A, K, sa, bias, Y, M);
+}
+void product(size_t n, size_t M, size_t K, const int16_t* X, const float* sx, const int8_t* A,
+             const float* sa, const float* bias, float* Y) {
+  k::gemm_i8(n, M, K, X, K, sx, A, K, sa, bias, Y, M);
+}
+
+// The quantized product of random weights and tanh-range inputs stays within the bound
+// that per-element rounding allows: |a - a~| <= amax / (2 qmax_w), |x - x~| <= xmax / (2 qmax_x).
+template <class W>
+void check_product_bound(uint32_t seed, const std::vector<size_t>& Ks, size_t n, size_t M,
+                         double qmax_w, bool with_bias) {
+  std::mt19937 rng(seed);
   std::normal_distribution<float> nd(0.f, 1.f);
-  for (size_t K : {size_t{5}, size_t{64}, size_t{300}}) {
-    const size_t n = 3, M = 37, Kp = pad16(K);
-    std::vector<float> a(M * K), x(n * K), bias(M);
+  for (size_t K : Ks) {
+    const size_t Kp = pad16(K);
+    std::vector<float> a(M * K), x(n * K), bias(M, 0.f);
     for (float& v : a) v = 0.2f * nd(rng);
     for (float& v : x) v = std::tanh(nd(rng));
-    for (float& v : bias) v = nd(rng);
-    std::vector<int16_t> qa(M * Kp), qx(n * Kp);
+    if (with_bias)
+      for (float& v : bias) v = nd(rng);
+    std::vector<W> qa(M * Kp);
+    std::vector<int16_t> qx(n * Kp);
     std::vector<float> sa(M), sx(n), y(n * M);
-    k::quantize_rows_i16(M, K, a.data(), K, k::kQmaxWeight, qa.data(), Kp, sa.data());
+    quantize_weights(M, K, a.data(), qa.data(), Kp, sa.data());
     k::quantize_rows_i16(n, K, x.data(), K, k::kQmaxInput, qx.data(), Kp, sx.data());
-    k::gemm_i16(n, M, Kp, qx.data(), Kp, sx.data(), qa.data(), Kp, sa.data(), bias.data(),
-                y.data(), M);
+    product(n, M, Kp, qx.data(), sx.data(), qa.data(), sa.data(), with_bias ? bias.data() : nullptr,
+            y.data());
     for (size_t b = 0; b < n; ++b)
       for (size_t m = 0; m < M; ++m) {
         double exact = bias[m], bound = 1e-6;
@@ -41,14 +63,18 @@ TEST(Int16, ProductWithinQuantizationBound) {
         }
         for (size_t j = 0; j < K; ++j) {
           exact += double(a[m * K + j]) * x[b * K + j];
-          // |a - a~| <= amax / (2 qmax_w), |x - x~| <= xmax / (2 qmax_x)
-          bound += std::fabs(x[b * K + j]) * amax / (2.0 * k::kQmaxWeight) +
+          bound += std::fabs(x[b * K + j]) * amax / (2.0 * qmax_w) +
                    std::fabs(a[m * K + j]) * xmax / (2.0 * k::kQmaxInput) +
-                   amax * xmax / (4.0 * k::kQmaxWeight * k::kQmaxInput);
+                   amax * xmax / (4.0 * qmax_w * k::kQmaxInput);
         }
         EXPECT_NEAR(y[b * M + m], exact, bound) << "K=" << K << " b=" << b << " m=" << m;
       }
   }
+}
+}  // namespace
+
+TEST(Int16, ProductWithinQuantizationBound) {
+  check_product_bound<int16_t>(7, {5, 64, 300}, 3, 37, k::kQmaxWeight, true);
 }
 
 TEST(Int16, ExtremeValuesDoNotOverflow) {
@@ -122,36 +148,8 @@ TEST(Int16, RoundsHalfToEvenLikeTheTwin) {
 }
 
 TEST(Int8, ProductWithinQuantizationBound) {
-  std::mt19937 rng(11);
-  std::normal_distribution<float> nd(0.f, 1.f);
-  for (size_t K : {size_t{7}, size_t{256}, size_t{1500}}) {
-    const size_t n = 2, M = 13, Kp = pad16(K);
-    std::vector<float> a(M * K), x(n * K);
-    for (float& v : a) v = 0.2f * nd(rng);
-    for (float& v : x) v = std::tanh(nd(rng));
-    std::vector<int8_t> qa(M * Kp);
-    std::vector<int16_t> qx(n * Kp);
-    std::vector<float> sa(M), sx(n), y(n * M);
-    k::quantize_rows_i8(M, K, a.data(), K, qa.data(), Kp, sa.data());
-    k::quantize_rows_i16(n, K, x.data(), K, k::kQmaxInput, qx.data(), Kp, sx.data());
-    k::gemm_i8(n, M, Kp, qx.data(), Kp, sx.data(), qa.data(), Kp, sa.data(), nullptr, y.data(), M);
-    for (size_t b = 0; b < n; ++b)
-      for (size_t m = 0; m < M; ++m) {
-        double exact = 0, bound = 1e-6;
-        float amax = 0, xmax = 0;
-        for (size_t j = 0; j < K; ++j) {
-          amax = std::max(amax, std::fabs(a[m * K + j]));
-          xmax = std::max(xmax, std::fabs(x[b * K + j]));
-        }
-        for (size_t j = 0; j < K; ++j) {
-          exact += double(a[m * K + j]) * x[b * K + j];
-          bound += std::fabs(x[b * K + j]) * amax / (2.0 * 127) +
-                   std::fabs(a[m * K + j]) * xmax / (2.0 * k::kQmaxInput) +
-                   amax * xmax / (4.0 * 127 * k::kQmaxInput);
-        }
-        EXPECT_NEAR(y[b * M + m], exact, bound) << "K=" << K;
-      }
-  }
+  // 1500 crosses the int8 product's 1024-element int32 chunk
+  check_product_bound<int8_t>(11, {7, 256, 1500}, 2, 13, 127, false);
 }
 
 TEST(Int8, ExtremeValuesDoNotOverflow) {

@@ -291,6 +291,32 @@ class QuantGemmRun final : public KernelRun {
   std::vector<float> as_, xs_, bias_, ref_, simd_;
 };
 
+// Per-row quantization to Q (int16 or int8): the output is the quantized values as floats
+// (padding to a multiple of 16 included, prefilled with a value that must be overwritten)
+// then the row scales; twins must agree exactly.
+template <class Q>
+KernelCase make_quantize(const std::string& name,
+                         void (*ref)(size_t, size_t, const float*, Q*, size_t, float*),
+                         void (*simd)(size_t, size_t, const float*, Q*, size_t, float*)) {
+  std::vector<Shape> shapes;
+  for (size_t rows : {size_t{1}, size_t{3}})
+    for (size_t n : edge_sizes(8, false)) shapes.push_back({rows, n, 0});
+  KernelCase c{name, 8, 0, 0, false, shapes, {{1, 256, 0}}, nullptr};
+  c.make = [=](Shape s, uint32_t seed) -> std::unique_ptr<KernelRun> {
+    const size_t R = s[0], C = s[1], ldq = (C + 15) / 16 * 16;
+    auto f = [=](void (*g)(size_t, size_t, const float*, Q*, size_t, float*)) {
+      return [=](const std::vector<float*>& in, float* o) {
+        std::vector<Q> q(R * ldq, Q(99));
+        g(R, C, in[0], q.data(), ldq, o + R * ldq);
+        for (size_t i = 0; i < q.size(); ++i) o[i] = q[i];
+      };
+    };
+    return std::make_unique<GenericRun>(std::vector<Input>{{R * C, -3, 3}}, R * ldq + R, 0.f, 0.f,
+                                        -1, 3.0 * R * C, 0, 0, f(ref), f(simd), seed);
+  };
+  return c;
+}
+
 std::vector<KernelCase> build_cases() {
   const size_t W = simd_lanes();
   std::vector<KernelCase> v;
@@ -323,48 +349,22 @@ std::vector<KernelCase> build_cases() {
     };
     v.push_back(c8);
   }
-  {
-    // output: the int16 values (as floats, padding included) then the scales; exact
-    std::vector<Shape> shapes;
-    for (size_t rows : {size_t{1}, size_t{3}})
-      for (size_t n : edge_sizes(8, false)) shapes.push_back({rows, n, 0});
-    KernelCase c{"int16_quantize", 8, 0, 0, false, shapes, {{1, 256, 0}}, nullptr};
-    c.make = [](Shape s, uint32_t seed) -> std::unique_ptr<KernelRun> {
-      const size_t R = s[0], C = s[1], ldq = (C + 15) / 16 * 16;
-      auto f = [=](decltype(&quantize_rows_i16) g) {
-        return [=](const std::vector<float*>& in, float* o) {
-          std::vector<int16_t> q(R * ldq, int16_t(12345));  // padding must be overwritten
-          g(R, C, in[0], C, kQmaxInput, q.data(), ldq, o + R * ldq);
-          for (size_t i = 0; i < q.size(); ++i) o[i] = q[i];
-        };
-      };
-      return std::make_unique<GenericRun>(std::vector<Input>{{R * C, -3, 3}}, R * ldq + R, 0.f,
-                                          0.f, -1, 3.0 * R * C, 0, 0, f(&quantize_rows_i16_ref),
-                                          f(&quantize_rows_i16), seed);
-    };
-    v.push_back(c);
-  }
-  {
-    // output: the int8 values (as floats, padding included) then the scales; exact
-    std::vector<Shape> shapes;
-    for (size_t rows : {size_t{1}, size_t{3}})
-      for (size_t n : edge_sizes(8, false)) shapes.push_back({rows, n, 0});
-    KernelCase c{"int8_quantize", 8, 0, 0, false, shapes, {{1, 256, 0}}, nullptr};
-    c.make = [](Shape s, uint32_t seed) -> std::unique_ptr<KernelRun> {
-      const size_t R = s[0], C = s[1], ldq = (C + 15) / 16 * 16;
-      auto f = [=](decltype(&quantize_rows_i8) g) {
-        return [=](const std::vector<float*>& in, float* o) {
-          std::vector<int8_t> q(R * ldq, int8_t(99));  // padding must be overwritten
-          g(R, C, in[0], C, q.data(), ldq, o + R * ldq);
-          for (size_t i = 0; i < q.size(); ++i) o[i] = q[i];
-        };
-      };
-      return std::make_unique<GenericRun>(std::vector<Input>{{R * C, -3, 3}}, R * ldq + R, 0.f,
-                                          0.f, -1, 3.0 * R * C, 0, 0, f(&quantize_rows_i8_ref),
-                                          f(&quantize_rows_i8), seed);
-    };
-    v.push_back(c);
-  }
+  v.push_back(make_quantize<int16_t>(
+      "int16_quantize",
+      [](size_t R, size_t C, const float* x, int16_t* q, size_t ldq, float* sc) {
+        quantize_rows_i16_ref(R, C, x, C, kQmaxInput, q, ldq, sc);
+      },
+      [](size_t R, size_t C, const float* x, int16_t* q, size_t ldq, float* sc) {
+        quantize_rows_i16(R, C, x, C, kQmaxInput, q, ldq, sc);
+      }));
+  v.push_back(make_quantize<int8_t>(
+      "int8_quantize",
+      [](size_t R, size_t C, const float* x, int8_t* q, size_t ldq, float* sc) {
+        quantize_rows_i8_ref(R, C, x, C, q, ldq, sc);
+      },
+      [](size_t R, size_t C, const float* x, int8_t* q, size_t ldq, float* sc) {
+        quantize_rows_i8(R, C, x, C, q, ldq, sc);
+      }));
   {
     KernelCase c{"dot", 4 * W, 1e-5, 1e-5, false, vec_shapes(4 * W), {{4096, 0, 0}}, nullptr};
     c.make = [](Shape s, uint32_t seed) -> std::unique_ptr<KernelRun> {
