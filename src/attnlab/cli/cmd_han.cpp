@@ -384,6 +384,7 @@ int cmd_eval_han(const std::vector<std::string>& argv) {
                   {"no-baseline", "", "", "skip the tf-idf logistic regression baseline"},
                   {"samples", "N", "0", "also write N messages of the split (half spam) as JSON"},
                   {"samples-out", "PATH", "han-samples.json", "where --samples goes"},
+                  {"predictions", "PATH", "", "write id,group,label,p_spam per message (CSV)"},
                   {"json", "", "", "print one JSON object on stdout"}});
   a.parse(argv);
   if (a.flag("help")) {
@@ -439,6 +440,21 @@ int cmd_eval_han(const std::vector<std::string>& argv) {
     j["baseline"]["l2"] = br.l2;
     j["baseline"]["features"] = br.model.weights().size();
     j["baseline_seconds"] = seconds_since(tb);
+  }
+  if (!a.get("predictions").empty()) {
+    std::ofstream f(a.get("predictions"), std::ios::binary);
+    if (!f) throw Error("cannot write '" + a.get("predictions") + "'");
+    f << "id,group,label,han_p_spam" << (baseline ? ",baseline_p_spam" : "") << "\n";
+    char buf[64];
+    for (size_t k = 0; k < idx.size(); ++k) {
+      const auto& r = corpus.records[idx[k]];
+      f << r.id << "," << r.group << "," << r.label;
+      std::snprintf(buf, sizeof buf, ",%.6f", hs.p_spam[k]);
+      f << buf;
+      if (baseline) std::snprintf(buf, sizeof buf, ",%.6f", bs.p_spam[k]), f << buf;
+      f << "\n";
+    }
+    j["predictions_out"] = a.get("predictions");
   }
   if (const size_t ns = a.u64("samples", 0, 1000)) {
     write_samples(*m, corpus, idx, ns, split_seed, a.get("samples-out"));
