@@ -184,33 +184,11 @@ TEST(ActivationUnit, BadInputIsAClearError) {
 // ---------------------------------------------------------------- the DIN model
 #include "attnlab/data/behavior_synthetic.hpp"
 #include "attnlab/data/class_metrics.hpp"
+#include "attnlab/data/ctr_synthetic.hpp"
 #include "attnlab/models/din.hpp"
-#include "attnlab/nn/optim.hpp"
+#include "attnlab/models/recsys_fit.hpp"
 
-namespace {
-
-models::DINBatch slice(const data::BehaviorData& d, size_t a, size_t b) {
-  models::DINBatch bt;
-  bt.B = b - a;
-  bt.T = d.T;
-  bt.hist_items.assign(d.hist_items.begin() + long(a * d.T), d.hist_items.begin() + long(b * d.T));
-  bt.hist_cats.assign(d.hist_cats.begin() + long(a * d.T), d.hist_cats.begin() + long(b * d.T));
-  bt.hist_len.assign(d.hist_len.begin() + long(a), d.hist_len.begin() + long(b));
-  bt.cand_item.assign(d.cand_item.begin() + long(a), d.cand_item.begin() + long(b));
-  bt.cand_cat.assign(d.cand_cat.begin() + long(a), d.cand_cat.begin() + long(b));
-  return bt;
-}
-
-double test_auc(const models::DIN& m, const data::BehaviorData& d) {
-  std::vector<double> p;
-  for (size_t a = 0; a < d.n; a += 256) {
-    const models::DINOutput o = m.forward(slice(d, a, std::min(d.n, a + 256)));
-    p.insert(p.end(), o.probs.begin(), o.probs.end());
-  }
-  return data::roc_auc(d.label, p);
-}
-
-}  // namespace
+using models::din_batch;
 
 TEST(BehaviorData, SeededAndAsDocumented) {
   data::BehaviorOptions o;
@@ -263,7 +241,7 @@ TEST(DINModel, GradientsBothPoolings) {
     o.min_len = 0;
     o.max_len = 4;
     const data::BehaviorData d = data::make_behavior_data(5, o, 2);
-    const models::DINBatch bt = slice(d, 0, 5);
+    const models::DINBatch bt = din_batch(d, 0, 5);
     auto loss = [&] {
       const models::DINOutput out = m.forward(bt);
       double s = 0;
@@ -284,7 +262,7 @@ TEST(DINModel, GradientsBothPoolings) {
 TEST(DINModel, BadInputIsAClearError) {
   models::DIN m(models::DINConfig{}, 1);
   const data::BehaviorData d = data::make_behavior_data(4, data::BehaviorOptions{}, 1);
-  models::DINBatch bt = slice(d, 0, 4);
+  models::DINBatch bt = din_batch(d, 0, 4);
   bt.hist_items[1] = 600;  // items = 600
   try {
     m.forward(bt);
@@ -294,17 +272,17 @@ TEST(DINModel, BadInputIsAClearError) {
               std::string::npos)
         << e.what();
   }
-  bt = slice(d, 0, 4);
+  bt = din_batch(d, 0, 4);
   bt.hist_len[2] = bt.T + 1;
   EXPECT_THROW(m.forward(bt), attnlab::Error);
-  bt = slice(d, 0, 4);
+  bt = din_batch(d, 0, 4);
   bt.cand_cat.pop_back();
   EXPECT_THROW(m.forward(bt), attnlab::Error);
-  EXPECT_THROW(m.loss_and_grad(slice(d, 0, 4), {0, 1, 2, 0}), attnlab::Error);
+  EXPECT_THROW(m.loss_and_grad(din_batch(d, 0, 4), {0, 1, 2, 0}), attnlab::Error);
   models::DINConfig bad;
   bad.goods_dim = 0;
   EXPECT_THROW(models::DIN(bad, 1), attnlab::Error);
-  EXPECT_EQ(m.forward(slice(d, 0, 4)).probs.size(), 4u);  // still usable
+  EXPECT_EQ(m.forward(din_batch(d, 0, 4)).probs.size(), 4u);  // still usable
 }
 
 // A short training on the synthetic click data: DIN beats an untrained model and
@@ -324,20 +302,15 @@ TEST(DINModel, LearnsTheCountOfRelevantBehaviours) {
     cfg.attention = kind > 0;
     cfg.normalize = kind == 2;
     models::DIN m(cfg, 7);
-    if (kind == 1) auc_untrained = test_auc(m, test);
-    nn::Adam opt(m.params(), 3e-3f);
-    for (int epoch = 0; epoch < 6; ++epoch)
-      for (size_t a = 0; a + 64 <= train.n; a += 64) {
-        m.params().zero_grad();
-        m.loss_and_grad(slice(train, a, a + 64),
-                        std::vector<int>(train.label.begin() + long(a), train.label.begin() + long(a + 64)));
-        opt.step();
-      }
-    auc[kind] = test_auc(m, test);
+    if (kind == 1) auc_untrained = data::roc_auc(test.label, models::din_predict(m, test));
+    const auto hist = models::fit_din(m, train, test, {});
+    ASSERT_EQ(hist.size(), 6u);
+    EXPECT_LT(hist.back().loss, hist.front().loss) << names[kind];
+    auc[kind] = hist.back().test_auc;
     if (kind == 0) continue;
     // per history with both kinds of behaviour: mean weight (magnitude for DIN) of the
     // candidate's category against the others
-    const models::DINOutput out = m.forward(slice(test, 0, 1000));
+    const models::DINOutput out = m.forward(din_batch(test, 0, 1000));
     size_t rows = 0, higher = 0;
     double same = 0, other = 0;
     for (size_t s = 0; s < 1000; ++s) {
@@ -371,4 +344,32 @@ TEST(DINModel, LearnsTheCountOfRelevantBehaviours) {
   // the paper's reason for dropping the softmax: the label depends on how MANY
   // behaviours are relevant, which normalized weights cannot carry
   EXPECT_GT(auc[1], auc[2] + 0.02);
+}
+
+// The AutoInt loop of recsys_fit (what the wasm package runs): the test AUC after
+// a few epochs is far above chance and the epoch callback sees every epoch.
+TEST(RecsysFit, AutoIntLearnsThePlantedPair) {
+  data::CtrSyntheticConfig dc;
+  dc.n = 8000;
+  dc.seed = 1;
+  dc.task_seed = 1;
+  const data::CtrSyntheticData train = data::make_ctr_synthetic(dc);
+  dc.n = 3000;
+  dc.seed = 2;
+  const data::CtrSyntheticData test = data::make_ctr_synthetic(dc);
+  models::AutoInt m(models::AutoIntConfig{}, 3);
+  size_t calls = 0;
+  models::RecsysFitOptions o;
+  o.epochs = 5;
+  const auto hist = models::fit_autoint(m, train, test, o, [&](const models::RecsysEpoch& e) {
+    EXPECT_EQ(e.epoch, ++calls);
+  });
+  EXPECT_EQ(calls, 5u);
+  std::printf("[recsys] autoint test AUC by epoch:");
+  for (const auto& e : hist) std::printf(" %.3f", e.test_auc);
+  std::printf("\n");
+  EXPECT_GT(hist.back().test_auc, 0.8);
+  models::RecsysFitOptions bad;
+  bad.epochs = 0;
+  EXPECT_THROW(models::fit_autoint(m, train, test, bad), attnlab::Error);
 }

@@ -9,11 +9,13 @@
 //   multihead.hpp     MultiheadAttention: PyTorch nn.MultiheadAttention semantics and names
 //   disagreement.hpp  Li et al. 2018 disagreement terms (subspace, position, output)
 //   relative.hpp      RelMultiheadAttention: Transformer-XL relative attention with memory
+//   autoint.hpp       InteractingLayer: AutoInt's multi-head self-attention over feature fields
 //   din.hpp           ActivationUnit: DIN's candidate-vs-behaviour MLP scores (unnormalized by default)
 // Every mechanism has forward (cache optional) and backward side by side; backward
 // overwrites input grads and accumulates parameter grads (Param::grad).
 #pragma once
 #include "attnlab/attention/attend.hpp"
+#include "attnlab/attention/autoint.hpp"
 #include "attnlab/attention/common.hpp"
 #include "attnlab/attention/din.hpp"
 #include "attnlab/attention/disagreement.hpp"
