@@ -3,11 +3,12 @@
 // the wasm heap, so they survive memory growth.
 //
 // Each model family adds its classes from its own file (seq2seq.js, han.js,
-// mmoe.js): `export function install(api, mod)`; add one import + one line
+// mmoe.js, recsys.js): `export function install(api, mod)`; add one import + one line
 // in wrap() below.
 import { install as installMMoE } from './mmoe.js';
 import { install as installHAN } from './han.js';
 import { install as installPlayground } from './playground.js';
+import { install as installRecsys } from './recsys.js';
 import { install as installSeq2Seq } from './seq2seq.js';
 
 export function wrap(mod) {
@@ -39,6 +40,7 @@ export function wrap(mod) {
   installMMoE(api, mod);
   installHAN(api, mod);
   installPlayground(api, mod);
+  installRecsys(api, mod);
   installSeq2Seq(api, mod);
   return api;
 }

@@ -144,6 +144,70 @@ export interface PlaygroundMultiheadResult {
   disagreement: { subspace: number; position: number; output: number };
 }
 
+export interface RecsysFitOptions {
+  /** passes over the training samples (default DIN 6, AutoInt 5) */
+  epochs?: number;
+  batchSize?: number;
+  /** Adam learning rate, default 3e-3 */
+  lr?: number;
+  /** seeds the data, the initialisation and the batch order */
+  seed?: number;
+  /** training / test samples (DIN 12000 / 3000, AutoInt 8000 / 3000) */
+  train?: number;
+  test?: number;
+}
+
+export interface RecsysEpoch {
+  epoch: number;
+  /** mean training loss (binary cross-entropy) of the epoch */
+  loss: number;
+  /** test ROC-AUC after the epoch */
+  auc: number;
+}
+
+export interface DinOptions extends RecsysFitOptions {
+  /** 'attention': DIN's unnormalized activation weights (the paper); 'softmax': normalized;
+   *  'sum': the paper's Base model (sum pooling, no attention) */
+  pooling?: 'attention' | 'softmax' | 'sum';
+  /** test histories returned with their weights (default 8) */
+  examples?: number;
+}
+
+export interface DinResult {
+  history: RecsysEpoch[];
+  params: number;
+  /** histories are padded to T behaviours */
+  T: number;
+  examples?: {
+    n: number;
+    /** (n) valid behaviours per history */
+    len: Int32Array;
+    /** (n, T) category of each behaviour */
+    cats: Int32Array;
+    /** (n) the candidate's category, behaviours of that category, clicked (0/1) */
+    candCat: Int32Array; nSame: Int32Array; label: Int32Array;
+    /** (n) predicted click probability */
+    prob: Float32Array;
+    /** (n, T) activation weight per behaviour (0 on padding; DIN's may be negative) */
+    weights: Float32Array;
+  };
+}
+
+export interface AutoIntOptions extends RecsysFitOptions {
+  /** interacting layers (0 = no interaction: logistic regression on the embeddings) */
+  layers?: number; heads?: number; headDim?: number; embedDim?: number; residual?: boolean;
+  /** synthetic data: fields, values per field, the planted interacting pair */
+  fields?: number; vocab?: number; fieldA?: number; fieldB?: number;
+}
+
+export interface AutoIntResult {
+  history: RecsysEpoch[];
+  params: number;
+  fields: number; layers: number; heads: number; fieldA: number; fieldB: number;
+  /** (layers, heads, fields, fields): row = the attending field, mean over 1000 test samples */
+  attention: Float32Array;
+}
+
 export interface Attnlab {
   /** The raw Embind module (advanced use). */
   readonly module: unknown;
@@ -155,6 +219,11 @@ export interface Attnlab {
     attend(o: PlaygroundAttendOptions): PlaygroundAttendResult;
     multihead(o: { x: Float32Array | ArrayLike<number>; T: number; E: number; heads?: number;
       causal?: boolean; validKeys?: number; seed?: number }): PlaygroundMultiheadResult;
+  };
+  /** Click-through models with attention, trained in one call on synthetic data. */
+  recsys: {
+    din(opts?: DinOptions): DinResult;
+    autoint(opts?: AutoIntOptions): AutoIntResult;
   };
   data: {
     /** The MMoE paper's synthetic two-task data: x (n*dim), y (n*2). */

@@ -1,0 +1,169 @@
+// Embind glue for the two click-through models (DIN, AutoInt): one call
+// generates the synthetic data, trains with models/recsys_fit and returns the
+// history and the attention the page draws. Marshalling only.
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <cmath>
+#include <string>
+
+#include "attnlab/data/behavior_synthetic.hpp"
+#include "attnlab/data/ctr_synthetic.hpp"
+#include "attnlab/models/recsys_fit.hpp"
+#include "common.hpp"
+
+using namespace emscripten;
+using attnlab::bindings::from_floats;
+using attnlab::bindings::guard;
+namespace m = attnlab::models;
+namespace d = attnlab::data;
+
+namespace {
+
+double get_num(const val& o, const char* key, double lo, double hi, double def, bool whole = true) {
+  if (o.isUndefined() || o.isNull()) return def;
+  const val v = o[key];
+  if (v.isUndefined()) return def;
+  ATTNLAB_CHECK(v.isNumber(), key, ": expected a number");
+  const double x = v.as<double>();
+  ATTNLAB_CHECK(std::isfinite(x) && x >= lo && x <= hi && (!whole || x == std::floor(x)), key,
+                ": expected ", whole ? "a whole number" : "a number", " in [", lo, ", ", hi, "], got ", x);
+  return x;
+}
+size_t get_size(const val& o, const char* key, double lo, double hi, double def) {
+  return static_cast<size_t>(get_num(o, key, lo, hi, def));
+}
+std::string get_str(const val& o, const char* key, const std::string& def) {
+  if (o.isUndefined() || o.isNull() || o[key].isUndefined()) return def;
+  ATTNLAB_CHECK(o[key].isString(), key, ": expected a string");
+  return o[key].as<std::string>();
+}
+bool get_bool(const val& o, const char* key, bool def) {
+  if (o.isUndefined() || o.isNull() || o[key].isUndefined()) return def;
+  ATTNLAB_CHECK(o[key].isTrue() || o[key].isFalse(), key, ": expected true or false");
+  return o[key].isTrue();
+}
+template <class T>
+val int32s(const std::vector<T>& v) {
+  std::vector<int32_t> t(v.begin(), v.end());
+  return val::global("Int32Array").new_(typed_memory_view(t.size(), t.data()));
+}
+m::RecsysFitOptions fit_options(const val& o, size_t def_epochs) {
+  m::RecsysFitOptions f;
+  f.epochs = get_size(o, "epochs", 1, 200, static_cast<double>(def_epochs));
+  f.batch = get_size(o, "batchSize", 1, 4096, 64);
+  f.lr = static_cast<float>(get_num(o, "lr", 1e-6, 1, 3e-3, false));
+  f.seed = get_size(o, "seed", 0, 1u << 30, 1);
+  return f;
+}
+val history_js(const std::vector<m::RecsysEpoch>& h) {
+  val arr = val::array();
+  for (const auto& e : h) {
+    val x = val::object();
+    x.set("epoch", e.epoch);
+    x.set("loss", e.loss);
+    x.set("auc", e.test_auc);
+    arr.call<void>("push", x);
+  }
+  return arr;
+}
+
+// {pooling: 'attention'|'softmax'|'sum', train, test, epochs, batchSize, lr, seed, examples}
+val din(val o) {
+  return guard([&] {
+    const std::string pooling = get_str(o, "pooling", "attention");
+    ATTNLAB_CHECK(pooling == "attention" || pooling == "softmax" || pooling == "sum",
+                  "pooling: expected 'attention', 'softmax' or 'sum', got '", pooling, "'");
+    const size_t n_train = get_size(o, "train", 1, 200000, 12000);
+    const size_t n_test = get_size(o, "test", 1, 50000, 3000);
+    const size_t n_ex = get_size(o, "examples", 0, 64, 8);
+    const m::RecsysFitOptions fo = fit_options(o, 6);
+    d::BehaviorOptions bo;
+    const d::BehaviorData train = d::make_behavior_data(n_train, bo, 1000 + fo.seed);
+    const d::BehaviorData test = d::make_behavior_data(n_test, bo, 2000 + fo.seed);
+    m::DINConfig cfg;
+    cfg.items = bo.items;
+    cfg.categories = bo.categories;
+    cfg.attention = pooling != "sum";
+    cfg.normalize = pooling == "softmax";
+    m::DIN model(cfg, fo.seed);
+    const auto hist = m::fit_din(model, train, test, fo);
+    val out = val::object();
+    out.set("history", history_js(hist));
+    out.set("params", static_cast<double>(model.params().count()));
+    out.set("T", test.T);
+    const size_t ne = std::min(n_ex, test.n);
+    if (ne > 0) {
+      const m::DINOutput r = model.forward(m::din_batch(test, 0, ne));
+      val ex = val::object();
+      ex.set("n", ne);
+      ex.set("len", int32s(std::vector<size_t>(test.hist_len.begin(), test.hist_len.begin() + static_cast<std::ptrdiff_t>(ne))));
+      ex.set("cats", int32s(std::vector<int>(test.hist_cats.begin(), test.hist_cats.begin() + static_cast<std::ptrdiff_t>(ne * test.T))));
+      ex.set("candCat", int32s(std::vector<int>(test.cand_cat.begin(), test.cand_cat.begin() + static_cast<std::ptrdiff_t>(ne))));
+      ex.set("nSame", int32s(std::vector<int>(test.n_same.begin(), test.n_same.begin() + static_cast<std::ptrdiff_t>(ne))));
+      ex.set("label", int32s(std::vector<int>(test.label.begin(), test.label.begin() + static_cast<std::ptrdiff_t>(ne))));
+      ex.set("prob", from_floats(r.probs));
+      ex.set("weights", from_floats(r.weights.data(), r.weights.size()));
+      out.set("examples", ex);
+    }
+    return out;
+  });
+}
+
+// {layers, heads, headDim, embedDim, residual, fields, vocab, fieldA, fieldB, train, test,
+//  epochs, batchSize, lr, seed}
+val autoint(val o) {
+  return guard([&] {
+    const size_t F = get_size(o, "fields", 2, 32, 6);
+    const size_t V = get_size(o, "vocab", 2, 1000, 8);
+    d::CtrSyntheticConfig dc;
+    dc.vocab.assign(F, V);
+    dc.field_a = get_size(o, "fieldA", 0, static_cast<double>(F - 1), 1);
+    dc.field_b = get_size(o, "fieldB", 0, static_cast<double>(F - 1), std::min<double>(4, static_cast<double>(F - 1)));
+    ATTNLAB_CHECK(dc.field_a != dc.field_b, "fieldA and fieldB must differ, both are ", dc.field_a);
+    const m::RecsysFitOptions fo = fit_options(o, 5);
+    dc.task_seed = fo.seed;
+    dc.n = get_size(o, "train", 1, 200000, 8000);
+    dc.seed = 1000 + fo.seed;
+    const d::CtrSyntheticData train = d::make_ctr_synthetic(dc);
+    dc.n = get_size(o, "test", 1, 50000, 3000);
+    dc.seed = 2000 + fo.seed;
+    const d::CtrSyntheticData test = d::make_ctr_synthetic(dc);
+    m::AutoIntConfig cfg;
+    cfg.vocab = dc.vocab;
+    cfg.layers = get_size(o, "layers", 0, 6, 2);
+    cfg.heads = get_size(o, "heads", 1, 8, 2);
+    cfg.head_dim = get_size(o, "headDim", 1, 64, 8);
+    cfg.embed_dim = get_size(o, "embedDim", 1, 128, 16);
+    cfg.residual = get_bool(o, "residual", true);
+    m::AutoInt model(cfg, fo.seed);
+    const auto hist = m::fit_autoint(model, train, test, fo);
+    val out = val::object();
+    out.set("history", history_js(hist));
+    out.set("params", static_cast<double>(model.param_count().total));
+    out.set("fields", F);
+    out.set("layers", cfg.layers);
+    out.set("heads", cfg.heads);
+    out.set("fieldA", dc.field_a);
+    out.set("fieldB", dc.field_b);
+    // mean attention over (up to) 1000 test samples: (L,H,F,F)
+    const size_t n = std::min<size_t>(test.n, 1000);
+    const m::AutoInt::Output r = model.forward(test.ids.data(), n);
+    std::vector<float> mean(cfg.layers * cfg.heads * F * F, 0.f);
+    for (size_t l = 0; l < cfg.layers; ++l) {
+      const float* a = r.attention[l].data();
+      for (size_t b = 0; b < n; ++b)
+        for (size_t i = 0; i < cfg.heads * F * F; ++i)
+          mean[l * cfg.heads * F * F + i] += a[b * cfg.heads * F * F + i] / static_cast<float>(n);
+    }
+    out.set("attention", from_floats(mean));
+    return out;
+  });
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(attnlab_recsys) {
+  function("recsysDin", &din);
+  function("recsysAutoInt", &autoint);
+}
