@@ -4,6 +4,7 @@ import { init as initMMoE } from './views/mmoe.js';
 import { init as initPlayground } from './views/playground.js';
 import { init as initTranslate } from './views/translate.js';
 import { init as initHAN } from './views/han.js';
+import { init as initRecsys } from './views/recsys.js';
 
 const client = new WorkerClient((msg) => setStatus(`worker failed: ${msg}`, true));
 export const call = (op, args, onProgress) => client.call(op, args, onProgress);
@@ -33,6 +34,7 @@ function route() {
 addEventListener('hashchange', route);
 route();
 initMMoE(call);
+initRecsys(call);
 
 // offline once loaded (service workers need a secure context: https or localhost)
 if ('serviceWorker' in navigator && window.isSecureContext) {

@@ -3,9 +3,9 @@
 // network in the background), so the page works offline once loaded.
 const CACHE = 'attnlab-v1';
 const SHELL = ['./', 'index.html', 'favicon.svg', 'style.css', 'app.js', 'worker.js', 'lib/client.js', 'lib/plot.js',
-  'views/mmoe.js', 'views/playground.js', 'views/translate.js', 'views/han.js',
+  'views/mmoe.js', 'views/playground.js', 'views/translate.js', 'views/han.js', 'views/recsys.js',
   'pkg/index.js', 'pkg/core.js', 'pkg/util.js', 'pkg/mmoe.js', 'pkg/playground.js', 'pkg/seq2seq.js',
-  'pkg/han.js', 'pkg/attnlab.js', 'pkg/attnlab.wasm', 'models/index.json'];
+  'pkg/han.js', 'pkg/recsys.js', 'pkg/attnlab.js', 'pkg/attnlab.wasm', 'models/index.json'];
 
 self.addEventListener('install', (e) => {
   e.waitUntil(caches.open(CACHE).then((c) => Promise.allSettled(SHELL.map((u) => c.add(u)))).then(() => self.skipWaiting()));

@@ -73,6 +73,10 @@ const ops = {
       params: m.paramCount };
   },
 
+  // DIN / AutoInt: train on synthetic click data, return history and attention
+  recsysDin: (al, args) => al.recsys.din(args),
+  recsysAutoInt: (al, args) => al.recsys.autoint(args),
+
   // seq2seq: translate a word or a date with a shipped model
   async translate(al, { url, text, beam, precision = 'int8' }) {
     const m = await cachedModel(al, 'Seq2Seq', url);

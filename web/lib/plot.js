@@ -50,9 +50,10 @@ export function weightColor(w) {
 
 /**
  * Heatmap of a rows x cols Float32Array with row/col labels; hover shows the value.
+ * Colours span [0, max] (values above max saturate).
  * Returns the canvas (for PNG export).
  */
-export function heatmap(container, values, rows, cols, { rowLabels = [], colLabels = [], cell = 26, title = '' } = {}) {
+export function heatmap(container, values, rows, cols, { rowLabels = [], colLabels = [], cell = 26, title = '', max = 1 } = {}) {
   const padL = 8 + 9 * Math.max(1, ...rowLabels.map((s) => String(s).length));
   const padT = 8 + 9 * Math.max(1, ...colLabels.map((s) => String(s).length));
   const canvas = document.createElement('canvas');
@@ -85,7 +86,7 @@ export function heatmap(container, values, rows, cols, { rowLabels = [], colLabe
   g.restore();
   for (let r = 0; r < rows; ++r) {
     for (let c = 0; c < cols; ++c) {
-      g.fillStyle = weightColor(values[r * cols + c]);
+      g.fillStyle = weightColor(values[r * cols + c] / (max > 0 ? max : 1));
       g.fillRect(padL + c * cell, padT + r * cell, cell - 1, cell - 1);
     }
   }
