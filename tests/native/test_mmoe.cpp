@@ -253,6 +253,11 @@ TEST(MMoEExperiment, SummaryCsvAndPlot) {
     for (double x : v) s += (x - m) * (x - m) / 2;
     EXPECT_NEAR(r.mean[0], m, 1e-9);
     EXPECT_NEAR(r.std[0], std::sqrt(s), 1e-9);
+    std::vector<double> avg;  // 3 runs: the median is the middle task-average
+    for (const auto& run : runs)
+      if (run.gate == r.gate && run.p == r.p) avg.push_back(0.5 * (double(run.test_mse[0]) + run.test_mse[1]));
+    std::sort(avg.begin(), avg.end());
+    EXPECT_NEAR(r.median_total, avg[1], 1e-9);
   }
   const std::string csv = runs_csv(runs);
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 13);

@@ -175,7 +175,8 @@ int cmd_experiment(const std::vector<std::string>& argv) {
     for (const auto& r : rows)
       j.push_back({{"model", models::gate_name(r.gate)}, {"p", r.p}, {"runs", r.runs},
                    {"mean", {r.mean[0], r.mean[1]}}, {"std", {r.std[0], r.std[1]}},
-                   {"mean_avg", r.mean_total}, {"std_avg", r.std_total}});
+                   {"mean_avg", r.mean_total}, {"std_avg", r.std_total},
+                   {"median_avg", r.median_total}});
     nlohmann::json js = nlohmann::json::array();
     for (const auto& s : stats)
       js.push_back({{"measure", s.measure}, {"model", models::gate_name(s.model)},

@@ -120,6 +120,11 @@ std::vector<MMoESummaryRow> summarize(const std::vector<MMoERun>& runs) {
     stats([](const MMoERun& r) { return static_cast<double>(r.test_mse[1]); }, row.mean[1], row.std[1]);
     stats([](const MMoERun& r) { return 0.5 * (r.test_mse[0] + r.test_mse[1]); }, row.mean_total,
           row.std_total);
+    std::vector<double> avg;
+    for (const MMoERun* r : g) avg.push_back(0.5 * (static_cast<double>(r->test_mse[0]) + r->test_mse[1]));
+    std::sort(avg.begin(), avg.end());
+    const size_t n = avg.size();
+    row.median_total = n % 2 ? avg[n / 2] : 0.5 * (avg[n / 2 - 1] + avg[n / 2]);
     out.push_back(row);
   }
   return out;
@@ -280,12 +285,12 @@ std::string paired_stats_table(const std::vector<MMoEPairedStat>& stats) {
 std::string summary_table(const std::vector<MMoESummaryRow>& rows) {
   std::ostringstream os;
   char buf[256];
-  os << "| model | p | runs | task 1 test MSE | task 2 test MSE | average |\n";
-  os << "|---|---|---|---|---|---|\n";
+  os << "| model | p | runs | task 1 test MSE | task 2 test MSE | average | median of the average |\n";
+  os << "|---|---|---|---|---|---|---|\n";
   for (const auto& r : rows) {
-    std::snprintf(buf, sizeof buf, "| %s | %.2f | %zu | %.3f ± %.3f | %.3f ± %.3f | %.3f ± %.3f |\n",
+    std::snprintf(buf, sizeof buf, "| %s | %.2f | %zu | %.3f ± %.3f | %.3f ± %.3f | %.3f ± %.3f | %.3f |\n",
                   gate_name(r.gate), r.p, r.runs, r.mean[0], r.std[0], r.mean[1], r.std[1],
-                  r.mean_total, r.std_total);
+                  r.mean_total, r.std_total, r.median_total);
     os << buf;
   }
   return os.str();

@@ -50,6 +50,7 @@ struct MMoESummaryRow {
   size_t runs;
   double mean[2], std[2];  // per task; std is the sample standard deviation
   double mean_total, std_total;  // of the per-run task-average
+  double median_total = 0;       // median of the per-run task-average (robust to a stuck run)
 };
 
 // One run: generate the data for (p, seed), train `gate` with early stopping on
