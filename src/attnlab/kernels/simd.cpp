@@ -397,7 +397,7 @@ void layernorm_backward(size_t rows, size_t cols, const float* dy, const float* 
 
 // ---------------------------------------------------------------- info
 const char* simd_arch_name() noexcept {
-#if defined(__EMSCRIPTEN__)
+#if defined(__wasm_simd128__)
   return "wasm-simd128 (xsimd sse4.1 path)";
 #else
   return xsimd::default_arch::name();

@@ -1,6 +1,6 @@
 // Vector transcendentals for the xsimd kernels (internal header).
 //
-// Emscripten translates SSE float->int conversions (_mm_cvtps_epi32), which
+// The wasm compiler translates SSE float->int conversions (_mm_cvtps_epi32), which
 // xsimd::exp uses, into scalar loops. These versions never convert: exp
 // rounds with the 1.5*2^23 "magic number" and builds 2^n by integer shifts
 // on the float's bits, which map to single WebAssembly SIMD instructions.
