@@ -1,11 +1,15 @@
 #include "attnlab/models/din.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "attnlab/core/error.hpp"
+#include "attnlab/kernels/kernels.hpp"
 #include "attnlab/nn/loss.hpp"
 
 namespace attnlab::models {
+
+namespace k = attnlab::kernels;
 
 using attention::Tensor2;
 using attention::Tensor3;
@@ -90,15 +94,14 @@ DINOutput DIN::forward(const DINBatch& bt, Cache* cache) const {
     for (size_t b = 0; b < B; ++b)
       for (size_t t = 0; t < bt.hist_len[b]; ++t) {
         out.weights(b, t) = 1.f;
-        for (size_t d = 0; d < D; ++d) u(b, d) += E(b, t, d);
+        k::add(D, E.data() + (b * T + t) * D, u.data() + b * D);
       }
   }
   nn::Tensor x = nn::Tensor::from_shape({B, 2 * D});
-  for (size_t b = 0; b < B; ++b)
-    for (size_t d = 0; d < D; ++d) {
-      x(b, d) = u(b, d);
-      x(b, D + d) = v(b, d);
-    }
+  for (size_t b = 0; b < B; ++b) {  // x = [u, v]
+    std::copy_n(u.data() + b * D, D, x.data() + b * 2 * D);
+    std::copy_n(v.data() + b * D, D, x.data() + b * 2 * D + D);
+  }
   const nn::Tensor y = mlp_.forward(x, cache ? &cache->mlp : nullptr);
   out.logits.resize(B);
   out.probs.resize(B);
@@ -124,11 +127,10 @@ void DIN::backward(const std::vector<float>& dlogits, Cache& c) {
   std::copy(dlogits.begin(), dlogits.end(), dy.data());
   const nn::Tensor dx = mlp_.backward(dy, c.mlp);  // (B,2D)
   Tensor2 du = Tensor2::from_shape({B, D}), dv = Tensor2::from_shape({B, D});
-  for (size_t b = 0; b < B; ++b)
-    for (size_t d = 0; d < D; ++d) {
-      du(b, d) = dx(b, d);
-      dv(b, d) = dx(b, D + d);
-    }
+  for (size_t b = 0; b < B; ++b) {
+    std::copy_n(dx.data() + b * 2 * D, D, du.data() + b * D);
+    std::copy_n(dx.data() + b * 2 * D + D, D, dv.data() + b * D);
+  }
   Tensor3 dE;
   if (cfg_.attention) {
     Tensor2 dv_att;
@@ -139,7 +141,7 @@ void DIN::backward(const std::vector<float>& dlogits, Cache& c) {
     dE.fill(0.f);
     for (size_t b = 0; b < B; ++b)
       for (size_t t = 0; t < c.batch.hist_len[b]; ++t)
-        for (size_t d = 0; d < D; ++d) dE(b, t, d) = du(b, d);
+        std::copy_n(du.data() + b * D, D, dE.data() + (b * T + t) * D);
   }
   for (size_t b = 0; b < B; ++b) {
     for (size_t t = 0; t < c.batch.hist_len[b]; ++t) {

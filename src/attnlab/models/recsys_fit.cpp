@@ -27,13 +27,16 @@ std::vector<RecsysEpoch> run(size_t n, const RecsysFitOptions& o, Step step, Eva
   std::vector<size_t> order(n);
   std::iota(order.begin(), order.end(), size_t(0));
   std::vector<RecsysEpoch> hist;
+  std::vector<size_t> idx;  // the batch's rows, reused by every step
   for (size_t e = 0; e < o.epochs; ++e) {
     rng.shuffle(order);
     double sum = 0;
     size_t steps = 0;
-    for (size_t a = 0; a < n; a += o.batch, ++steps)
-      sum += step(std::vector<size_t>(order.begin() + static_cast<std::ptrdiff_t>(a),
-                                      order.begin() + static_cast<std::ptrdiff_t>(std::min(n, a + o.batch))));
+    for (size_t a = 0; a < n; a += o.batch, ++steps) {
+      idx.assign(order.begin() + static_cast<std::ptrdiff_t>(a),
+                 order.begin() + static_cast<std::ptrdiff_t>(std::min(n, a + o.batch)));
+      sum += step(idx);
+    }
     hist.push_back({e + 1, sum / double(steps), eval()});
     if (on_epoch) on_epoch(hist.back());
   }
@@ -42,18 +45,33 @@ std::vector<RecsysEpoch> run(size_t n, const RecsysFitOptions& o, Step step, Eva
 
 }  // namespace
 
+void din_gather(const data::BehaviorData& d, const std::vector<size_t>& rows, DINBatch& b) {
+  const size_t T = d.T;
+  b.B = rows.size();
+  b.T = T;
+  b.hist_items.resize(b.B * T);
+  b.hist_cats.resize(b.B * T);
+  b.hist_len.resize(b.B);
+  b.cand_item.resize(b.B);
+  b.cand_cat.resize(b.B);
+  for (size_t k = 0; k < b.B; ++k) {
+    const size_t i = rows[k];
+    ATTNLAB_CHECK(i < d.n, "din_gather: row ", i, " outside the ", d.n, " samples");
+    std::copy_n(d.hist_items.data() + i * T, T, b.hist_items.data() + k * T);
+    std::copy_n(d.hist_cats.data() + i * T, T, b.hist_cats.data() + k * T);
+    b.hist_len[k] = d.hist_len[i];
+    b.cand_item[k] = d.cand_item[i];
+    b.cand_cat[k] = d.cand_cat[i];
+  }
+}
+
 DINBatch din_batch(const data::BehaviorData& d, size_t first, size_t count) {
   ATTNLAB_CHECK(first + count <= d.n, "din_batch: rows [", first, ", ", first + count,
                 ") outside the ", d.n, " samples");
+  std::vector<size_t> rows(count);
+  std::iota(rows.begin(), rows.end(), first);
   DINBatch b;
-  b.B = count;
-  b.T = d.T;
-  const auto r = [](size_t i) { return static_cast<std::ptrdiff_t>(i); };
-  b.hist_items.assign(d.hist_items.begin() + r(first * d.T), d.hist_items.begin() + r((first + count) * d.T));
-  b.hist_cats.assign(d.hist_cats.begin() + r(first * d.T), d.hist_cats.begin() + r((first + count) * d.T));
-  b.hist_len.assign(d.hist_len.begin() + r(first), d.hist_len.begin() + r(first + count));
-  b.cand_item.assign(d.cand_item.begin() + r(first), d.cand_item.begin() + r(first + count));
-  b.cand_cat.assign(d.cand_cat.begin() + r(first), d.cand_cat.begin() + r(first + count));
+  din_gather(d, rows, b);
   return b;
 }
 
@@ -72,20 +90,12 @@ std::vector<RecsysEpoch> fit_din(DIN& m, const data::BehaviorData& train,
                                  const RecsysEpochFn& on_epoch) {
   check_fit(o, train.n, test.n);
   nn::Adam opt(m.params(), o.lr);
+  DINBatch b;  // reused by every step
+  std::vector<int> y;
   auto step = [&](const std::vector<size_t>& idx) {
-    DINBatch b;
-    b.B = idx.size();
-    b.T = train.T;
-    std::vector<int> y;
-    for (size_t i : idx) {
-      const DINBatch one = din_batch(train, i, 1);
-      b.hist_items.insert(b.hist_items.end(), one.hist_items.begin(), one.hist_items.end());
-      b.hist_cats.insert(b.hist_cats.end(), one.hist_cats.begin(), one.hist_cats.end());
-      b.hist_len.push_back(one.hist_len[0]);
-      b.cand_item.push_back(one.cand_item[0]);
-      b.cand_cat.push_back(one.cand_cat[0]);
-      y.push_back(train.label[i]);
-    }
+    din_gather(train, idx, b);
+    y.resize(idx.size());
+    for (size_t k = 0; k < idx.size(); ++k) y[k] = train.label[idx[k]];
     m.params().zero_grad();
     const double l = m.loss_and_grad(b, y);
     opt.step();

@@ -30,7 +30,9 @@ struct RecsysEpoch {
 };
 using RecsysEpochFn = std::function<void(const RecsysEpoch&)>;
 
-// Rows [first, first + count) of a behaviour data set as one DIN batch.
+// The given rows of a behaviour data set as one DIN batch (into `out`, reusing its storage).
+void din_gather(const data::BehaviorData& d, const std::vector<size_t>& rows, DINBatch& out);
+// Rows [first, first + count) as one DIN batch.
 DINBatch din_batch(const data::BehaviorData& d, size_t first, size_t count);
 // P(click) for every sample of d (batches of 256).
 std::vector<double> din_predict(const DIN& m, const data::BehaviorData& d);
