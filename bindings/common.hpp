@@ -4,6 +4,7 @@
 #pragma once
 #include <emscripten/val.h>
 
+#include <cmath>
 #include <exception>
 #include <string>
 #include <vector>
@@ -63,6 +64,40 @@ inline emscripten::val from_floats(const float* p, size_t n) {
 }
 inline emscripten::val from_floats(const std::vector<float>& v) {
   return from_floats(v.data(), v.size());
+}
+
+// Options objects: o[key] checked and converted; `def` when o or o[key] is
+// undefined. Errors name the key and the accepted range.
+inline bool has_opt(const emscripten::val& o, const char* key) {
+  return !(o.isUndefined() || o.isNull() || o[key].isUndefined());
+}
+inline double opt_number(const emscripten::val& o, const char* key, double lo, double hi, double def) {
+  if (!has_opt(o, key)) return def;
+  const emscripten::val v = o[key];
+  ATTNLAB_CHECK(v.isNumber(), key, ": expected a number");
+  const double x = v.as<double>();
+  ATTNLAB_CHECK(std::isfinite(x) && x >= lo && x <= hi, key, ": expected a number in [", lo, ", ",
+                hi, "], got ", x);
+  return x;
+}
+inline size_t opt_size(const emscripten::val& o, const char* key, size_t lo, size_t hi, size_t def) {
+  if (!has_opt(o, key)) return def;
+  const emscripten::val v = o[key];
+  ATTNLAB_CHECK(v.isNumber(), key, ": expected a number");
+  const double d = v.as<double>();
+  ATTNLAB_CHECK(d >= static_cast<double>(lo) && d <= static_cast<double>(hi) && d == std::floor(d),
+                key, ": expected a whole number in [", lo, ", ", hi, "], got ", d);
+  return static_cast<size_t>(d);
+}
+inline std::string opt_string(const emscripten::val& o, const char* key, const std::string& def) {
+  if (!has_opt(o, key)) return def;
+  ATTNLAB_CHECK(o[key].isString(), key, ": expected a string");
+  return o[key].as<std::string>();
+}
+inline bool opt_bool(const emscripten::val& o, const char* key, bool def) {
+  if (!has_opt(o, key)) return def;
+  ATTNLAB_CHECK(o[key].isTrue() || o[key].isFalse(), key, ": expected true or false");
+  return o[key].isTrue();
 }
 
 }  // namespace attnlab::bindings

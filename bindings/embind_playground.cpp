@@ -12,6 +12,7 @@
 using namespace emscripten;
 using attnlab::bindings::from_floats;
 using attnlab::bindings::guard;
+using attnlab::bindings::opt_size;
 using attnlab::bindings::to_floats;
 namespace at = attnlab::attention;
 
@@ -25,29 +26,19 @@ at::Tensor3 tensor3(const std::vector<float>& v, size_t a, size_t b, size_t c, c
   return t;
 }
 
-size_t get_size(const val& o, const char* key, size_t lo, size_t hi, size_t def) {
-  const val v = o[key];
-  if (v.isUndefined()) return def;
-  ATTNLAB_CHECK(v.isNumber(), key, ": expected a number");
-  const double d = v.as<double>();
-  ATTNLAB_CHECK(d >= static_cast<double>(lo) && d <= static_cast<double>(hi) && d == std::floor(d), key,
-                ": expected a whole number in [", lo, ", ", hi, "], got ", d);
-  return static_cast<size_t>(d);
-}
-
 // {score, mode: 'global'|'local-m'|'local-p', x: Float32Array (T*D), T, D,
 //  validKeys (<= T), causal, window, seed}
 // -> {scores (T,T), mask (T,T) 0/1 allowed, weights (T,T), out (T,D), positions (T)?}
 val attend(val o) {
   return guard([&] {
-    const size_t T = get_size(o, "T", 1, 256, 0), D = get_size(o, "D", 1, 512, 0);
+    const size_t T = opt_size(o, "T", 1, 256, 0), D = opt_size(o, "D", 1, 512, 0);
     const std::vector<float> x = to_floats(o["x"], "x");
     const at::Tensor3 q = tensor3(x, 1, T, D, "x");
     const std::string score = o["score"].isString() ? o["score"].as<std::string>() : "scaled_dot";
     const std::string mode = o["mode"].isString() ? o["mode"].as<std::string>() : "global";
-    const size_t valid = get_size(o, "validKeys", 1, T, T);
+    const size_t valid = opt_size(o, "validKeys", 1, T, T);
     const bool causal = o["causal"].isTrue();
-    attnlab::Rng rng(get_size(o, "seed", 0, 1u << 30, 1));
+    attnlab::Rng rng(opt_size(o, "seed", 0, 1u << 30, 1));
     at::ScoreConfig sc;
     sc.kind = at::parse_score_kind(score);
     sc.query_dim = D;
@@ -76,9 +67,9 @@ val attend(val o) {
       ATTNLAB_CHECK(!causal, "local attention here has no causal option: its window already limits the keys");
       at::LocalConfig lc;
       lc.mode = mode == "local-m" ? at::LocalMode::Monotonic : at::LocalMode::Predictive;
-      lc.window = get_size(o, "window", 0, 256, 2);
+      lc.window = opt_size(o, "window", 0, 256, 2);
       lc.score = sc;
-      attnlab::Rng rng2(get_size(o, "seed", 0, 1u << 30, 1));
+      attnlab::Rng rng2(opt_size(o, "seed", 0, 1u << 30, 1));
       at::LocalAttention la(lc, rng2);
       la.score = sfn;
       const at::LocalResult r = la.forward(q, q, q, {valid});
@@ -101,16 +92,16 @@ val attend(val o) {
 // -> {heads: (H,T,T), weights: (T,T) averaged, out (T,E), disagreement: {subspace, position, output}}
 val multihead(val o) {
   return guard([&] {
-    const size_t T = get_size(o, "T", 1, 256, 0), E = get_size(o, "E", 1, 1024, 0);
-    const size_t H = get_size(o, "heads", 1, 16, 4);
+    const size_t T = opt_size(o, "T", 1, 256, 0), E = opt_size(o, "E", 1, 1024, 0);
+    const size_t H = opt_size(o, "heads", 1, 16, 4);
     ATTNLAB_CHECK(E % H == 0, "heads: the embedding size ", E, " must be divisible by the number of heads, got ", H);
     const std::vector<float> x = to_floats(o["x"], "x");
     const at::Tensor3 q = tensor3(x, 1, T, E, "x");
-    attnlab::Rng rng(get_size(o, "seed", 0, 1u << 30, 1));
+    attnlab::Rng rng(opt_size(o, "seed", 0, 1u << 30, 1));
     at::MultiheadAttention mha(E, H, rng);
     at::MhaOptions opt;
     opt.is_causal = o["causal"].isTrue();
-    const size_t valid = get_size(o, "validKeys", 1, T, T);
+    const size_t valid = opt_size(o, "validKeys", 1, T, T);
     if (valid < T) {
       opt.key_padding_mask = at::BoolTensor2::from_shape({1, T});
       for (size_t j = 0; j < T; ++j) opt.key_padding_mask(0, j) = j >= valid;

@@ -15,34 +15,15 @@
 using namespace emscripten;
 using attnlab::bindings::from_floats;
 using attnlab::bindings::guard;
+using attnlab::bindings::opt_bool;
+using attnlab::bindings::opt_number;
+using attnlab::bindings::opt_size;
+using attnlab::bindings::opt_string;
 namespace m = attnlab::models;
 namespace d = attnlab::data;
 
 namespace {
 
-double get_num(const val& o, const char* key, double lo, double hi, double def, bool whole = true) {
-  if (o.isUndefined() || o.isNull()) return def;
-  const val v = o[key];
-  if (v.isUndefined()) return def;
-  ATTNLAB_CHECK(v.isNumber(), key, ": expected a number");
-  const double x = v.as<double>();
-  ATTNLAB_CHECK(std::isfinite(x) && x >= lo && x <= hi && (!whole || x == std::floor(x)), key,
-                ": expected ", whole ? "a whole number" : "a number", " in [", lo, ", ", hi, "], got ", x);
-  return x;
-}
-size_t get_size(const val& o, const char* key, double lo, double hi, double def) {
-  return static_cast<size_t>(get_num(o, key, lo, hi, def));
-}
-std::string get_str(const val& o, const char* key, const std::string& def) {
-  if (o.isUndefined() || o.isNull() || o[key].isUndefined()) return def;
-  ATTNLAB_CHECK(o[key].isString(), key, ": expected a string");
-  return o[key].as<std::string>();
-}
-bool get_bool(const val& o, const char* key, bool def) {
-  if (o.isUndefined() || o.isNull() || o[key].isUndefined()) return def;
-  ATTNLAB_CHECK(o[key].isTrue() || o[key].isFalse(), key, ": expected true or false");
-  return o[key].isTrue();
-}
 template <class T>
 val int32s(const std::vector<T>& v) {
   std::vector<int32_t> t(v.begin(), v.end());
@@ -50,10 +31,10 @@ val int32s(const std::vector<T>& v) {
 }
 m::RecsysFitOptions fit_options(const val& o, size_t def_epochs) {
   m::RecsysFitOptions f;
-  f.epochs = get_size(o, "epochs", 1, 200, static_cast<double>(def_epochs));
-  f.batch = get_size(o, "batchSize", 1, 4096, 64);
-  f.lr = static_cast<float>(get_num(o, "lr", 1e-6, 1, 3e-3, false));
-  f.seed = get_size(o, "seed", 0, 1u << 30, 1);
+  f.epochs = opt_size(o, "epochs", 1, 200, def_epochs);
+  f.batch = opt_size(o, "batchSize", 1, 4096, 64);
+  f.lr = static_cast<float>(opt_number(o, "lr", 1e-6, 1, 3e-3));
+  f.seed = opt_size(o, "seed", 0, 1u << 30, 1);
   return f;
 }
 val history_js(const std::vector<m::RecsysEpoch>& h) {
@@ -71,12 +52,12 @@ val history_js(const std::vector<m::RecsysEpoch>& h) {
 // {pooling: 'attention'|'softmax'|'sum', train, test, epochs, batchSize, lr, seed, examples}
 val din(val o) {
   return guard([&] {
-    const std::string pooling = get_str(o, "pooling", "attention");
+    const std::string pooling = opt_string(o, "pooling", "attention");
     ATTNLAB_CHECK(pooling == "attention" || pooling == "softmax" || pooling == "sum",
                   "pooling: expected 'attention', 'softmax' or 'sum', got '", pooling, "'");
-    const size_t n_train = get_size(o, "train", 1, 200000, 12000);
-    const size_t n_test = get_size(o, "test", 1, 50000, 3000);
-    const size_t n_ex = get_size(o, "examples", 0, 64, 8);
+    const size_t n_train = opt_size(o, "train", 1, 200000, 12000);
+    const size_t n_test = opt_size(o, "test", 1, 50000, 3000);
+    const size_t n_ex = opt_size(o, "examples", 0, 64, 8);
     const m::RecsysFitOptions fo = fit_options(o, 6);
     d::BehaviorOptions bo;
     const d::BehaviorData train = d::make_behavior_data(n_train, bo, 1000 + fo.seed);
@@ -114,28 +95,28 @@ val din(val o) {
 //  epochs, batchSize, lr, seed}
 val autoint(val o) {
   return guard([&] {
-    const size_t F = get_size(o, "fields", 2, 32, 6);
-    const size_t V = get_size(o, "vocab", 2, 1000, 8);
+    const size_t F = opt_size(o, "fields", 2, 32, 6);
+    const size_t V = opt_size(o, "vocab", 2, 1000, 8);
     d::CtrSyntheticConfig dc;
     dc.vocab.assign(F, V);
-    dc.field_a = get_size(o, "fieldA", 0, static_cast<double>(F - 1), 1);
-    dc.field_b = get_size(o, "fieldB", 0, static_cast<double>(F - 1), std::min<double>(4, static_cast<double>(F - 1)));
+    dc.field_a = opt_size(o, "fieldA", 0, F - 1, 1);
+    dc.field_b = opt_size(o, "fieldB", 0, F - 1, std::min<size_t>(4, F - 1));
     ATTNLAB_CHECK(dc.field_a != dc.field_b, "fieldA and fieldB must differ, both are ", dc.field_a);
     const m::RecsysFitOptions fo = fit_options(o, 5);
     dc.task_seed = fo.seed;
-    dc.n = get_size(o, "train", 1, 200000, 8000);
+    dc.n = opt_size(o, "train", 1, 200000, 8000);
     dc.seed = 1000 + fo.seed;
     const d::CtrSyntheticData train = d::make_ctr_synthetic(dc);
-    dc.n = get_size(o, "test", 1, 50000, 3000);
+    dc.n = opt_size(o, "test", 1, 50000, 3000);
     dc.seed = 2000 + fo.seed;
     const d::CtrSyntheticData test = d::make_ctr_synthetic(dc);
     m::AutoIntConfig cfg;
     cfg.vocab = dc.vocab;
-    cfg.layers = get_size(o, "layers", 0, 6, 2);
-    cfg.heads = get_size(o, "heads", 1, 8, 2);
-    cfg.head_dim = get_size(o, "headDim", 1, 64, 8);
-    cfg.embed_dim = get_size(o, "embedDim", 1, 128, 16);
-    cfg.residual = get_bool(o, "residual", true);
+    cfg.layers = opt_size(o, "layers", 0, 6, 2);
+    cfg.heads = opt_size(o, "heads", 1, 8, 2);
+    cfg.head_dim = opt_size(o, "headDim", 1, 64, 8);
+    cfg.embed_dim = opt_size(o, "embedDim", 1, 128, 16);
+    cfg.residual = opt_bool(o, "residual", true);
     m::AutoInt model(cfg, fo.seed);
     const auto hist = m::fit_autoint(model, train, test, fo);
     val out = val::object();
