@@ -127,9 +127,30 @@ val multihead(val o) {
   });
 }
 
+// The score table: [{name, aliases, formula, sameDims, usesAttnDim, usesMaxKeys, usesKeys}]
+val score_kinds() {
+  return guard([&] {
+    val arr = val::array();
+    for (const at::ScoreSpec& s : at::score_table()) {
+      val o = val::object(), aliases = val::array();
+      for (const std::string& a : s.aliases) aliases.call<void>("push", a);
+      o.set("name", std::string(s.name));
+      o.set("aliases", aliases);
+      o.set("formula", std::string(s.formula));
+      o.set("sameDims", s.same_dims);
+      o.set("usesAttnDim", s.uses_attn_dim);
+      o.set("usesMaxKeys", s.uses_max_keys);
+      o.set("usesKeys", s.uses_keys);
+      arr.call<void>("push", o);
+    }
+    return arr;
+  });
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attnlab_playground) {
+  function("scoreKinds", &score_kinds);
   function("playgroundAttend", &attend);
   function("playgroundMultihead", &multihead);
 }

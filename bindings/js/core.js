@@ -29,6 +29,11 @@ export function wrap(rawModule) {
       used: mod.heapUsed(), heap: mod.HEAPU8.length, stack: mod.stackPointer(),
       handles: typeof mod.count_emval_handles === 'function' ? mod.count_emval_handles() : 0,
     }),
+    /**
+     * The score functions of the library, from its one score table:
+     * [{ name, aliases, formula, sameDims, usesAttnDim, usesMaxKeys, usesKeys }].
+     */
+    scoreKinds: () => mod.scoreKinds(),
     /** Softmax of one row of finite logits (NaN or infinities throw an Error). */
     softmax: (logits) => mod.softmax(logits),
     kernels: {

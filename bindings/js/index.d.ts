@@ -103,6 +103,18 @@ export interface MMoESyntheticOptions {
 }
 
 export type PlaygroundScore = 'dot' | 'scaled_dot' | 'general' | 'additive' | 'cosine' | 'location';
+export interface ScoreKindInfo {
+  name: PlaygroundScore;
+  /** other accepted names, e.g. 'concat' for 'additive' */
+  aliases: string[];
+  formula: string;
+  /** query and key sizes must be equal */
+  sameDims: boolean;
+  usesAttnDim: boolean;
+  usesMaxKeys: boolean;
+  /** false: the score depends only on the query (location) */
+  usesKeys: boolean;
+}
 
 export interface PlaygroundAttendOptions {
   /** T vectors of size D, row-major (self-attention: queries = keys = values) */
@@ -218,6 +230,8 @@ export interface Attnlab {
    * all unchanged by a rejected call (every Error path frees what it took).
    */
   memory(): { used: number; heap: number; stack: number; handles: number };
+  /** The score functions, from the library's one score table (a test checks this list against PlaygroundScore). */
+  scoreKinds(): ScoreKindInfo[];
   MMoE: typeof MMoE;
   playground: {
     attend(o: PlaygroundAttendOptions): PlaygroundAttendResult;

@@ -80,10 +80,13 @@ Seq2SeqConfig Seq2SeqConfig::from_json(const std::string& s) {
 void Seq2SeqConfig::validate() const {
   ATTNLAB_CHECK(rnn == "gru" || rnn == "lstm", "seq2seq config: rnn must be 'gru' or 'lstm', got '",
                 rnn, "'");
-  ATTNLAB_CHECK(score == "additive" || score == "general" || score == "dot" ||
-                    score == "scaled_dot" || score == "local_p",
-                "seq2seq config: score must be additive, general, dot, scaled_dot or local_p, got '",
-                score, "'");
+  if (score != "local_p") {
+    bool known = false;
+    for (const std::string& n : attention::score_names()) known = known || n == score;
+    std::string all;
+    for (const std::string& n : attention::score_names()) all += n + ", ";
+    ATTNLAB_CHECK(known, "seq2seq config: score must be one of ", all, "or local_p, got '", score, "'");
+  }
   auto in = [](size_t v, size_t lo, size_t hi) { return v >= lo && v <= hi; };
   ATTNLAB_CHECK(in(emb, 1, 4096) && in(enc_hidden, 1, 4096) && in(combine, 1, 8192),
                 "seq2seq config: emb, enc_hidden, combine must be in [1, 4096], got ", emb, ", ",
@@ -172,6 +175,7 @@ Seq2Seq::Seq2Seq(const Seq2SeqConfig& cfg, const data::Vocab& src, const data::V
   sc.query_dim = Dh;
   sc.key_dim = De;
   sc.attn_dim = cfg_.attn_dim;
+  sc.max_keys = cfg_.max_src_len;  // location
   if (cfg_.score == "local_p") {
     is_local_ = true;
     attention::LocalConfig lc;
@@ -591,17 +595,8 @@ Seq2Seq::InferCtx Seq2Seq::infer_prepare(const std::vector<int>& src) const {
   dir(false, 0);
   if (cfg_.bidirectional) dir(true, cfg_.enc_hidden);
   const attention::Score& sc = is_local_ ? local_.score : att_.score;
-  if (sc.kind() == attention::ScoreKind::Additive) {
-    const size_t A = cfg_.attn_dim;
-    ctx.keys.resize(S * A);
-    k::gemm(false, true, S, A, De, 1.f, ctx.enc.data(), De, sc.key_weight.value.data(), De, 0.f,
-            ctx.keys.data(), A);
-  } else if (sc.kind() == attention::ScoreKind::General) {
-    const size_t Dq = cfg_.dec_hidden();
-    ctx.keys.resize(S * Dq);
-    k::gemm(false, true, S, Dq, De, 1.f, ctx.enc.data(), De, sc.weight.value.data(), De, 0.f,
-            ctx.keys.data(), Dq);
-  }
+  ctx.keys.resize(S * sc.prepared_width());
+  sc.prepare_keys(S, ctx.enc.data(), ctx.keys.data());
   return ctx;
 }
 
@@ -610,36 +605,13 @@ void Seq2Seq::attention_weights(size_t n, const InferCtx& ctx, const float* h, f
                                 float* weights) const {
   // h: (n,Dh), q: (n,A) additive query or local-p predictor rows (overwritten; unused
   // otherwise) -> weights: (n,S)
-  const size_t S = ctx.S, De = cfg_.enc_out(), Dh = cfg_.dec_hidden(), A = cfg_.attn_dim;
-  const attention::Score& sc = is_local_ ? local_.score : att_.score;
-  const float* enc = ctx.enc.data();
-  switch (sc.kind()) {  // local-p scores with the general score
-    case attention::ScoreKind::Dot:
-    case attention::ScoreKind::ScaledDot: {
-      const float scale = sc.kind() == attention::ScoreKind::Dot ? 1.f : 1.f / std::sqrt(float(De));
-      for (size_t b = 0; b < n; ++b) k::gemv(false, S, De, scale, enc, De, h + b * Dh, 0.f, weights + b * S);
-      break;
-    }
-    case attention::ScoreKind::General:
-      for (size_t b = 0; b < n; ++b)
-        k::gemv(false, S, Dh, 1.f, ctx.keys.data(), Dh, h + b * Dh, 0.f, weights + b * S);
-      break;
-    case attention::ScoreKind::Additive:
-      hid.resize(S * A);
-      for (size_t b = 0; b < n; ++b) {
-        const float* qb = q + b * A;
-        for (size_t j = 0; j < S; ++j) {
-          const float* kj = ctx.keys.data() + j * A;
-          float* hj = hid.data() + j * A;
-          for (size_t x = 0; x < A; ++x) hj[x] = qb[x] + kj[x];
-        }
-        k::tanh(S * A, hid.data(), hid.data());
-        k::gemv(false, S, A, 1.f, hid.data(), A, sc.v.value.data(), 0.f, weights + b * S);
-      }
-      break;
-    default:
-      throw Error("seq2seq: unsupported score kind in decode");
-  }
+  const size_t S = ctx.S, Dh = cfg_.dec_hidden(), A = cfg_.attn_dim;
+  const attention::Score& sc = is_local_ ? local_.score : att_.score;  // local-p: general
+  const bool additive = sc.kind() == attention::ScoreKind::Additive;
+  hid.resize(sc.scratch_size(S));
+  for (size_t b = 0; b < n; ++b)
+    sc.score_query(S, h + b * Dh, additive ? q + b * A : nullptr, ctx.enc.data(), ctx.keys.data(),
+                   weights + b * S, hid.data());
   if (is_local_) {
     for (size_t b = 0; b < n; ++b) local_.predictive_weights(S, q + b * A, weights + b * S, mask);
   } else {
