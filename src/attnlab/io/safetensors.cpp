@@ -1,6 +1,9 @@
 #include "attnlab/io/safetensors.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -281,17 +284,35 @@ std::vector<uint8_t> read_bytes(const std::string& path) {
 }
 
 void write_bytes(const std::string& path, const std::vector<uint8_t>& bytes) {
-  // write to a temporary name, then rename, so a crash never leaves half a file
-  const std::string tmp = path + ".tmp";
+  // Write a temporary file beside the target, then rename it over the target: a reader (or a
+  // crash) sees the old file or the new one, never half a file. The temporary name carries the
+  // process id and a counter so concurrent writers do not share it; it is removed on failure.
+  static unsigned counter = 0;
+  const std::string tmp =
+      path + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+  bool ok = false;
   {
     std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    ATTNLAB_CHECK(f.good(), "cannot open '", tmp, "' for writing (does the directory exist?)");
+    if (!f.good())
+      throw Error("cannot open '" + tmp + "' for writing '" + path +
+                  "' (does the directory exist and is it writable?)");
     f.write(reinterpret_cast<const char*>(bytes.data()),
             static_cast<std::streamsize>(bytes.size()));
-    ATTNLAB_CHECK(f.good(), "failed to write ", bytes.size(), " bytes to '", tmp, "'");
+    f.flush();
+    ok = f.good();
   }
-  ATTNLAB_CHECK(std::rename(tmp.c_str(), path.c_str()) == 0, "cannot rename '", tmp, "' to '",
-                path, "'");
+  if (!ok) {
+    std::remove(tmp.c_str());
+    throw Error("failed to write " + std::to_string(bytes.size()) + " bytes to '" + path + "'");
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw Error("cannot replace '" + path + "' (rename from '" + tmp + "' failed)");
+  }
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  write_bytes(path, std::vector<uint8_t>(text.begin(), text.end()));
 }
 
 SafeTensors read_file(const std::string& path) {

@@ -490,17 +490,24 @@ HANClassification HAN::classify(std::string_view text) const {
   return r;
 }
 
-std::vector<uint8_t> HAN::save(io::DType dtype, const std::map<std::string, std::string>& extra) const {
+std::vector<uint8_t> HAN::save(const io::SaveOptions& o) const {
   io::ModelInfo info;
   info.kind = "han";
   info.config = cfg_.to_json().dump();
   info.vocab = vocab_.tokens();
-  info.extra = extra;
-  return io::save_model(info, params_, dtype);
+  info.extra = o.meta;
+  return io::save_model(info, params_, o.dtype);
+}
+
+std::vector<uint8_t> HAN::save(io::DType dtype, const std::map<std::string, std::string>& extra) const {
+  return save(io::SaveOptions{dtype, extra});
 }
 
 std::unique_ptr<HAN> HAN::load(const uint8_t* bytes, size_t size) {
-  const io::SafeTensors st = io::decode(bytes, size);
+  return load(io::decode(bytes, size));
+}
+
+std::unique_ptr<HAN> HAN::load(const io::SafeTensors& st) {
   const io::ModelInfo info = io::model_info(st);
   ATTNLAB_CHECK(info.kind == "han", "expected a HAN model file (kind 'han'), got kind '", info.kind,
                 "'");
