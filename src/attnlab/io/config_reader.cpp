@@ -81,4 +81,16 @@ void ConfigReader::sizes(const char* key, std::vector<size_t>& v, size_t lo, siz
   v = std::move(out);
 }
 
+void ConfigReader::strings(const char* key, std::vector<std::string>& v) const {
+  if (!has(key)) return;
+  const nlohmann::json& x = j_[key];
+  if (!x.is_array()) fail(key, "must be an array of strings, got " + x.dump());
+  std::vector<std::string> out;
+  for (const auto& e : x) {
+    if (!e.is_string()) fail(key, "must be an array of strings, got " + x.dump());
+    out.push_back(e.get<std::string>());
+  }
+  v = std::move(out);
+}
+
 }  // namespace attnlab::io

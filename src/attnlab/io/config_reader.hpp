@@ -33,6 +33,7 @@ class ConfigReader {
   void boolean(const char* key, bool& v) const;
   void string(const char* key, std::string& v) const;
   void sizes(const char* key, std::vector<size_t>& v, size_t lo = 0, size_t hi = SIZE_MAX) const;
+  void strings(const char* key, std::vector<std::string>& v) const;
   // As above, but the key must be present.
   void require(const char* key) const;
 
