@@ -241,3 +241,28 @@ TEST(ModelRegistry, ShippedModelsLoadAndPredictAsBefore) {
   }
   if (seen == 0) GTEST_SKIP() << "no shipped models under " << dir;
 }
+
+// The page's model index (models/index.json) names only kinds in the list, and every file it
+// names opens as that kind and loads through the list.
+TEST(ModelRegistry, PageIndexUsesTheListedKinds) {
+  const std::string src = ATTNLAB_SOURCE_DIR;
+  const std::vector<uint8_t> bytes = [&] {
+    try {
+      return io::read_bytes(src + "/models/index.json");
+    } catch (const Error&) {
+      return std::vector<uint8_t>();
+    }
+  }();
+  if (bytes.empty()) GTEST_SKIP() << "no models/index.json";
+  const json index = json::parse(bytes.begin(), bytes.end());
+  ASSERT_TRUE(index.is_array());
+  ASSERT_FALSE(index.empty());
+  for (const json& e : index) {
+    const std::string kind = e.at("kind"), url = e.at("url");
+    SCOPED_TRACE(url);
+    EXPECT_NE(models::find_model_kind(kind), nullptr) << kind;
+    const models::ModelFile f = models::read_model_file(src + "/" + url);
+    EXPECT_EQ(f.kind->name, kind);
+    EXPECT_GT(models::load_model(f)->params().count(), 0u);
+  }
+}

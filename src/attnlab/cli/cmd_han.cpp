@@ -1,6 +1,4 @@
 // attnlab train han, and eval / predict for HAN model files (kind "han").
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>

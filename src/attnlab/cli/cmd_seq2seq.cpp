@@ -1,10 +1,7 @@
 // attnlab train g2p | train dates | eval / predict on a seq2seq model file.
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <memory>
 
