@@ -19,7 +19,7 @@ namespace attnlab::cli {
 const std::vector<TrainCommand>& train_commands() {
   static const std::vector<TrainCommand> cmds = {
       {"toy-reverse", "toy-reverse",
-       "GRU encoder-decoder with dot attention reversing random symbol sequences (engine check)",
+       "GRU encoder-decoder, dot attention, reverses sequences (engine check)",
        cmd_train_toy},
       {"g2p", "seq2seq", "seq2seq with attention: CMUdict spelling -> phonemes", cmd_train_g2p},
       {"dates", "seq2seq", "seq2seq with attention: 20 date formats -> YYYY-MM-DD", cmd_train_dates},
@@ -46,7 +46,7 @@ std::string model_list() {
   for (const auto& c : train_commands()) {
     std::string left = "  " + std::string(c.name);
     left += std::string(left.size() < 16 ? 16 - left.size() : 1, ' ');
-    s += left + c.summary + " (kind " + c.kind + ")\n";
+    s += left + c.summary + (c.name == std::string(c.kind) ? "" : std::string(" (kind ") + c.kind + ")") + "\n";
   }
   return s;
 }
@@ -67,7 +67,8 @@ std::string main_help() {
          "models (attnlab train <model> --help for each):\n" +
          model_list() +
          "\n"
-         "model kinds that eval / predict / describe read: " + models::model_kind_names() + "\n"
+         "model kinds that eval / predict / describe read (attnlab models):\n  " +
+         models::model_kind_names() + "\n"
          "\n"
          "exit codes: 0 ok, 1 runtime failure, 2 usage error\n";
 }
