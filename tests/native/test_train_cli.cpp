@@ -272,6 +272,13 @@ TEST_F(Cli, EvalPredictDescribeEveryKind) {
     const CliRun bad = run("predict --model " + c.file + " --input '{\"nothing\": 1}'");
     EXPECT_EQ(bad.code, 1) << bad.err;
     EXPECT_NE(bad.err.find("expected"), std::string::npos) << bad.err;
+    // --help with a file: that kind's flags (eval) and its JSON input (predict)
+    const CliRun eh = run("eval --model " + c.file + " --help");
+    EXPECT_EQ(eh.code, 0) << eh.err;
+    EXPECT_NE(eh.out.find("--samples"), std::string::npos) << eh.out;
+    const CliRun ph = run("predict --model " + c.file + " --help");
+    EXPECT_EQ(ph.code, 0) << ph.err;
+    EXPECT_NE(ph.out.find("Input: {"), std::string::npos) << ph.out;
     const CliRun de = run("describe --model " + c.file + " --json");
     ASSERT_EQ(de.code, 0) << de.err;
     const auto d = nlohmann::json::parse(de.out);
