@@ -10,17 +10,22 @@
 #include "common.hpp"
 
 using namespace emscripten;
-using attnlab::bindings::from_floats;
-using attnlab::bindings::guard;
-using attnlab::bindings::opt_size;
-using attnlab::bindings::to_floats;
+using namespace attnlab::bindings;
 namespace at = attnlab::attention;
 
 namespace {
 
+// Inputs are finite and at most 1e6 in magnitude (documented): beyond that a
+// dot product of two rows can overflow float and the weights would be NaN.
+constexpr float kMaxAbsInput = 1e6f;
+
 at::Tensor3 tensor3(const std::vector<float>& v, size_t a, size_t b, size_t c, const char* what) {
-  ATTNLAB_CHECK(v.size() == a * b * c, what, ": expected ", b, " x ", c, " = ", b * c,
-                " values, got ", v.size());
+  for (size_t i = 0; i < v.size(); ++i)
+    ATTNLAB_CHECK(std::fabs(v[i]) <= kMaxAbsInput, what, ": values must be at most ", kMaxAbsInput,
+                  " in magnitude (larger ones overflow the scores), got ", v[i], " at index ", i);
+  const size_t want = attnlab::checked_product(what, {a, b, c});
+  ATTNLAB_CHECK(v.size() == want, what, ": expected ", b, " x ", c, " = ", want, " values, got ",
+                v.size());
   at::Tensor3 t = at::Tensor3::from_shape({a, b, c});
   std::copy(v.begin(), v.end(), t.data());
   return t;
@@ -31,14 +36,16 @@ at::Tensor3 tensor3(const std::vector<float>& v, size_t a, size_t b, size_t c, c
 // -> {scores (T,T), mask (T,T) 0/1 allowed, weights (T,T), out (T,D), positions (T)?}
 val attend(val o) {
   return guard([&] {
+    check_options(o, "playground.attend options");
+    ATTNLAB_CHECK(has_opt(o, "T") && has_opt(o, "D"), "playground.attend: T and D are required");
     const size_t T = opt_size(o, "T", 1, 256, 0), D = opt_size(o, "D", 1, 512, 0);
-    const std::vector<float> x = to_floats(o["x"], "x");
+    const std::vector<float> x = to_floats(o["x"], "x", /*finite=*/true);
     const at::Tensor3 q = tensor3(x, 1, T, D, "x");
-    const std::string score = o["score"].isString() ? o["score"].as<std::string>() : "scaled_dot";
-    const std::string mode = o["mode"].isString() ? o["mode"].as<std::string>() : "global";
+    const std::string score = opt_string(o, "score", "scaled_dot");
+    const std::string mode = opt_enum(o, "mode", {"global", "local-m", "local-p"}, "global");
     const size_t valid = opt_size(o, "validKeys", 1, T, T);
-    const bool causal = o["causal"].isTrue();
-    attnlab::Rng rng(opt_size(o, "seed", 0, 1u << 30, 1));
+    const bool causal = opt_bool(o, "causal", false);
+    attnlab::Rng rng(opt_seed(o, "seed", 1));
     at::ScoreConfig sc;
     sc.kind = at::parse_score_kind(score);
     sc.query_dim = D;
@@ -63,13 +70,12 @@ val attend(val o) {
       out.set("weights", from_floats(r.weights.data(), r.weights.size()));
       out.set("out", from_floats(r.out.data(), r.out.size()));
     } else {
-      ATTNLAB_CHECK(mode == "local-m" || mode == "local-p", "mode: expected 'global', 'local-m' or 'local-p', got '", mode, "'");
       ATTNLAB_CHECK(!causal, "local attention here has no causal option: its window already limits the keys");
       at::LocalConfig lc;
       lc.mode = mode == "local-m" ? at::LocalMode::Monotonic : at::LocalMode::Predictive;
       lc.window = opt_size(o, "window", 0, 256, 2);
       lc.score = sc;
-      attnlab::Rng rng2(opt_size(o, "seed", 0, 1u << 30, 1));
+      attnlab::Rng rng2(opt_seed(o, "seed", 1));
       at::LocalAttention la(lc, rng2);
       la.score = sfn;
       const at::LocalResult r = la.forward(q, q, q, {valid});
@@ -92,15 +98,17 @@ val attend(val o) {
 // -> {heads: (H,T,T), weights: (T,T) averaged, out (T,E), disagreement: {subspace, position, output}}
 val multihead(val o) {
   return guard([&] {
+    check_options(o, "playground.multihead options");
+    ATTNLAB_CHECK(has_opt(o, "T") && has_opt(o, "E"), "playground.multihead: T and E are required");
     const size_t T = opt_size(o, "T", 1, 256, 0), E = opt_size(o, "E", 1, 1024, 0);
     const size_t H = opt_size(o, "heads", 1, 16, 4);
     ATTNLAB_CHECK(E % H == 0, "heads: the embedding size ", E, " must be divisible by the number of heads, got ", H);
-    const std::vector<float> x = to_floats(o["x"], "x");
+    const std::vector<float> x = to_floats(o["x"], "x", /*finite=*/true);
     const at::Tensor3 q = tensor3(x, 1, T, E, "x");
-    attnlab::Rng rng(opt_size(o, "seed", 0, 1u << 30, 1));
+    attnlab::Rng rng(opt_seed(o, "seed", 1));
     at::MultiheadAttention mha(E, H, rng);
     at::MhaOptions opt;
-    opt.is_causal = o["causal"].isTrue();
+    opt.is_causal = opt_bool(o, "causal", false);
     const size_t valid = opt_size(o, "validKeys", 1, T, T);
     if (valid < T) {
       opt.key_padding_mask = at::BoolTensor2::from_shape({1, T});

@@ -13,22 +13,12 @@
 #include "common.hpp"
 
 using namespace emscripten;
-using attnlab::bindings::from_floats;
-using attnlab::bindings::guard;
-using attnlab::bindings::opt_bool;
-using attnlab::bindings::opt_number;
-using attnlab::bindings::opt_size;
-using attnlab::bindings::opt_string;
+using namespace attnlab::bindings;
 namespace m = attnlab::models;
 namespace d = attnlab::data;
 
 namespace {
 
-template <class T>
-val int32s(const std::vector<T>& v) {
-  std::vector<int32_t> t(v.begin(), v.end());
-  return val::global("Int32Array").new_(typed_memory_view(t.size(), t.data()));
-}
 m::RecsysFitOptions fit_options(const val& o, size_t def_epochs) {
   m::RecsysFitOptions f;
   f.epochs = opt_size(o, "epochs", 1, 200, def_epochs);
@@ -52,9 +42,8 @@ val history_js(const std::vector<m::RecsysEpoch>& h) {
 // {pooling: 'attention'|'softmax'|'sum', train, test, epochs, batchSize, lr, seed, examples}
 val din(val o) {
   return guard([&] {
-    const std::string pooling = opt_string(o, "pooling", "attention");
-    ATTNLAB_CHECK(pooling == "attention" || pooling == "softmax" || pooling == "sum",
-                  "pooling: expected 'attention', 'softmax' or 'sum', got '", pooling, "'");
+    check_options(o, "recsys.din options");
+    const std::string pooling = opt_enum(o, "pooling", {"attention", "softmax", "sum"}, "attention");
     const size_t n_train = opt_size(o, "train", 1, 200000, 12000);
     const size_t n_test = opt_size(o, "test", 1, 50000, 3000);
     const size_t n_ex = opt_size(o, "examples", 0, 64, 8);
@@ -95,6 +84,7 @@ val din(val o) {
 //  epochs, batchSize, lr, seed}
 val autoint(val o) {
   return guard([&] {
+    check_options(o, "recsys.autoint options");
     const size_t F = opt_size(o, "fields", 2, 32, 6);
     const size_t V = opt_size(o, "vocab", 2, 1000, 8);
     d::CtrSyntheticConfig dc;

@@ -213,7 +213,11 @@ export interface Attnlab {
   readonly module: unknown;
   simdInfo(): SimdInfo;
   /** Bytes in use on the wasm heap and the heap's size. */
-  memory(): { used: number; heap: number };
+  /**
+   * Heap bytes in use, heap size, stack pointer and live JS handles of the module:
+   * all unchanged by a rejected call (every Error path frees what it took).
+   */
+  memory(): { used: number; heap: number; stack: number; handles: number };
   MMoE: typeof MMoE;
   playground: {
     attend(o: PlaygroundAttendOptions): PlaygroundAttendResult;
@@ -280,6 +284,8 @@ export interface HANClassification {
   probs: number[];
   /** the input was longer than the model's limits and was cut */
   truncated: boolean;
+  /** The message had no words: probs are the model's answer to an empty document, not a verdict. */
+  empty: boolean;
   /** empty when the text has no words */
   sentences: HANSentence[];
 }

@@ -4,8 +4,10 @@
 // written atomically.
 #include <dirent.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -261,4 +263,52 @@ TEST(IoSafetensors, AtomicWrites) {
     EXPECT_NE(std::string(e.what()).find(dir + "/nope/out.bin"), std::string::npos) << e.what();
   }
   (void)std::system(("rm -rf " + dir).c_str());
+}
+
+// Special files are rejected before opening (a FIFO would block on open, a
+// directory or /dev/zero has no meaningful size), each with a clear message.
+TEST(IO, ReadBytesRejectsSpecialFilesWithoutBlocking) {
+  auto message = [](const std::string& path) {
+    try {
+      read_bytes(path);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message("/tmp").find("is a directory"), std::string::npos) << message("/tmp");
+  EXPECT_NE(message("/dev/zero").find("not a regular file"), std::string::npos);
+  char dir[] = "/tmp/attnlab-fifo-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string fifo = std::string(dir) + "/pipe";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_NE(message(fifo).find("not a regular file"), std::string::npos) << message(fifo);
+  std::remove(fifo.c_str());
+  rmdir(dir);
+}
+
+// A model file whose config asks for more parameters than the file stores is
+// rejected by the ParamBudget before the big parameter is allocated.
+TEST(IO, ParamBudgetRejectsConfigsLargerThanTheFile) {
+  {
+    const ParamBudget budget(100);
+    EXPECT_NO_THROW(Param({10, 5}));
+    EXPECT_NO_THROW(Param({50}));
+    try {
+      Param p({4096, 4096});
+      FAIL();
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("more parameter values than the file stores"),
+                std::string::npos);
+    }
+  }
+  EXPECT_NO_THROW(Param({64, 64}));  // no budget outside the scope
+  // products are checked even without a budget (no wrap on 32-bit size_t)
+  EXPECT_THROW(Param({65536, 65536}), Error);
+  EXPECT_THROW(checked_product("x", {uint64_t{1} << 32, 2}), Error);
+  EXPECT_EQ(checked_product("x", {3, 5, 7}), size_t{105});
+  EXPECT_THROW(checked_whole("n", 1.5, 0, 10), Error);
+  EXPECT_THROW(checked_whole("n", std::nan(""), 0, 10), Error);
+  EXPECT_THROW(checked_whole("n", -1, 0, 10), Error);
+  EXPECT_EQ(checked_whole("n", 10, 0, 10), uint64_t{10});
 }

@@ -126,7 +126,7 @@ std::vector<T> sample_of(const std::vector<T>& v, size_t n, uint64_t seed) {
 
 models::DecodePrecision parse_precision(const std::string& s) {
   try {
-    return models::decode_precision_from_string(s);
+    return models::parse_decode_precision(s);
   } catch (const Error& e) {
     throw UsageError(std::string("--precision: ") + e.what());
   }

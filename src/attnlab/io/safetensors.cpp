@@ -9,6 +9,8 @@
 #include <fstream>
 #include <limits>
 
+#include <sys/stat.h>
+
 #include <nlohmann/json.hpp>
 
 namespace attnlab::io {
@@ -68,6 +70,12 @@ float half_to_float(uint16_t h) {
 }
 
 // ---------------------------------------------------------------- SafeTensors
+uint64_t SafeTensors::total_elements() const {
+  uint64_t n = 0;
+  for (const TensorData& t : tensors) n += t.data.size();
+  return n;
+}
+
 const TensorData* SafeTensors::find(const std::string& name) const {
   for (auto& t : tensors)
     if (t.name == name) return &t;
@@ -289,11 +297,22 @@ SafeTensors decode(const uint8_t* bytes, size_t size) {
 
 // ---------------------------------------------------------------- files
 std::vector<uint8_t> read_bytes(const std::string& path) {
+  // stat before opening: opening a FIFO would block, a directory "opens" and
+  // reads as garbage sizes, and /dev/zero reports size 0 but never ends
+  struct stat st {};
+  ATTNLAB_CHECK(::stat(path.c_str(), &st) == 0, "cannot open '", path,
+                "' for reading (does the file exist?)");
+  ATTNLAB_CHECK(!S_ISDIR(st.st_mode), "'", path, "' is a directory, expected a file");
+  ATTNLAB_CHECK(S_ISREG(st.st_mode), "'", path,
+                "' is not a regular file (a device, FIFO or socket); expected a file");
+  ATTNLAB_CHECK(static_cast<uint64_t>(st.st_size) <= kMaxFileBytes, "'", path, "' is ",
+                st.st_size, " bytes, more than the limit of ", kMaxFileBytes, " bytes");
   std::ifstream f(path, std::ios::binary);
-  ATTNLAB_CHECK(f.good(), "cannot open '", path, "' for reading (does the file exist?)");
+  ATTNLAB_CHECK(f.good(), "cannot open '", path, "' for reading (permissions?)");
   f.seekg(0, std::ios::end);
   const std::streamoff n = f.tellg();
-  ATTNLAB_CHECK(n >= 0, "cannot read the size of '", path, "'");
+  ATTNLAB_CHECK(n >= 0 && static_cast<uint64_t>(n) <= kMaxFileBytes, "cannot read the size of '",
+                path, "'");
   f.seekg(0, std::ios::beg);
   std::vector<uint8_t> b(static_cast<size_t>(n));
   if (n > 0) f.read(reinterpret_cast<char*>(b.data()), n);

@@ -218,6 +218,7 @@ std::unique_ptr<AutoInt> AutoInt::load(const io::SafeTensors& st) {
   const io::ModelInfo info = io::model_info(st);
   ATTNLAB_CHECK(info.kind == "autoint", "expected an AutoInt model file (kind 'autoint'), got kind '",
                 info.kind, "'");
+  const ParamBudget budget(st.total_elements());  // config checked against the file first
   auto m = std::make_unique<AutoInt>(AutoIntConfig::from_json(info.config), 0);
   io::load_params(st, m->params_);
   return m;

@@ -219,6 +219,7 @@ std::unique_ptr<DIN> DIN::load(const io::SafeTensors& st) {
   const io::ModelInfo info = io::model_info(st);
   ATTNLAB_CHECK(info.kind == "din", "expected a DIN model file (kind 'din'), got kind '", info.kind,
                 "'");
+  const ParamBudget budget(st.total_elements());  // config checked against the file first
   auto m = std::make_unique<DIN>(DINConfig::from_json(info.config), 0);
   io::load_params(st, m->params_);
   return m;

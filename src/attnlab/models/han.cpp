@@ -102,7 +102,7 @@ nlohmann::json HANClassification::to_json() const {
     ss.push_back({{"text", s.text}, {"weight", s.weight}, {"words", ws}});
   }
   return {{"label", label_name}, {"label_id", label}, {"probs", probs},
-          {"truncated", truncated}, {"sentences", ss}};
+          {"truncated", truncated}, {"empty", empty}, {"sentences", ss}};
 }
 
 namespace {
@@ -143,6 +143,8 @@ std::string HANClassification::to_json_string() const {
   }
   o += "],\"truncated\":";
   o += truncated ? "true" : "false";
+  o += ",\"empty\":";
+  o += empty ? "true" : "false";
   o += ",\"sentences\":[";
   for (size_t s = 0; s < sentences.size(); ++s) {
     const HANSentence& st = sentences[s];
@@ -447,6 +449,8 @@ HANClassification HAN::classify(std::string_view text) const {
   r.label = static_cast<int>(std::max_element(r.probs.begin(), r.probs.end()) - r.probs.begin());
   r.label_name = cfg_.labels[static_cast<size_t>(r.label)];
   r.truncated = doc.input_truncated || doc.doc_truncated;
+  r.empty = std::none_of(doc.sentences.begin(), doc.sentences.end(),
+                         [](const data::Sentence& s) { return !s.tokens.empty(); });
   // encode() skips token-less sentences (the tokenizer already drops them) and
   // maps an empty document to [<unk>]: then there is no sentence to show.
   size_t s_out = 0;
@@ -497,6 +501,7 @@ std::unique_ptr<HAN> HAN::load(const io::SafeTensors& st) {
   const data::Vocab vocab = data::Vocab::from_json(nlohmann::json(info.vocab).dump());
   ATTNLAB_CHECK(vocab.size() == cfg.vocab, "HAN model file: config says vocab ", cfg.vocab,
                 " but the file holds ", vocab.size(), " tokens");
+  const ParamBudget budget(st.total_elements());  // config checked against the file first
   auto m = std::make_unique<HAN>(cfg, vocab, 0);
   io::load_params(st, m->params_);
   return m;

@@ -84,6 +84,10 @@ struct HANClassification {
   std::vector<float> probs;  // (C)
   std::vector<HANSentence> sentences;
   bool truncated = false;  // the tokenizer cut input or sentences (see data/email.hpp)
+  // The message had no words (empty, whitespace, markup only): the model saw one
+  // <unk> token, so probs are only the model's answer to an empty document and
+  // callers should not read the label as a verdict.
+  bool empty = false;
   nlohmann::json to_json() const;
   // The same object as compact JSON text, written directly (several times
   // faster than building a nlohmann::json; the wasm binding uses it).

@@ -21,7 +21,7 @@ GateKind gate_from_string(const std::string& s) {
   if (s == "softmax" || s == "mmoe") return GateKind::Softmax;
   if (s == "attention") return GateKind::Attention;
   if (s == "attention-x" || s == "attention_x") return GateKind::AttentionX;
-  throw Error("unknown gate kind '" + s +
+  throw Error("unknown gate '" + s +
               "': expected shared-bottom, omoe, softmax, attention or attention-x");
 }
 const char* gate_name(GateKind g) {
@@ -385,6 +385,7 @@ std::unique_ptr<MMoE> MMoE::load(const io::SafeTensors& st) {
   const io::ModelInfo info = io::model_info(st);
   ATTNLAB_CHECK(info.kind == "mmoe", "expected an MMoE model file (kind 'mmoe'), got kind '",
                 info.kind, "'");
+  const ParamBudget budget(st.total_elements());  // config checked against the file first
   auto m = std::make_unique<MMoE>(MMoEConfig::from_json(info.config), 0);
   io::load_params(st, m->params_);
   return m;

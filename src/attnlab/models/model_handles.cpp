@@ -109,7 +109,7 @@ class Seq2SeqHandle : public Handle<Seq2Seq> {
       o.length_alpha = in["alpha"].get<float>();
     }
     if (in.contains("precision"))
-      o.precision = decode_precision_from_string(in["precision"].get<std::string>());
+      o.precision = parse_decode_precision(in["precision"].get<std::string>());
     const Translation t = m_->translate(text.get<std::string>(), o);
     return {{"input", t.input_tokens}, {"output", t.tokens}, {"text", t.text},
             {"probs", t.probs},        {"attention", t.attention}, {"rows", t.rows},

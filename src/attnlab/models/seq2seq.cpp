@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -14,6 +15,13 @@
 namespace attnlab::models {
 
 namespace k = attnlab::kernels;
+
+DecodePrecision parse_decode_precision(const std::string& s) {
+  if (s == "int8") return DecodePrecision::Int8;
+  if (s == "int16") return DecodePrecision::Int16;
+  if (s == "f32") return DecodePrecision::F32;
+  throw Error("precision: expected 'int8', 'int16' or 'f32', got '" + s + "'");
+}
 using attention::Tensor3;
 using nn::RnnState;
 using Tensor = nn::Tensor;
@@ -431,6 +439,36 @@ float Seq2Seq::run(const Seq2SeqBatch& b, bool bw, float smoothing, std::vector<
 }
 
 // ---------------------------------------------------------------- text
+namespace {
+// The UTF-8 character starting at byte i as "'é' (U+00E9)", and its length in
+// bytes (1 for a byte that starts no valid sequence, shown as "byte 0xC3").
+std::string describe_char(const std::string& text, size_t i, size_t* len) {
+  const auto u = static_cast<unsigned char>(text[i]);
+  char buf[32];
+  size_t n = u < 0x80 ? 1 : (u >> 5) == 6 ? 2 : (u >> 4) == 14 ? 3 : (u >> 3) == 30 ? 4 : 0;
+  uint32_t cp = n == 1 ? u : n == 2 ? (u & 0x1f) : n == 3 ? (u & 0x0f) : (u & 0x07);
+  for (size_t k = 1; k < n; ++k) {
+    if (i + k >= text.size() || (static_cast<unsigned char>(text[i + k]) >> 6) != 2) { n = 0; break; }
+    cp = (cp << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3f);
+  }
+  if (n == 0) {
+    *len = 1;
+    std::snprintf(buf, sizeof buf, "byte 0x%02X (not UTF-8)", u);
+    return buf;
+  }
+  *len = n;
+  if (cp >= 0x20 && cp < 0x7f) return "'" + text.substr(i, 1) + "'";
+  std::snprintf(buf, sizeof buf, " (U+%04X)", static_cast<unsigned>(cp));
+  if (cp < 0x80) {  // ASCII control character
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "\\x%02X", static_cast<unsigned>(cp));
+    return hex + std::string(buf);
+  }
+  if (cp < 0xa0) return std::string(buf + 2, buf + std::strlen(buf) - 1);  // C1 control: U+0085
+  return "'" + text.substr(i, n) + "'" + buf;
+}
+}  // namespace
+
 std::vector<int> Seq2Seq::encode_input(const std::string& text) const {
   ATTNLAB_CHECK(!text.empty(), "empty input: expected 1..", cfg_.max_src_len, " characters");
   ATTNLAB_CHECK(text.size() <= cfg_.max_src_len, "input too long: ", text.size(),
@@ -442,18 +480,18 @@ std::vector<int> Seq2Seq::encode_input(const std::string& text) const {
     if (cfg_.uppercase && ch >= 'a' && ch <= 'z') ch = static_cast<char>(ch - 'a' + 'A');
     const std::string tok(1, ch);
     if (!src_.contains(tok) || src_.id(tok) < 4) {
-      std::string shown;
-      const unsigned char u = static_cast<unsigned char>(text[i]);
-      if (u >= 0x20 && u < 0x7f) {
-        shown = std::string("'") + text[i] + "'";
-      } else {
-        char buf[8];
-        std::snprintf(buf, sizeof buf, "\\x%02X", u);
-        shown = buf;
+      size_t pos = 0;  // in characters, not bytes
+      for (size_t j = 0; j < i;) {
+        size_t len = 1;
+        describe_char(text, j, &len);
+        j += len;
+        ++pos;
       }
+      size_t len = 1;
+      const std::string shown = describe_char(text, i, &len);
       std::string known;
       for (size_t j = 4; j < src_.size(); ++j) known += src_.token(int(j));
-      throw Error("unknown character " + shown + " at position " + std::to_string(i) +
+      throw Error("unknown character " + shown + " at position " + std::to_string(pos) +
                   " of the input (this model knows: " + known + ")");
     }
     ids.push_back(src_.id(tok));
@@ -822,6 +860,7 @@ std::unique_ptr<Seq2Seq> Seq2Seq::load(const io::SafeTensors& st) {
                 "model file: config says ", cfg.src_vocab, " source tokens, vocab has ", src.size());
   ATTNLAB_CHECK(cfg.tgt_vocab == 0 || cfg.tgt_vocab == tgt.size(),
                 "model file: config says ", cfg.tgt_vocab, " target tokens, vocab has ", tgt.size());
+  const ParamBudget budget(st.total_elements());  // config checked against the file first
   auto m = std::make_unique<Seq2Seq>(cfg, src, tgt, 0);
   ParamList ps;
   m->collect(ps);

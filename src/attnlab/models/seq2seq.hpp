@@ -89,9 +89,9 @@ Seq2SeqConfig tfjs_dates_config();
 //   F32: float32 everywhere, the same arithmetic as training's forward pass.
 // Attention scores, softmax, gate nonlinearities and embeddings are float32 in all three.
 enum class DecodePrecision { Int8, Int16, F32 };
-// "int8" | "int16" | "f32" (throws attnlab::Error naming the three) and back.
-DecodePrecision decode_precision_from_string(const std::string& s);
-const char* decode_precision_name(DecodePrecision p);
+// "int8" | "int16" | "f32" -> DecodePrecision; anything else is an Error listing them.
+DecodePrecision parse_decode_precision(const std::string& s);
+const char* decode_precision_name(DecodePrecision p);  // and back
 
 struct DecodeOptions {
   size_t beam = 1;           // 1 = greedy

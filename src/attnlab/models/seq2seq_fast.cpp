@@ -23,17 +23,9 @@
 
 namespace attnlab::models {
 
-DecodePrecision decode_precision_from_string(const std::string& s) {
-  if (s == "int8") return DecodePrecision::Int8;
-  if (s == "int16") return DecodePrecision::Int16;
-  if (s == "f32") return DecodePrecision::F32;
-  throw Error("precision must be int8, int16 or f32, got '" + s + "'");
-}
-
 const char* decode_precision_name(DecodePrecision p) {
   return p == DecodePrecision::Int8 ? "int8" : p == DecodePrecision::Int16 ? "int16" : "f32";
 }
-
 
 namespace k = attnlab::kernels;
 

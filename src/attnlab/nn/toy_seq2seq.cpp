@@ -222,6 +222,7 @@ std::unique_ptr<ToySeq2Seq> ToySeq2Seq::load(const io::SafeTensors& st) {
   const io::ModelInfo info = io::model_info(st);
   ATTNLAB_CHECK(info.kind == "toy-reverse", "expected a toy-reverse model file, got kind '",
                 info.kind, "'");
+  const ParamBudget budget(st.total_elements());  // config checked against the file first
   auto m = std::make_unique<ToySeq2Seq>(ToyConfig::from_json(info.config), 0);
   ParamList ps;
   m->collect(ps);
