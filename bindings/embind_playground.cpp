@@ -82,12 +82,7 @@ val attend(val o) {
       out.set("weights", from_floats(r.weights.data(), r.weights.size()));
       out.set("out", from_floats(r.out.data(), r.out.size()));
       out.set("positions", from_floats(r.positions.data(), r.positions.size()));
-      const size_t D2 = lc.window;
-      for (size_t i = 0; i < T; ++i) {
-        const double p = lc.mode == at::LocalMode::Monotonic ? static_cast<double>(i) : r.positions(0, i);
-        for (size_t j = 0; j < T; ++j)
-          if (std::fabs(static_cast<double>(j) - p) > static_cast<double>(D2) + 0.5) allowed[i * T + j] = 0.f;
-      }
+      allowed = at::local_window_allowed(lc, r, T, T, valid);
     }
     out.set("mask", from_floats(allowed));
     return out;
@@ -120,10 +115,8 @@ val multihead(val o) {
     const at::DisagreementTerms d = mha.disagreement(cache);
     val out = val::object();
     out.set("heads", from_floats(r.head_weights.data(), r.head_weights.size()));
-    std::vector<float> avg(T * T, 0.f);
-    for (size_t h = 0; h < H; ++h)
-      for (size_t i = 0; i < T * T; ++i) avg[i] += r.head_weights.data()[h * T * T + i] / static_cast<float>(H);
-    out.set("weights", from_floats(avg));
+    const at::Tensor3 avg = at::mean_over_heads(r.head_weights);
+    out.set("weights", from_floats(avg.data(), avg.size()));
     out.set("out", from_floats(r.out.data(), r.out.size()));
     val dis = val::object();
     dis.set("subspace", d.subspace);

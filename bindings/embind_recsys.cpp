@@ -49,8 +49,9 @@ val din(val o) {
     const size_t n_ex = opt_size(o, "examples", 0, 64, 8);
     const m::RecsysFitOptions fo = fit_options(o, 6);
     d::BehaviorOptions bo;
-    const d::BehaviorData train = d::make_behavior_data(n_train, bo, 1000 + fo.seed);
-    const d::BehaviorData test = d::make_behavior_data(n_test, bo, 2000 + fo.seed);
+    const m::DinData data = m::din_synthetic_split(n_train, n_test, bo, fo.seed);
+    const d::BehaviorData& train = data.train;
+    const d::BehaviorData& test = data.test;
     m::DINConfig cfg;
     cfg.items = bo.items;
     cfg.categories = bo.categories;
@@ -93,13 +94,10 @@ val autoint(val o) {
     dc.field_b = opt_size(o, "fieldB", 0, F - 1, std::min<size_t>(4, F - 1));
     ATTNLAB_CHECK(dc.field_a != dc.field_b, "fieldA and fieldB must differ, both are ", dc.field_a);
     const m::RecsysFitOptions fo = fit_options(o, 5);
-    dc.task_seed = fo.seed;
-    dc.n = opt_size(o, "train", 1, 200000, 8000);
-    dc.seed = 1000 + fo.seed;
-    const d::CtrSyntheticData train = d::make_ctr_synthetic(dc);
-    dc.n = opt_size(o, "test", 1, 50000, 3000);
-    dc.seed = 2000 + fo.seed;
-    const d::CtrSyntheticData test = d::make_ctr_synthetic(dc);
+    const m::CtrData data = m::ctr_synthetic_split(opt_size(o, "train", 1, 200000, 8000),
+                                                   opt_size(o, "test", 1, 50000, 3000), dc, fo.seed);
+    const d::CtrSyntheticData& train = data.train;
+    const d::CtrSyntheticData& test = data.test;
     m::AutoIntConfig cfg;
     cfg.vocab = dc.vocab;
     cfg.layers = opt_size(o, "layers", 0, 6, 2);
@@ -118,16 +116,8 @@ val autoint(val o) {
     out.set("fieldA", dc.field_a);
     out.set("fieldB", dc.field_b);
     // mean attention over (up to) 1000 test samples: (L,H,F,F)
-    const size_t n = std::min<size_t>(test.n, 1000);
-    const m::AutoInt::Output r = model.forward(test.ids.data(), n);
-    std::vector<float> mean(cfg.layers * cfg.heads * F * F, 0.f);
-    for (size_t l = 0; l < cfg.layers; ++l) {
-      const float* a = r.attention[l].data();
-      for (size_t b = 0; b < n; ++b)
-        for (size_t i = 0; i < cfg.heads * F * F; ++i)
-          mean[l * cfg.heads * F * F + i] += a[b * cfg.heads * F * F + i] / static_cast<float>(n);
-    }
-    out.set("attention", from_floats(mean));
+    out.set("attention", from_floats(m::autoint_mean_attention(model, test.ids.data(),
+                                                               std::min<size_t>(test.n, 1000))));
     return out;
   });
 }

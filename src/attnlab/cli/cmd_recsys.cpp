@@ -1,7 +1,7 @@
 // The click-through models: attnlab train din | train autoint on their seeded
-// synthetic data (the data policy of the web page: training samples drawn with
-// seed 1000 + s, test samples with 2000 + s, AutoInt's planted table with s),
-// and eval on their model files, which record that data.
+// synthetic data (the library's split, as the web page trains: models::
+// din_synthetic_split / ctr_synthetic_split), and eval on their model files,
+// which record that data (test seed 2000 + s, AutoInt's planted table s).
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -120,8 +120,9 @@ int cmd_train_din(const Argv& argv) {
   const models::RecsysFitOptions fo = fit_options(a, run.seed());
   const data::BehaviorOptions bo;
   const size_t n_test = a.u64("test", 1, 1 << 20);
-  const data::BehaviorData train = data::make_behavior_data(a.u64("train", 1, 1 << 22), bo, 1000 + fo.seed);
-  const data::BehaviorData test = data::make_behavior_data(n_test, bo, 2000 + fo.seed);
+  const models::DinData split = models::din_synthetic_split(a.u64("train", 1, 1 << 22), n_test, bo, fo.seed);
+  const data::BehaviorData& train = split.train;
+  const data::BehaviorData& test = split.test;
   models::DINConfig cfg;
   cfg.items = bo.items;
   cfg.categories = bo.categories;
@@ -196,13 +197,10 @@ int cmd_train_autoint(const Argv& argv) {
   dc.vocab.assign(F, a.u64("vocab", 2, 1000));
   dc.field_a = 1;
   dc.field_b = std::min<size_t>(4, F - 1);
-  dc.task_seed = fo.seed;
-  dc.n = a.u64("train", 1, 1 << 22);
-  dc.seed = 1000 + fo.seed;
-  const data::CtrSyntheticData train = data::make_ctr_synthetic(dc);
-  dc.n = a.u64("test", 1, 1 << 20);
-  dc.seed = 2000 + fo.seed;
-  const data::CtrSyntheticData test = data::make_ctr_synthetic(dc);
+  const models::CtrData split =
+      models::ctr_synthetic_split(a.u64("train", 1, 1 << 22), a.u64("test", 1, 1 << 20), dc, fo.seed);
+  const data::CtrSyntheticData& train = split.train;
+  const data::CtrSyntheticData& test = split.test;
   models::AutoIntConfig cfg;
   cfg.vocab = dc.vocab;
   cfg.layers = a.u64("layers", 0, 64);
@@ -212,8 +210,8 @@ int cmd_train_autoint(const Argv& argv) {
   cfg.residual = !a.flag("no-residual");
   models::AutoInt m(cfg, fo.seed);
   const double auc = report_epochs(run, models::fit_autoint(m, train, test, fo));
-  const json rec = {{"generator", "ctr"}, {"test", dc.n}, {"test_seed", dc.seed},
-                    {"task_seed", dc.task_seed}, {"field_a", dc.field_a}, {"field_b", dc.field_b}};
+  const json rec = {{"generator", "ctr"}, {"test", test.n}, {"test_seed", 2000 + fo.seed},
+                    {"task_seed", fo.seed}, {"field_a", dc.field_a}, {"field_b", dc.field_b}};
   run.write(run.out(), m.save(io::SaveOptions{run.dtype(), {{"data", rec.dump()},
                                                            {"test_auc", std::to_string(auc)},
                                                            {"seed", std::to_string(fo.seed)}}}));
