@@ -149,9 +149,11 @@ class HAN {
   // attention per sentence and word, tokenized with the training tokenizer.
   HANClassification classify(std::string_view text) const;
 
+  std::vector<uint8_t> save(const io::SaveOptions& o) const;
   std::vector<uint8_t> save(io::DType dtype = io::DType::F16,
                             const std::map<std::string, std::string>& extra = {}) const;
   static std::unique_ptr<HAN> load(const uint8_t* bytes, size_t size);
+  static std::unique_ptr<HAN> load(const io::SafeTensors& st);
   static std::unique_ptr<HAN> load(const std::vector<uint8_t>& b) { return load(b.data(), b.size()); }
 
  private:

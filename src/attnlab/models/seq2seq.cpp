@@ -802,17 +802,21 @@ Translation Seq2Seq::decode(const std::vector<int>& src, const DecodeOptions& o)
 }
 
 // ---------------------------------------------------------------- files
-std::vector<uint8_t> Seq2Seq::save(io::DType dtype,
-                                   const std::map<std::string, std::string>& extra) const {
+std::vector<uint8_t> Seq2Seq::save(const io::SaveOptions& o) const {
   ParamList ps;
   const_cast<Seq2Seq*>(this)->collect(ps);
   io::ModelInfo info;
   info.kind = "seq2seq";
   info.config = cfg_.to_json();
   info.vocab = src_.tokens();
-  info.extra = extra;
+  info.extra = o.meta;
   info.extra["tgt_vocab"] = tgt_.to_json();
-  return io::save_model(info, ps, dtype);
+  return io::save_model(info, ps, o.dtype);
+}
+
+std::vector<uint8_t> Seq2Seq::save(io::DType dtype,
+                                   const std::map<std::string, std::string>& extra) const {
+  return save(io::SaveOptions{dtype, extra});
 }
 
 std::unique_ptr<Seq2Seq> Seq2Seq::load(const io::SafeTensors& st) {
