@@ -28,7 +28,12 @@ build_site() {
   cp -r web/. build/site/
   cp -r build/pkg build/site/pkg
   if [[ -d models ]]; then cp -r models build/site/models; fi
-  echo "build: static site in build/site"
+  # the service worker's precache list: every file of the site but the model
+  # weights (fetched and cached when a view opens them) and itself
+  (cd build/site && find . -type f ! -path './models/*' ! -name sw.js ! -name shell-files.js | sed 's|^\./||' | sort |
+     awk 'BEGIN { printf "self.ATTNLAB_SHELL = [\"./\", \"models/index.json\"" } { printf ", \"%s\"", $0 } END { print "];" }') \
+    > build/site/shell-files.js
+  echo "build: static site in build/site ($(( $(grep -o '", "' build/site/shell-files.js | wc -l) + 1 )) files precached)"
 }
 
 targets=("$@")

@@ -2,10 +2,10 @@
 // it fetches; later visits are served from the cache (then refreshed from the
 // network in the background), so the page works offline once loaded.
 const CACHE = 'attnlab-v1';
-const SHELL = ['./', 'index.html', 'favicon.svg', 'style.css', 'app.js', 'worker.js', 'lib/client.js', 'lib/plot.js',
-  'views/mmoe.js', 'views/playground.js', 'views/translate.js', 'views/han.js', 'views/recsys.js',
-  'pkg/index.js', 'pkg/core.js', 'pkg/util.js', 'pkg/mmoe.js', 'pkg/playground.js', 'pkg/seq2seq.js',
-  'pkg/han.js', 'pkg/recsys.js', 'pkg/attnlab.js', 'pkg/attnlab.wasm', 'models/index.json'];
+// shell-files.js is written by the site build (scripts/build.sh site): every file
+// of the site but the model weights
+importScripts('shell-files.js');
+const SHELL = self.ATTNLAB_SHELL;
 
 self.addEventListener('install', (e) => {
   e.waitUntil(caches.open(CACHE).then((c) => Promise.allSettled(SHELL.map((u) => c.add(u)))).then(() => self.skipWaiting()));

@@ -118,6 +118,9 @@ test('a model file whose config asks for more than it stores is rejected before 
   const bytes = model('dates');
   const huge = withConfig(bytes, (c) => { c.emb = 4096; c.enc_hidden = 4096; c.combine = 8192; c.attn_dim = 4096; });
   const wrap32 = withConfig(bytes, (c) => { c.src_vocab = 38; c.emb = 2 ** 32 / 38 + 1; });
+  // 2^32 + 64 must not arrive as 64 (the dates model's real emb) in 32-bit wasm
+  const over32 = withConfig(bytes, (c) => { c.emb = 2 ** 32 + 64; });
+  assert.throws(() => al.Seq2Seq.fromBytes(over32), /'emb' must be in \[0, \d+\], got 4294967360/);
   const before = al.memory();
   for (let i = 0; i < 20; ++i) {
     assert.throws(() => al.Seq2Seq.fromBytes(huge), /more parameter values than the file stores|more than the limit/);

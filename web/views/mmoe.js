@@ -103,7 +103,7 @@ async function showShipped(call) {
   }
 }
 
-export function init(call) {
+export function init(call, _manifest) {
   $('#mmoe-shipped').addEventListener('click', () => showShipped(call));
   const p = $('#mmoe-p'), out = $('#mmoe-p-out');
   p.addEventListener('input', () => { out.value = Number(p.value).toFixed(2); });

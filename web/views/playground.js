@@ -33,7 +33,7 @@ async function fillScores(call) {
   sel.value = kinds.some((k) => k.name === keep) ? keep : kinds[0].name;
 }
 
-export function init(call) {
+export function init(call, _manifest) {
   fillScores(call).catch(() => {});
   const inputs = ['#pg-text', '#pg-score', '#pg-mode', '#pg-window', '#pg-causal', '#pg-valid', '#pg-heads'];
   let timer = null, last = null;

@@ -40,7 +40,7 @@ function dinHistories(container, r) {
   }
 }
 
-export function init(call) {
+export function init(call, _manifest) {
   const dinOut = $('#din-out'), autoOut = $('#autoint-out');
 
   async function trainDin(pooling) {

@@ -39,9 +39,11 @@ void ConfigReader::size(const char* key, size_t& v, size_t lo, size_t hi) const 
   if (!has(key)) return;
   const nlohmann::json& x = j_[key];
   if (!x.is_number_unsigned()) fail(key, "must be a non-negative integer, got " + x.dump());
-  const size_t got = x.get<size_t>();
+  // read as 64 bits and range-check before narrowing: in wasm size_t is 32 bits and
+  // 2^32 + 64 would otherwise arrive as 64
+  const uint64_t got = x.get<uint64_t>();
   if (got < lo || got > hi) fail(key, "must be in " + range(lo, hi) + ", got " + x.dump());
-  v = got;
+  v = static_cast<size_t>(got);
 }
 
 void ConfigReader::number(const char* key, float& v, double lo, double hi) const {
@@ -74,9 +76,9 @@ void ConfigReader::sizes(const char* key, std::vector<size_t>& v, size_t lo, siz
   for (const auto& e : x) {
     if (!e.is_number_unsigned())
       fail(key, "entries must be non-negative integers, got " + e.dump());
-    const size_t got = e.get<size_t>();
+    const uint64_t got = e.get<uint64_t>();  // 64 bits first, as in size()
     if (got < lo || got > hi) fail(key, "entries must be in " + range(lo, hi) + ", got " + e.dump());
-    out.push_back(got);
+    out.push_back(static_cast<size_t>(got));
   }
   v = std::move(out);
 }

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "attnlab/io/config_reader.hpp"
 #include "attnlab/kernels/kernels.hpp"
 #include "attnlab/nn/loss.hpp"
 
@@ -49,30 +50,31 @@ std::string Seq2SeqConfig::to_json() const {
 }
 
 Seq2SeqConfig Seq2SeqConfig::from_json(const std::string& s) {
+  // typed and range-read through the one config reader (64-bit reads, so a
+  // size of 2^32 + 64 is an error in wasm too, never 64); validate() then
+  // checks the combinations
   Seq2SeqConfig c;
-  try {
-    const json j = json::parse(s);
-    c.task = j.value("task", c.task);
-    c.rnn = j.at("rnn").get<std::string>();
-    c.bidirectional = j.at("bidirectional").get<bool>();
-    c.input_feed = j.at("input_feed").get<bool>();
-    c.score = j.at("score").get<std::string>();
-    c.emb = j.at("emb").get<size_t>();
-    c.enc_hidden = j.at("enc_hidden").get<size_t>();
-    c.attn_dim = j.value("attn_dim", c.attn_dim);
-    c.local_window = j.value("local_window", c.local_window);
-    c.combine = j.at("combine").get<size_t>();
-    c.max_src_len = j.at("max_src_len").get<size_t>();
-    c.max_tgt_len = j.at("max_tgt_len").get<size_t>();
-    c.uppercase = j.value("uppercase", c.uppercase);
-    c.output_sep = j.value("output_sep", c.output_sep);
-    c.src_vocab = j.value("src_vocab", size_t(0));
-    c.tgt_vocab = j.value("tgt_vocab", size_t(0));
-  } catch (const json::exception& e) {
-    throw Error(std::string("seq2seq config: expected a JSON object with rnn, bidirectional, "
-                            "input_feed, score, emb, enc_hidden, combine, max_src_len, "
-                            "max_tgt_len: ") + e.what());
-  }
+  const io::ConfigReader r(s, "seq2seq");
+  for (const char* key : {"rnn", "bidirectional", "input_feed", "score", "emb", "enc_hidden",
+                          "combine", "max_src_len", "max_tgt_len"})
+    r.require(key);
+  constexpr size_t kAny = size_t{1} << 30;  // validate() has the real ranges
+  r.string("task", c.task);
+  r.string("rnn", c.rnn);
+  r.boolean("bidirectional", c.bidirectional);
+  r.boolean("input_feed", c.input_feed);
+  r.string("score", c.score);
+  r.size("emb", c.emb, 0, kAny);
+  r.size("enc_hidden", c.enc_hidden, 0, kAny);
+  r.size("attn_dim", c.attn_dim, 0, kAny);
+  r.size("local_window", c.local_window, 0, kAny);
+  r.size("combine", c.combine, 0, kAny);
+  r.size("max_src_len", c.max_src_len, 0, kAny);
+  r.size("max_tgt_len", c.max_tgt_len, 0, kAny);
+  r.boolean("uppercase", c.uppercase);
+  r.string("output_sep", c.output_sep);
+  r.size("src_vocab", c.src_vocab, 0, kAny);
+  r.size("tgt_vocab", c.tgt_vocab, 0, kAny);
   c.validate();
   return c;
 }
