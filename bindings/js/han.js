@@ -7,18 +7,15 @@
 // The text goes through the same C++ tokenizer as training (MIME, HTML,
 // sentences, <num>/<url>/<email>, truncation to the model's limits).
 // score = sqrt(sentence weight) * word weight, as in the paper's figures.
-import { WasmObject, fetchBytes, toU8 } from './util.js';
+import { WasmObject, camelKeys, fetchBytes, toU8 } from './util.js';
 
 export function install(api, mod) {
   class HAN extends WasmObject {
     constructor(_handle) {
       super(_handle, 'HAN');
-      const c = JSON.parse(this._h.config());
-      this.config = {
-        vocab: c.vocab, emb: c.emb, wordHidden: c.word_hidden, sentHidden: c.sent_hidden,
-        wordCtx: c.word_ctx, sentCtx: c.sent_ctx, classes: c.classes,
-        maxSentences: c.max_sentences, maxWords: c.max_words, labels: c.labels,
-      };
+      const { vocab, emb, wordHidden, sentHidden, wordCtx, sentCtx, classes, maxSentences, maxWords, labels } =
+        camelKeys(JSON.parse(this._h.config()));
+      this.config = { vocab, emb, wordHidden, sentHidden, wordCtx, sentCtx, classes, maxSentences, maxWords, labels };
     }
     /** Loads a HAN model file (Uint8Array or ArrayBuffer of a .safetensors written by attnlab). */
     static fromBytes(bytes) {

@@ -4,7 +4,7 @@
 //   await m.fit(x, y, { epochs: 20, onEpoch: ({ epoch, loss }) => ... });
 //   const { pred, gates } = m.predict(x.subarray(0, 100 * 100));
 //   m.delete();
-import { WasmObject, fetchBytes, plain, toF32, toU8 } from './util.js';
+import { WasmObject, camelKeys, fetchBytes, plain, toF32, toU8 } from './util.js';
 
 export function install(api, mod) {
   class MMoE extends WasmObject {
@@ -15,11 +15,8 @@ export function install(api, mod) {
      */
     constructor(opts = {}, _handle = null) {
       super(_handle ?? mod.MMoEModel.create(plain(opts)), 'MMoE');
-      const c = JSON.parse(this._h.config());
-      this.config = {
-        inputDim: c.input_dim, experts: c.experts, expertUnits: c.expert_units, tasks: c.tasks,
-        towerUnits: c.tower_units, attDim: c.att_dim, gate: c.gate,
-      };
+      const { inputDim, experts, expertUnits, tasks, towerUnits, attDim, gate } = camelKeys(JSON.parse(this._h.config()));
+      this.config = { inputDim, experts, expertUnits, tasks, towerUnits, attDim, gate };
     }
     /** Loads a model file (Uint8Array or ArrayBuffer of a .safetensors written by attnlab). */
     static fromBytes(bytes) {

@@ -95,6 +95,13 @@ export function plain(o) {
   return { ...o };
 }
 
+/** The one snake_case -> camelCase mapping of config objects read from C++ ({ word_hidden } -> { wordHidden }). */
+export function camelKeys(o) {
+  const out = {};
+  for (const [k, v] of Object.entries(o)) out[k.replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase())] = v;
+  return out;
+}
+
 /** Float32Array as is; arrays and other array-likes copied into one. */
 export function toF32(v) {
   if (v instanceof Float32Array) return v;
