@@ -16,7 +16,6 @@ using namespace email_detail;
 
 namespace {
 
-// ------------------------------------------------------------------ HTML
 struct Entity {
   const char* name;
   uint32_t cp;

@@ -51,6 +51,7 @@ bool is_latin1_charset(std::string_view cs) {
          c == "iso-8859-15" || c == "iso8859-15" || c == "windows-1252" || c == "cp1252" ||
          c == "iso_8859-1" || c == "l1";
 }
+
 // ------------------------------------------------------------------ headers / MIME
 struct Field {
   std::string name;   // lowercase

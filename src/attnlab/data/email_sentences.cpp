@@ -19,7 +19,6 @@ using namespace email_detail;
 
 namespace {
 
-// ------------------------------------------------------------------ sentences
 bool is_abbreviation(std::string_view word) {
   static const char* const abbr[] = {"mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "vs",
                                      "etc", "e.g", "i.e", "inc", "ltd", "co", "corp", "no",

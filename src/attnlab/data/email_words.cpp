@@ -25,7 +25,6 @@ using namespace email_detail;
 
 namespace {
 
-// ------------------------------------------------------------------ words
 bool is_word_cp(uint32_t cp) {
   if (cp < 0x80) return is_alnum(static_cast<unsigned char>(cp));
   if (cp <= 0xBF) return cp == 0xAA || cp == 0xB5 || cp == 0xBA;  // C1 controls, Latin-1 punct.
