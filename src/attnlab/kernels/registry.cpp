@@ -10,6 +10,7 @@
 #include <limits>
 #include <random>
 #include <set>
+#include <iterator>
 #include <sstream>
 #include <tuple>
 #include <type_traits>
@@ -148,14 +149,15 @@ struct Twins {
 using UnaryTwins = exp_twins;              // y = f(x)
 using BackwardTwins = exp_backward_twins;  // dx = dy * f'(a)
 
-// A case of kernel k named k.name, or k.name + "_" + variant; `make` is set by the caller.
-template <class F>
-KernelCase new_case(const Twins<F>& k, const std::string& variant, size_t tile, Tolerance tol,
-                    bool in_place, std::vector<Shape> test_shapes,
-                    std::vector<Shape> bench_shapes) {
+// A case of `kernel` named after it, or kernel + "_" + variant; `make` is set by the caller.
+// (Not inlined: one copy serves every case, which keeps the .wasm smaller.)
+[[gnu::noinline]] KernelCase new_case(const char* kernel, const char* variant, size_t tile,
+                                      Tolerance tol, bool in_place,
+                                      std::vector<Shape> test_shapes,
+                                      std::vector<Shape> bench_shapes) {
   KernelCase c;
-  c.kernel = k.name;
-  c.name = variant.empty() ? c.kernel : c.kernel + "_" + variant;
+  c.kernel = kernel;
+  c.name = *variant ? c.kernel + "_" + variant : c.kernel;
   c.tile = tile;
   c.tol = tol;
   c.in_place = in_place;
@@ -169,11 +171,11 @@ KernelCase new_case(const Twins<F>& k, const std::string& variant, size_t tile, 
 // out_per_n * n its output floats (0: one float, a reduction) starting in [out_lo, out_hi],
 // call(f, n, in, out) the call; in_place_input >= 0 checks it in place with that input.
 template <class F, class Inputs, class Call>
-KernelCase vector_case(const Twins<F>& k, const std::string& variant, size_t tile,
+KernelCase vector_case(const Twins<F>& k, const char* variant, size_t tile,
                        Tolerance tol, int in_place_input, Inputs inputs, size_t out_per_n,
                        float out_lo, float out_hi, double flops_per_n, Call call,
                        bool with_zero = true) {
-  KernelCase c = new_case(k, variant, tile, tol, in_place_input >= 0,
+  KernelCase c = new_case(k.name, variant, tile, tol, in_place_input >= 0,
                           vec_shapes(tile, with_zero), {{4096, 0, 0}});
   c.make = [=](Shape s, uint32_t seed) -> std::unique_ptr<KernelRun> {
     const size_t n = s[0];
@@ -188,7 +190,7 @@ KernelCase vector_case(const Twins<F>& k, const std::string& variant, size_t til
 }
 
 // y = f(x) on inputs in [lo, hi], in place allowed
-KernelCase unary(const UnaryTwins& k, const std::string& variant, float lo, float hi,
+KernelCase unary(const UnaryTwins& k, const char* variant, float lo, float hi,
                  Tolerance tol) {
   return vector_case(
       k, variant, simd_lanes(), tol, 0,
@@ -211,7 +213,7 @@ template <class F, class Inputs, class OutSize, class Call>
 KernelCase row_case(const Twins<F>& k, Tolerance tol, int in_place_input, Shape bench,
                     double flops_per, Inputs inputs, OutSize out_size, Call call) {
   const size_t W = simd_lanes();
-  KernelCase c = new_case(k, "", W, tol, in_place_input >= 0, row_shapes(W), {bench});
+  KernelCase c = new_case(k.name, "", W, tol, in_place_input >= 0, row_shapes(W), {bench});
   c.make = [=](Shape s, uint32_t seed) -> std::unique_ptr<KernelRun> {
     const size_t R = s[0], C = s[1];
     auto fn = [=](F f) {
@@ -288,7 +290,8 @@ KernelCase quant_gemm(const Twins<F>& k) {
         shapes.push_back({n, m, kk});
   shapes.push_back({2, 5, 1040});
   shapes.push_back({1, 4, 1104});
-  KernelCase c = new_case(k, "", 4, {2e-5, 1e-5}, false, shapes, {{1, 768, 256}, {4, 768, 256}});
+  KernelCase c =
+      new_case(k.name, "", 4, {2e-5, 1e-5}, false, shapes, {{1, 768, 256}, {4, 768, 256}});
   c.make = [k](Shape s, uint32_t seed) -> std::unique_ptr<KernelRun> {
     return std::make_unique<QuantGemmRun<W, F>>(k, s[0], s[1], s[2], seed);
   };
@@ -303,7 +306,7 @@ KernelCase quantize(const Twins<F>& k, Call call) {
   std::vector<Shape> shapes;
   for (size_t rows : {size_t{1}, size_t{3}})
     for (size_t n : edge_sizes(8, false)) shapes.push_back({rows, n, 0});
-  KernelCase c = new_case(k, "", 8, {0, 0}, false, shapes, {{1, 256, 0}});
+  KernelCase c = new_case(k.name, "", 8, {0, 0}, false, shapes, {{1, 256, 0}});
   c.make = [=](Shape s, uint32_t seed) -> std::unique_ptr<KernelRun> {
     const size_t R = s[0], C = s[1], ldq = (C + 15) / 16 * 16;
     auto fn = [=](F f) {
@@ -336,7 +339,7 @@ void cases_gemm(Cases& v, const gemm_twins& k) {
           if (m > 0 && n > 0) shapes.push_back({m, n, kk});
     shapes.push_back({101, 523, 265});  // crosses the MC, NC and KC cache blocks
     shapes.push_back({64, 64, 64});
-    KernelCase c = new_case(k, variant, NR, {3e-4, 1e-4}, false, shapes,
+    KernelCase c = new_case(k.name, variant, NR, {3e-4, 1e-4}, false, shapes,
                             {{256, 256, 256}, {1, 256, 256}, {32, 64, 64}});
     c.every_gemm_tile = true;
     c.make = [k, ta = ta, tb = tb, beta = beta](Shape s,
@@ -354,7 +357,7 @@ void cases_gemm(Cases& v, const gemm_twins& k) {
                                           M * N, clo, chi, -1, 2.0 * M * N * K, fn(k.ref),
                                           fn(k.simd), seed);
     };
-    v.push_back(c);
+    v.push_back(std::move(c));
   }
 }
 
@@ -364,7 +367,8 @@ void cases_gemv(Cases& v, const gemv_twins& k) {
   for (size_t m : {size_t{1}, size_t{3}, size_t{4}, size_t{5}, size_t{9}})
     for (size_t n : edge_sizes(W, false)) shapes.push_back({m, n, 0});
   for (bool ta : {false, true}) {
-    KernelCase c = new_case(k, ta ? "t" : "n", W, {3e-4, 1e-4}, false, shapes, {{256, 256, 0}});
+    KernelCase c =
+        new_case(k.name, ta ? "t" : "n", W, {3e-4, 1e-4}, false, shapes, {{256, 256, 0}});
     c.make = [k, ta](Shape s, uint32_t seed) -> std::unique_ptr<KernelRun> {
       const size_t M = s[0], N = s[1];
       const size_t nx = ta ? M : N, ny = ta ? N : M;
@@ -376,7 +380,7 @@ void cases_gemv(Cases& v, const gemv_twins& k) {
       return std::make_unique<GenericRun>(std::vector<Input>{{M * N, -1, 1}, {nx, -1, 1}}, ny,
                                           -1.f, 1.f, -1, 2.0 * M * N, fn(k.ref), fn(k.simd), seed);
     };
-    v.push_back(c);
+    v.push_back(std::move(c));
   }
 }
 
@@ -429,7 +433,7 @@ void cases_softmax_rows(Cases& v, const softmax_rows_twins& k) {
        {std::make_tuple("", 8.f, 0.f, false), std::make_tuple("mask", 8.f, 0.3f, false),
         std::make_tuple("mask_bcast", 8.f, 0.5f, true), std::make_tuple("pm1e4", 1e4f, 0.f, false),
         std::make_tuple("fully_masked", 8.f, 0.97f, false)}) {
-    KernelCase c = new_case(k, variant, W, {1e-7, 2e-5}, true, row_shapes(W), {{128, 128, 0}});
+    KernelCase c = new_case(k.name, variant, W, {1e-7, 2e-5}, true, row_shapes(W), {{128, 128, 0}});
     // extra rows so some rows are fully masked at high mask probability
     if (p_mask > 0.f) c.test_shapes.push_back({64, 3, 0});
     c.make = [k, range = range, p_mask = p_mask, broadcast = broadcast](
@@ -446,7 +450,7 @@ void cases_softmax_rows(Cases& v, const softmax_rows_twins& k) {
       return std::make_unique<GenericRun>(in, R * C, 0.f, 0.f, 0, 5.0 * R * C, fn(k.ref),
                                           fn(k.simd), seed);
     };
-    v.push_back(c);
+    v.push_back(std::move(c));
   }
 }
 
@@ -512,7 +516,7 @@ void cases_layernorm(Cases& v, const layernorm_twins& k) {
 
 void cases_layernorm_backward(Cases& v, const layernorm_backward_twins& k) {
   const size_t W = simd_lanes();
-  KernelCase c = new_case(k, "", W, {2e-5, 1e-4}, false, row_shapes(W), {{128, 256, 0}});
+  KernelCase c = new_case(k.name, "", W, {2e-5, 1e-4}, false, row_shapes(W), {{128, 256, 0}});
   c.make = [k](Shape s, uint32_t seed) -> std::unique_ptr<KernelRun> {
     const size_t R = s[0], C = s[1];
     // inputs: dy, x, gamma; mean/rstd come from x via the reference forward, once
@@ -534,7 +538,7 @@ void cases_layernorm_backward(Cases& v, const layernorm_backward_twins& k) {
         std::vector<Input>{{R * C, -1, 1}, {R * C, -3, 5}, {C, 0.5f, 1.5f}}, R * C + 2 * C, 0.f,
         0.f, -1, 12.0 * R * C, body(k.ref), body(k.simd), seed);
   };
-  v.push_back(c);
+  v.push_back(std::move(c));
 }
 
 void cases_quantize_rows_i16(Cases& v, const quantize_rows_i16_twins& k) {
@@ -559,17 +563,14 @@ Cases build_cases() {
   return v;
 }
 
-std::vector<std::string> build_names() {
-  std::vector<std::string> v;
-#define ATTNLAB_KERNEL(name, ret, params) v.push_back(#name);
-#include "attnlab/kernels/kernel_list.def"
-  return v;
-}
-
 }  // namespace
 
 const std::vector<std::string>& kernel_names() {
-  static const std::vector<std::string> names = build_names();
+  static const char* const list[] = {
+#define ATTNLAB_KERNEL(name, ret, params) #name,
+#include "attnlab/kernels/kernel_list.def"
+  };
+  static const std::vector<std::string> names(std::begin(list), std::end(list));
   return names;
 }
 
