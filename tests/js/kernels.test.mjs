@@ -99,6 +99,6 @@ test('the quantized products use the 16-bit multiply-add and the quantizer round
     }
   }
   const report = al.kernels.selftest(3);
-  for (const k of ['int8_gemm', 'int16_gemm', 'int8_quantize', 'int16_quantize'])
+  for (const k of ['gemm_i8', 'gemm_i16', 'quantize_rows_i8', 'quantize_rows_i16'])
     assert.ok(report.cases.some((c) => c.name === k && c.passed), `${k} missing or failing`);
 });

@@ -1,10 +1,12 @@
 // Every SIMD kernel against its scalar twin, at sizes below, equal to, above
-// and at multiples of its tile, in place where allowed (the list lives in
-// src/attnlab/kernels/registry.cpp). Plus the softmax edge cases.
+// and at multiples of its tile, in place where allowed (the cases live in
+// src/attnlab/kernels/registry.cpp, one function per kernel of kernel_list.def).
+// Plus the softmax edge cases.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
+#include <set>
 #include <vector>
 
 #include "attnlab/core/error.hpp"
@@ -24,28 +26,15 @@ class KernelVsRef : public ::testing::TestWithParam<std::string> {};
 TEST_P(KernelVsRef, MatchesReferenceAtTileEdges) {
   const KernelCase& c = kernel_case(GetParam());
   ASSERT_FALSE(c.test_shapes.empty());
-  // GEMM: every compiled register tile, not only the one the autotune picked
-  const int chosen = gemm_selected_tile();
-  const int tiles = c.name.rfind("gemm_", 0) == 0 ? static_cast<int>(gemm_tile_count()) : 1;
-  for (int t = 0; t < tiles; ++t) {
-  if (tiles > 1) gemm_select_tile(t);
-  SCOPED_TRACE("GEMM tile " + std::to_string(gemm_tile_m()) + "x" + std::to_string(gemm_tile_n()));
-  for (const Shape& s : c.test_shapes) {
-    for (bool in_place : {false, true}) {
-      if (in_place && !c.in_place) continue;
-      for (uint32_t seed : {1u, 2u}) {
-        auto run = c.make(s, seed);
-        const CheckResult r = run->check(in_place);
-        EXPECT_TRUE(r.passed()) << c.name << " shape " << shape_str(s)
-                                << (in_place ? " in place" : "") << ": max |err| "
-                                << r.max_abs_err << ", worst err/tol " << r.worst_ratio
-                                << (r.all_finite ? "" : ", non-finite mismatch");
-      }
-    }
-  }
-  }
-  gemm_select_tile(chosen);
-  gemm_release_tile();
+  size_t checks = 0;
+  check_case(c, {1u, 2u}, [&](const CheckRecord& r) {
+    ++checks;
+    EXPECT_TRUE(r.result.passed())
+        << r.label << " shape " << shape_str(r.shape) << (r.in_place ? " in place" : "")
+        << " seed " << r.seed << ": max |err| " << r.result.max_abs_err << ", worst err/tol "
+        << r.result.worst_ratio << (r.result.all_finite ? "" : ", non-finite mismatch");
+  });
+  EXPECT_GE(checks, 2 * c.test_shapes.size());
 }
 
 TEST(Gemm, EveryTileGivesBitIdenticalResults) {
@@ -74,14 +63,50 @@ std::vector<std::string> all_names() {
 INSTANTIATE_TEST_SUITE_P(All, KernelVsRef, ::testing::ValuesIn(all_names()),
                          [](const auto& p) { return p.param; });
 
-TEST(KernelList, CoversTheRequiredKernels) {
+TEST(KernelList, EveryKernelHasCasesAndEveryCaseNamesItsKernel) {
+  const std::vector<std::string>& kernels = kernel_names();
+  ASSERT_GE(kernels.size(), 28u);
+  const std::set<std::string> listed(kernels.begin(), kernels.end());
+  EXPECT_EQ(listed.size(), kernels.size()) << "a kernel is listed twice";
+  std::set<std::string> covered, names;
+  for (const KernelCase& c : kernel_cases()) {
+    EXPECT_TRUE(listed.count(c.kernel)) << c.name << " checks " << c.kernel << ", not in the list";
+    EXPECT_TRUE(c.name == c.kernel || c.name.rfind(c.kernel + "_", 0) == 0)
+        << c.name << " does not start with its kernel's name " << c.kernel;
+    EXPECT_TRUE(names.insert(c.name).second) << c.name << " twice";
+    EXPECT_FALSE(c.test_shapes.empty()) << c.name;
+    EXPECT_FALSE(c.bench_shapes.empty()) << c.name;
+    EXPECT_TRUE(c.make) << c.name;
+    EXPECT_EQ(c.every_gemm_tile, c.kernel == "gemm") << c.name;
+    covered.insert(c.kernel);
+  }
+  for (const std::string& k : kernels) EXPECT_TRUE(covered.count(k)) << k << " has no case";
+}
+
+// names the JS package, the page and bench/*.mjs call kernels.bench() and the self-test with
+TEST(KernelList, KeepsTheNamesCallersUse) {
   for (const char* n : {"gemm_nn", "gemm_nt", "gemm_tn", "gemm_tt", "gemv_n", "gemv_t", "dot",
-                        "axpy", "scale", "softmax_rows", "softmax_rows_backward",
-                        "log_softmax_rows", "exp", "tanh", "sigmoid", "relu", "gelu",
-                        "exp_backward", "tanh_backward", "sigmoid_backward", "relu_backward",
-                        "gelu_backward", "layernorm", "layernorm_backward", "sum", "max"})
+                        "axpy", "scale", "add", "mul", "softmax_rows", "softmax_rows_mask",
+                        "softmax_rows_fully_masked", "softmax_rows_pm1e4",
+                        "softmax_rows_backward", "log_softmax_rows", "exp", "tanh", "sigmoid",
+                        "relu", "gelu", "exp_backward", "tanh_backward", "sigmoid_backward",
+                        "relu_backward", "gelu_backward", "layernorm", "layernorm_backward",
+                        "sum", "max", "gemm_i16", "gemm_i8", "quantize_rows_i16",
+                        "quantize_rows_i8"})
     EXPECT_NO_THROW(kernel_case(n)) << n;
   EXPECT_THROW(kernel_case("no_such_kernel"), attnlab::Error);
+}
+
+TEST(KernelList, ComparesWithTheGivenTolerance) {
+  // a run's outputs compared with a zero tolerance fail where the twins differ, and
+  // with the case's own tolerance pass: the tolerance lives in the case alone
+  const KernelCase& c = kernel_case("exp");
+  const auto out = c.make({1000, 0, 0}, 3)->outputs(false);
+  EXPECT_TRUE(compare_outputs(out[0], out[1], c.tol).passed());
+  EXPECT_FALSE(compare_outputs(out[0], out[1], Tolerance{0, 0}).passed());
+  std::vector<float> r = {1.f, 2.f}, s = {1.f, 2.5f};
+  EXPECT_NEAR(compare_outputs(r, s, {0.25, 0}).worst_ratio, 2.0, 1e-12);
+  EXPECT_FALSE(compare_outputs(r, {1.f, std::nanf("")}, {1, 1}).passed());
 }
 
 TEST(Softmax, FullyMaskedRowGivesZerosNotNaN) {

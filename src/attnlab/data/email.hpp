@@ -3,65 +3,15 @@
 // The same code runs natively and in wasm (the page tokenizes pasted text with
 // it), so it uses only the C++17 standard library and no OS calls.
 //
-// Pipeline (tokenize_email):
-//  1. Input cap: only the first max_input_bytes bytes (default 1 MiB) are read;
-//     the cut is moved back to a UTF-8 character boundary and the result says
-//     input_truncated. A multipart message cut this way keeps the parts seen so
-//     far (the last one runs to the cut).
-//  2. Headers: if the text starts like a message (an mbox "From " line or a
-//     header field "Name: value", and every line up to the first blank line is
-//     a header field or a folded continuation), the header block is parsed:
-//     Subject is kept (RFC 2047 encoded-words =?charset?Q|B?...?= decoded,
-//     whitespace between adjacent encoded-words dropped), Content-Type /
-//     Content-Transfer-Encoding / Content-Disposition drive the body decoding,
-//     all other headers are dropped. Otherwise the whole text is the body.
-//  3. MIME: multipart/* bodies are split at their boundaries (nested parts
-//     too, depth <= 16). multipart/alternative keeps one alternative: the first
-//     text/plain one with some text, else the text/html one, else the last one
-//     that yields text. Other multiparts keep the text of all their parts.
-//     message/rfc822 parts contribute their body. Parts with
-//     "Content-Disposition: attachment" and non-text parts are dropped; among
-//     text/* only plain, html and enriched are kept. A part without
-//     Content-Type is text/plain. Transfer encodings quoted-printable (soft line
-//     breaks "=\n", "=XX" escapes; a malformed "=" stays as is) and base64
-//     (characters outside the alphabet skipped) are decoded.
-//  4. Charsets and invalid bytes: bytes decoded from quoted-printable/base64
-//     (and RFC 2047 words) in iso-8859-1/-15, latin1 or windows-1252 are
-//     converted to UTF-8 (0x80-0x9F per windows-1252). Everything else (utf-8,
-//     us-ascii, 7bit/8bit parts, which are already text in the JSON corpus and
-//     in pasted text, and charsets we do not convert such as gb2312 or koi8-r)
-//     is checked as UTF-8: each byte that does not start a valid, shortest-form
-//     UTF-8 sequence (no surrogates, <= U+10FFFF) is replaced by U+FFFD. U+FFFD
-//     is not a word character, so it separates words and never becomes one.
-//  5. HTML (text/html parts, and text/plain bodies that contain <html or <body)
-//     becomes text: comments, <script>, <style>, <title> and <xml> content are
-//     dropped, block tags (p, div, tr, h1-6, table, ...) become paragraph
-//     breaks, br/li become line breaks, other tags vanish, source whitespace
-//     collapses, entities are decoded (numeric, and ~100 common named ones).
-//  6. Sentences: the subject is the first sentence. The body splits at blank
-//     lines (paragraphs), at a line break after a short line (< 40 bytes: greetings,
-//     signatures, lists) or before a list/quote marker, and after ., ! or ? (runs
-//     thereof, optionally followed by closing quotes/brackets) followed by
-//     whitespace, except after common abbreviations (e.g., mr., etc.) and
-//     single-letter initials. Other line breaks inside a paragraph join wrapped
-//     lines. Leading quote markers (">") are removed from each line. A
-//     sentence's text is trimmed and its whitespace collapsed to single spaces.
-//  7. Words (tokenize_words): whitespace-separated chunks, stripped of
-//     surrounding punctuation; a chunk starting with http://, https://, ftp://,
-//     www. -> <url>; mailto: or local@domain.tld -> <email>; a bare domain with a
-//     common TLD (example.com, foo.co.uk/path) -> <url>. Otherwise the chunk
-//     splits into runs of word characters (ASCII letters and digits, and
-//     non-ASCII letters: every code point >= U+0080 except spaces, punctuation,
-//     symbols, private use, emoji and U+FFFD); an apostrophe (' or U+2019)
-//     between letters stays inside the word (as '), and . , : / - between digits
-//     glue a number (1,000.50, 12:30, 2002-08-22). A run of digits and those
-//     separators -> <num>; any other run -> lowercased (ASCII, Latin-1,
-//     Latin Extended-A, Greek and Cyrillic capitals). Punctuation is dropped.
-//     Sentences without tokens are dropped.
-//  8. Truncation: a sentence longer than max_words tokens continues as the
-//     next sentence (split_long_sentences = true, default) or is cut
-//     (false); at most max_sentences sentences are kept (doc_truncated says
-//     whether more were there). Defaults: 30 sentences x 40 words.
+// Pipeline (tokenize_email); each stage's file states its steps in full:
+//  1. input cap (max_input_bytes, cut at a UTF-8 boundary)    email_mime.cpp
+//  2. headers: Subject (RFC 2047), the MIME fields            email_mime.cpp
+//  3. MIME parts, multipart/alternative choice, QP / base64   email_mime.cpp
+//  4. charsets to UTF-8, invalid bytes -> U+FFFD              email_mime.cpp
+//  5. HTML to text, entities                                  email_html.cpp
+//  6. sentences                                               email_sentences.cpp
+//  7. words and <num>/<url>/<email> tokens                    email_words.cpp
+//  8. truncation (max_words, max_sentences)                   email.cpp
 #pragma once
 #include <cstddef>
 #include <cstdint>

@@ -13,7 +13,7 @@ struct BenchResult {
   double ref_ns = 0, ref_gflops = 0;  // scalar twin (0 if not timed)
 };
 
-// Times kernel `name` of the kernel list at `shape` for at least min_ms
+// Times case `name` of the kernel registry (registry.hpp) at `shape` for at least min_ms
 // (after a warm-up), best of 5 batches. Sizes (0 = unused), the product of any two at
 // most kMaxBenchElements (the largest buffer), of all three at most 2^31;
 // min_ms in [0, 60000]; anything else is an Error.

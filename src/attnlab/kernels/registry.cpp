@@ -1,5 +1,8 @@
-// The kernel list: each entry pairs a SIMD kernel with its scalar twin, the
-// inputs it is checked on, its tolerance and the shapes it is timed at.
+// The kernel registry: for each kernel of kernel_list.def, a function
+// cases_<name> that says how the kernel is checked against its scalar twin
+// (inputs, tolerance, in place or not, tile-edge shapes) and timed (bench shapes).
+// build_cases() calls one such function per row of the list, so a kernel added to
+// the list without its cases_<name> here is a compile error.
 #include "attnlab/kernels/registry.hpp"
 
 #include <algorithm>
@@ -7,13 +10,39 @@
 #include <limits>
 #include <random>
 #include <set>
+#include <iterator>
 #include <sstream>
+#include <tuple>
 #include <type_traits>
 
 #include "attnlab/core/error.hpp"
 #include "attnlab/kernels/kernels.hpp"
 
 namespace attnlab::kernels {
+
+CheckResult compare_outputs(const std::vector<float>& ref, const std::vector<float>& simd,
+                            Tolerance tol) {
+  CheckResult res;
+  if (ref.size() != simd.size()) {
+    res.all_finite = false;
+    res.worst_ratio = std::numeric_limits<double>::infinity();
+    return res;
+  }
+  for (size_t i = 0; i < ref.size(); ++i) {
+    const float r = ref[i], s = simd[i];
+    if (r == s || (std::isnan(r) && std::isnan(s))) continue;
+    if (std::isfinite(r) != std::isfinite(s)) {
+      res.all_finite = false;
+      res.worst_ratio = std::numeric_limits<double>::infinity();
+      continue;
+    }
+    const double e = std::fabs(static_cast<double>(r) - s);
+    res.max_abs_err = std::max(res.max_abs_err, e);
+    res.worst_ratio = std::max(res.worst_ratio, e / (tol.atol + tol.rtol * std::fabs(r)));
+  }
+  return res;
+}
+
 namespace {
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
@@ -30,10 +59,9 @@ using Fn = std::function<void(const std::vector<float*>& in, float* out)>;
 class GenericRun final : public KernelRun {
  public:
   GenericRun(std::vector<Input> inputs, size_t out_size, float out_lo, float out_hi,
-             int in_place_input, double flops, double atol, double rtol, Fn ref, Fn simd,
-             uint32_t seed)
-      : in_place_input_(in_place_input), flops_(flops), atol_(atol), rtol_(rtol),
-        ref_(std::move(ref)), simd_(std::move(simd)) {
+             int in_place_input, double flops, Fn ref, Fn simd, uint32_t seed)
+      : in_place_input_(in_place_input), flops_(flops), ref_(std::move(ref)),
+        simd_(std::move(simd)) {
     std::mt19937 rng(seed);
     for (const Input& spec : inputs) {
       std::uniform_real_distribution<float> u(spec.lo, spec.hi);
@@ -52,7 +80,7 @@ class GenericRun final : public KernelRun {
   void run_simd() override { simd_(ptrs(in_), out_simd_.data()); }
   double flops() const override { return flops_; }
 
-  CheckResult check(bool in_place) override {
+  std::array<std::vector<float>, 2> outputs(bool in_place) override {
     if (in_place && in_place_input_ >= 0) {
       // output buffer starts as a copy of the aliased input and is passed as both
       auto in_r = in_, in_s = in_;
@@ -65,14 +93,14 @@ class GenericRun final : public KernelRun {
       ps[k] = s.data();
       ref_(pr, r.data());
       simd_(ps, s.data());
-      return compare(r, s);
+      return {std::move(r), std::move(s)};
     }
     out_ref_ = out_init_;
     out_simd_ = out_init_;
     auto in_r = in_, in_s = in_;
     ref_(ptrs(in_r), out_ref_.data());
     simd_(ptrs(in_s), out_simd_.data());
-    return compare(out_ref_, out_simd_);
+    return {out_ref_, out_simd_};
   }
 
  private:
@@ -81,26 +109,11 @@ class GenericRun final : public KernelRun {
     for (auto& x : v) p.push_back(x.data());
     return p;
   }
-  CheckResult compare(const std::vector<float>& r, const std::vector<float>& s) const {
-    CheckResult res;
-    for (size_t i = 0; i < r.size(); ++i) {
-      if (r[i] == s[i] || (std::isnan(r[i]) && std::isnan(s[i]))) continue;
-      if (std::isfinite(r[i]) != std::isfinite(s[i])) {
-        res.all_finite = false;
-        res.worst_ratio = std::numeric_limits<double>::infinity();
-        continue;
-      }
-      const double e = std::fabs(static_cast<double>(r[i]) - s[i]);
-      res.max_abs_err = std::max(res.max_abs_err, e);
-      res.worst_ratio = std::max(res.worst_ratio, e / (atol_ + rtol_ * std::fabs(r[i])));
-    }
-    return res;
-  }
 
   std::vector<std::vector<float>> in_;
   std::vector<float> out_init_, out_ref_, out_simd_;
   int in_place_input_;
-  double flops_, atol_, rtol_;
+  double flops_;
   Fn ref_, simd_;
 };
 
@@ -124,105 +137,90 @@ std::vector<Shape> row_shapes(size_t tile) {
   return out;
 }
 
-KernelCase make_unary(const std::string& name, float lo, float hi, double atol, double rtol,
-                      void (*ref)(size_t, const float*, float*),
-                      void (*simd)(size_t, const float*, float*), double flops_per) {
-  const size_t W = simd_lanes();
-  KernelCase c{name, W, atol, rtol, true, vec_shapes(W), {{4096, 0, 0}}, nullptr};
+// One kernel of the list: its name and its two twins.
+template <class F>
+struct Twins {
+  const char* name;
+  F ref, simd;
+};
+// gemm_twins, exp_twins, ...: one type per row of the list
+#define ATTNLAB_KERNEL(name, ret, params) using name##_twins = Twins<ret(*) params noexcept>;
+#include "attnlab/kernels/kernel_list.def"
+using UnaryTwins = exp_twins;              // y = f(x)
+using BackwardTwins = exp_backward_twins;  // dx = dy * f'(a)
+
+// A case of `kernel` named after it, or kernel + "_" + variant; `make` is set by the caller.
+// (Not inlined: one copy serves every case, which keeps the .wasm smaller.)
+[[gnu::noinline]] KernelCase new_case(const char* kernel, const char* variant, size_t tile,
+                                      Tolerance tol, bool in_place,
+                                      std::vector<Shape> test_shapes,
+                                      std::vector<Shape> bench_shapes) {
+  KernelCase c;
+  c.kernel = kernel;
+  c.name = *variant ? c.kernel + "_" + variant : c.kernel;
+  c.tile = tile;
+  c.tol = tol;
+  c.in_place = in_place;
+  c.every_gemm_tile = false;
+  c.test_shapes = std::move(test_shapes);
+  c.bench_shapes = std::move(bench_shapes);
+  return c;
+}
+
+// A vector kernel at vec_shapes(tile), timed at n = 4096: inputs(n) gives its inputs,
+// out_per_n * n its output floats (0: one float, a reduction) starting in [out_lo, out_hi],
+// call(f, n, in, out) the call; in_place_input >= 0 checks it in place with that input.
+template <class F, class Inputs, class Call>
+KernelCase vector_case(const Twins<F>& k, const char* variant, size_t tile,
+                       Tolerance tol, int in_place_input, Inputs inputs, size_t out_per_n,
+                       float out_lo, float out_hi, double flops_per_n, Call call,
+                       bool with_zero = true) {
+  KernelCase c = new_case(k.name, variant, tile, tol, in_place_input >= 0,
+                          vec_shapes(tile, with_zero), {{4096, 0, 0}});
   c.make = [=](Shape s, uint32_t seed) -> std::unique_ptr<KernelRun> {
     const size_t n = s[0];
-    return std::make_unique<GenericRun>(
-        std::vector<Input>{{n, lo, hi}}, n, 0.f, 0.f, 0, flops_per * n, atol, rtol,
-        [=](const std::vector<float*>& in, float* out) { ref(n, in[0], out); },
-        [=](const std::vector<float*>& in, float* out) { simd(n, in[0], out); }, seed);
-  };
-  return c;
-}
-
-// backward(n, a, dy, dx): a is the forward input or output, dy the upstream gradient.
-KernelCase make_backward(const std::string& name, float lo, float hi, double atol,
-                         double rtol,
-                         void (*ref)(size_t, const float*, const float*, float*),
-                         void (*simd)(size_t, const float*, const float*, float*)) {
-  const size_t W = simd_lanes();
-  KernelCase c{name, W, atol, rtol, true, vec_shapes(W), {{4096, 0, 0}}, nullptr};
-  c.make = [=](Shape s, uint32_t seed) -> std::unique_ptr<KernelRun> {
-    const size_t n = s[0];
-    return std::make_unique<GenericRun>(
-        std::vector<Input>{{n, lo, hi}, {n, -1.f, 1.f}}, n, 0.f, 0.f, 1, 4.0 * n, atol,
-        rtol, [=](const std::vector<float*>& in, float* out) { ref(n, in[0], in[1], out); },
-        [=](const std::vector<float*>& in, float* out) { simd(n, in[0], in[1], out); },
-        seed);
-  };
-  return c;
-}
-
-KernelCase make_gemm(const std::string& name, bool ta, bool tb, float beta) {
-  const size_t MR = gemm_tile_m(), NR = gemm_tile_n(), W = simd_lanes();
-  std::vector<Shape> shapes;
-  for (size_t m : {size_t{1}, MR - 1, MR, MR + 1, 2 * MR + 1})
-    for (size_t n : {size_t{1}, NR - 1, NR, NR + 1, 3 * NR})
-      for (size_t k : {size_t{1}, W + 1, size_t{17}})
-        if (m > 0 && n > 0) shapes.push_back({m, n, k});
-  shapes.push_back({101, 523, 265});  // crosses the MC, NC and KC cache blocks
-  shapes.push_back({64, 64, 64});
-  KernelCase c{name, NR, 3e-4, 1e-4, false, shapes,
-               {{256, 256, 256}, {1, 256, 256}, {32, 64, 64}}, nullptr};
-  c.make = [=](Shape s, uint32_t seed) -> std::unique_ptr<KernelRun> {
-    const size_t M = s[0], N = s[1], K = s[2];
-    const size_t lda = ta ? M : K, ldb = tb ? K : N;
-    const float nan = std::numeric_limits<float>::quiet_NaN();
-    const float clo = beta == 0.f ? nan : -1.f, chi = beta == 0.f ? nan : 1.f;
-    auto f = [=](decltype(&gemm) g) {
-      return [=](const std::vector<float*>& in, float* out) {
-        g(ta, tb, M, N, K, 0.75f, in[0], lda, in[1], ldb, beta, out, N);
-      };
+    auto fn = [=](F f) {
+      return [=](const std::vector<float*>& in, float* o) { call(f, n, in, o); };
     };
-    return std::make_unique<GenericRun>(std::vector<Input>{{M * K, -1, 1}, {K * N, -1, 1}},
-                                        M * N, clo, chi, -1, 2.0 * M * N * K, 3e-4, 1e-4,
-                                        f(&gemm_ref), f(&gemm), seed);
+    return std::make_unique<GenericRun>(inputs(n), out_per_n ? out_per_n * n : 1, out_lo,
+                                        out_hi, in_place_input, flops_per_n * n, fn(k.ref),
+                                        fn(k.simd), seed);
   };
   return c;
 }
 
-KernelCase make_gemv(const std::string& name, bool ta) {
-  const size_t W = simd_lanes();
-  std::vector<Shape> shapes;
-  for (size_t m : {size_t{1}, size_t{3}, size_t{4}, size_t{5}, size_t{9}})
-    for (size_t n : edge_sizes(W, false)) shapes.push_back({m, n, 0});
-  KernelCase c{name, W, 3e-4, 1e-4, false, shapes, {{256, 256, 0}}, nullptr};
-  c.make = [=](Shape s, uint32_t seed) -> std::unique_ptr<KernelRun> {
-    const size_t M = s[0], N = s[1];
-    const size_t nx = ta ? M : N, ny = ta ? N : M;
-    auto f = [=](decltype(&gemv) g) {
-      return [=](const std::vector<float*>& in, float* out) {
-        g(ta, M, N, 0.75f, in[0], N, in[1], 0.5f, out);
-      };
-    };
-    return std::make_unique<GenericRun>(std::vector<Input>{{M * N, -1, 1}, {nx, -1, 1}}, ny,
-                                        -1.f, 1.f, -1, 2.0 * M * N, 3e-4, 1e-4, f(&gemv_ref),
-                                        f(&gemv), seed);
-  };
-  return c;
+// y = f(x) on inputs in [lo, hi], in place allowed
+KernelCase unary(const UnaryTwins& k, const char* variant, float lo, float hi,
+                 Tolerance tol) {
+  return vector_case(
+      k, variant, simd_lanes(), tol, 0,
+      [=](size_t n) { return std::vector<Input>{{n, lo, hi}}; }, 1, 0.f, 0.f, 1.0,
+      [](auto f, size_t n, const auto& in, float* o) { f(n, in[0], o); });
 }
 
-KernelCase make_softmax(const std::string& name, float range, float p_mask, bool broadcast) {
+// backward(n, a, dy, dx): a (in [lo, hi]) is the forward input or output, dy the upstream
+// gradient; dx may alias dy
+KernelCase backward(const BackwardTwins& k, float lo, float hi, Tolerance tol) {
+  return vector_case(
+      k, "", simd_lanes(), tol, 1,
+      [=](size_t n) { return std::vector<Input>{{n, lo, hi}, {n, -1.f, 1.f}}; }, 1, 0.f, 0.f,
+      4.0, [](auto f, size_t n, const auto& in, float* o) { f(n, in[0], in[1], o); });
+}
+
+// A row kernel (rows, cols) at row_shapes(lanes): inputs(R, C) gives its inputs,
+// out_size(R, C) its output floats, call(f, R, C, in, out) the call.
+template <class F, class Inputs, class OutSize, class Call>
+KernelCase row_case(const Twins<F>& k, Tolerance tol, int in_place_input, Shape bench,
+                    double flops_per, Inputs inputs, OutSize out_size, Call call) {
   const size_t W = simd_lanes();
-  KernelCase c{name, W, 1e-7, 2e-5, true, row_shapes(W), {{128, 128, 0}}, nullptr};
-  // extra rows so some rows are fully masked at high mask probability
-  if (p_mask > 0.f) c.test_shapes.push_back({64, 3, 0});
+  KernelCase c = new_case(k.name, "", W, tol, in_place_input >= 0, row_shapes(W), {bench});
   c.make = [=](Shape s, uint32_t seed) -> std::unique_ptr<KernelRun> {
     const size_t R = s[0], C = s[1];
-    std::vector<Input> in{{R * C, -range, range}};
-    if (p_mask > 0.f) in.push_back({broadcast ? C : R * C, 0.f, 0.f, p_mask});
-    const size_t ms = broadcast ? 0 : C;
-    auto f = [=](decltype(&softmax_rows) g) {
-      return [=](const std::vector<float*>& x, float* out) {
-        g(R, C, x[0], C, p_mask > 0.f ? x[1] : nullptr, ms, out, C);
-      };
+    auto fn = [=](F f) {
+      return [=](const std::vector<float*>& in, float* o) { call(f, R, C, in, o); };
     };
-    return std::make_unique<GenericRun>(in, R * C, 0.f, 0.f, 0, 5.0 * R * C, 1e-7, 2e-5,
-                                        f(&softmax_rows_ref), f(&softmax_rows), seed);
+    return std::make_unique<GenericRun>(inputs(R, C), out_size(R, C), 0.f, 0.f, in_place_input,
+                                        flops_per * R * C, fn(k.ref), fn(k.simd), seed);
   };
   return c;
 }
@@ -231,16 +229,17 @@ KernelCase make_softmax(const std::string& name, float range, float p_mask, bool
 // reference quantizers, so both twins see the same integers); a tenth of the values are
 // exactly +-1, which quantize to +-qmax, and the first A row and first X row are all +1
 // and -1: the largest products the range contract allows (int32 sums must not overflow).
-template <class W>
+template <class W, class F>
 class QuantGemmRun final : public KernelRun {
  public:
-  QuantGemmRun(size_t n, size_t M, size_t K, uint32_t seed) : n_(n), M_(M), K_(K) {
+  QuantGemmRun(const Twins<F>& k, size_t n, size_t M, size_t K, uint32_t seed)
+      : k_(k), n_(n), M_(M), K_(K) {
     std::mt19937 rng(seed);
     std::uniform_real_distribution<float> u(-1.f, 1.f), p(0.f, 1.f);
     auto fill = [&](std::vector<float>& v, size_t rows, float first_row) {
       v.resize(rows * K);
       for (float& x : v) x = p(rng) < 0.1f ? (p(rng) < 0.5f ? -1.f : 1.f) : u(rng);
-      for (size_t k = 0; k < K; ++k) v[k] = first_row;
+      for (size_t i = 0; i < K; ++i) v[i] = first_row;
     };
     std::vector<float> a, x;
     fill(a, M, 1.f);
@@ -259,278 +258,321 @@ class QuantGemmRun final : public KernelRun {
     ref_.assign(n * M, 0.f);
     simd_.assign(n * M, 0.f);
   }
-  void run_ref() override { go(true, ref_); }
-  void run_simd() override { go(false, simd_); }
+  void run_ref() override { go(k_.ref, ref_); }
+  void run_simd() override { go(k_.simd, simd_); }
   double flops() const override { return 2.0 * n_ * M_ * K_; }
-  CheckResult check(bool) override {
+  std::array<std::vector<float>, 2> outputs(bool) override {
     run_ref();
     run_simd();
-    CheckResult res;
-    for (size_t i = 0; i < ref_.size(); ++i) {
-      const double e = std::fabs(double(ref_[i]) - simd_[i]);
-      if (!std::isfinite(simd_[i])) res.all_finite = false;
-      res.max_abs_err = std::max(res.max_abs_err, e);
-      res.worst_ratio = std::max(res.worst_ratio, e / (kAtol + kRtol * std::fabs(ref_[i])));
-    }
-    return res;
+    return {ref_, simd_};
   }
-  static constexpr double kAtol = 2e-5, kRtol = 1e-5;
 
  private:
-  void go(bool ref, std::vector<float>& y) {
-    if constexpr (std::is_same<W, int8_t>::value)
-      (ref ? &gemm_i8_ref : &gemm_i8)(n_, M_, K_, X_.data(), K_, xs_.data(), A_.data(), K_,
-                                      as_.data(), bias_.data(), y.data(), M_);
-    else
-      (ref ? &gemm_i16_ref : &gemm_i16)(n_, M_, K_, X_.data(), K_, xs_.data(), A_.data(), K_,
-                                        as_.data(), bias_.data(), y.data(), M_);
+  void go(F f, std::vector<float>& y) {
+    f(n_, M_, K_, X_.data(), K_, xs_.data(), A_.data(), K_, as_.data(), bias_.data(), y.data(),
+      M_);
   }
+  Twins<F> k_;
   size_t n_, M_, K_;
   std::vector<W> A_;
   std::vector<int16_t> X_;
   std::vector<float> as_, xs_, bias_, ref_, simd_;
 };
 
-// Per-row quantization to Q (int16 or int8): the output is the quantized values as floats
-// (padding to a multiple of 16 included, prefilled with a value that must be overwritten)
-// then the row scales; twins must agree exactly.
-template <class Q>
-KernelCase make_quantize(const std::string& name,
-                         void (*ref)(size_t, size_t, const float*, Q*, size_t, float*),
-                         void (*simd)(size_t, size_t, const float*, Q*, size_t, float*)) {
+// {n, M, K}: n input rows (beam hypotheses), M outputs (tile: 4 rows), K a multiple of
+// 16; 1040 and 1104 cross the int8 kernel's 1024-element int32 chunk
+template <class W, class F>
+KernelCase quant_gemm(const Twins<F>& k) {
   std::vector<Shape> shapes;
-  for (size_t rows : {size_t{1}, size_t{3}})
-    for (size_t n : edge_sizes(8, false)) shapes.push_back({rows, n, 0});
-  KernelCase c{name, 8, 0, 0, false, shapes, {{1, 256, 0}}, nullptr};
-  c.make = [=](Shape s, uint32_t seed) -> std::unique_ptr<KernelRun> {
-    const size_t R = s[0], C = s[1], ldq = (C + 15) / 16 * 16;
-    auto f = [=](void (*g)(size_t, size_t, const float*, Q*, size_t, float*)) {
-      return [=](const std::vector<float*>& in, float* o) {
-        std::vector<Q> q(R * ldq, Q(99));
-        g(R, C, in[0], q.data(), ldq, o + R * ldq);
-        for (size_t i = 0; i < q.size(); ++i) o[i] = q[i];
-      };
-    };
-    return std::make_unique<GenericRun>(std::vector<Input>{{R * C, -3, 3}}, R * ldq + R, 0.f, 0.f,
-                                        -1, 3.0 * R * C, 0, 0, f(ref), f(simd), seed);
+  for (size_t n : {size_t{1}, size_t{2}, size_t{4}, size_t{5}})
+    for (size_t m : {size_t{1}, size_t{3}, size_t{4}, size_t{5}, size_t{9}})
+      for (size_t kk : {size_t{16}, size_t{32}, size_t{48}, size_t{272}})
+        shapes.push_back({n, m, kk});
+  shapes.push_back({2, 5, 1040});
+  shapes.push_back({1, 4, 1104});
+  KernelCase c =
+      new_case(k.name, "", 4, {2e-5, 1e-5}, false, shapes, {{1, 768, 256}, {4, 768, 256}});
+  c.make = [k](Shape s, uint32_t seed) -> std::unique_ptr<KernelRun> {
+    return std::make_unique<QuantGemmRun<W, F>>(k, s[0], s[1], s[2], seed);
   };
   return c;
 }
 
-std::vector<KernelCase> build_cases() {
-  const size_t W = simd_lanes();
-  std::vector<KernelCase> v;
-  v.push_back(make_gemm("gemm_nn", false, false, 0.5f));
-  v.push_back(make_gemm("gemm_nt", false, true, 0.5f));
-  v.push_back(make_gemm("gemm_tn", true, false, 0.5f));
-  v.push_back(make_gemm("gemm_tt", true, true, 0.5f));
-  v.push_back(make_gemm("gemm_nn_beta0", false, false, 0.f));
-  v.push_back(make_gemv("gemv_n", false));
-  v.push_back(make_gemv("gemv_t", true));
-  {
-    // {n, M, K}: n input rows (beam hypotheses), M outputs (tile: 4 rows), K a multiple of
-    // 16; 1040 and 1104 cross the int8 kernel's 1024-element int32 chunk
+// Per-row quantization to Q (int16 or int8): the output is the quantized values as floats
+// (padding to a multiple of 16 included, prefilled with a value that must be overwritten)
+// then the row scales; twins must agree exactly. call(f, R, C, x, q, ldq, scale).
+template <class Q, class F, class Call>
+KernelCase quantize(const Twins<F>& k, Call call) {
+  std::vector<Shape> shapes;
+  for (size_t rows : {size_t{1}, size_t{3}})
+    for (size_t n : edge_sizes(8, false)) shapes.push_back({rows, n, 0});
+  KernelCase c = new_case(k.name, "", 8, {0, 0}, false, shapes, {{1, 256, 0}});
+  c.make = [=](Shape s, uint32_t seed) -> std::unique_ptr<KernelRun> {
+    const size_t R = s[0], C = s[1], ldq = (C + 15) / 16 * 16;
+    auto fn = [=](F f) {
+      return [=](const std::vector<float*>& in, float* o) {
+        std::vector<Q> q(R * ldq, Q(99));
+        call(f, R, C, in[0], q.data(), ldq, o + R * ldq);
+        for (size_t i = 0; i < q.size(); ++i) o[i] = q[i];
+      };
+    };
+    return std::make_unique<GenericRun>(std::vector<Input>{{R * C, -3, 3}}, R * ldq + R, 0.f, 0.f,
+                                        -1, 3.0 * R * C, fn(k.ref), fn(k.simd), seed);
+  };
+  return c;
+}
+
+using Cases = std::vector<KernelCase>;
+
+// ---------------------------------------------------------------- the cases of each kernel
+
+void cases_gemm(Cases& v, const gemm_twins& k) {
+  for (auto [variant, ta, tb, beta] :
+       {std::make_tuple("nn", false, false, 0.5f), std::make_tuple("nt", false, true, 0.5f),
+        std::make_tuple("tn", true, false, 0.5f), std::make_tuple("tt", true, true, 0.5f),
+        std::make_tuple("nn_beta0", false, false, 0.f)}) {
+    const size_t MR = gemm_tile_m(), NR = gemm_tile_n(), W = simd_lanes();
     std::vector<Shape> shapes;
-    for (size_t n : {size_t{1}, size_t{2}, size_t{4}, size_t{5}})
-      for (size_t m : {size_t{1}, size_t{3}, size_t{4}, size_t{5}, size_t{9}})
-        for (size_t k : {size_t{16}, size_t{32}, size_t{48}, size_t{272}}) shapes.push_back({n, m, k});
-    shapes.push_back({2, 5, 1040});
-    shapes.push_back({1, 4, 1104});
-    KernelCase c{"int16_gemm", 4, QuantGemmRun<int16_t>::kAtol, QuantGemmRun<int16_t>::kRtol,
-                 false, shapes, {{1, 768, 256}, {4, 768, 256}}, nullptr};
-    c.make = [](Shape s, uint32_t seed) -> std::unique_ptr<KernelRun> {
-      return std::make_unique<QuantGemmRun<int16_t>>(s[0], s[1], s[2], seed);
-    };
-    v.push_back(c);
-    KernelCase c8{"int8_gemm", 4, QuantGemmRun<int8_t>::kAtol, QuantGemmRun<int8_t>::kRtol,
-                  false, shapes, {{1, 768, 256}, {4, 768, 256}}, nullptr};
-    c8.make = [](Shape s, uint32_t seed) -> std::unique_ptr<KernelRun> {
-      return std::make_unique<QuantGemmRun<int8_t>>(s[0], s[1], s[2], seed);
-    };
-    v.push_back(c8);
-  }
-  v.push_back(make_quantize<int16_t>(
-      "int16_quantize",
-      [](size_t R, size_t C, const float* x, int16_t* q, size_t ldq, float* sc) {
-        quantize_rows_i16_ref(R, C, x, C, kQmaxInput, q, ldq, sc);
-      },
-      [](size_t R, size_t C, const float* x, int16_t* q, size_t ldq, float* sc) {
-        quantize_rows_i16(R, C, x, C, kQmaxInput, q, ldq, sc);
-      }));
-  v.push_back(make_quantize<int8_t>(
-      "int8_quantize",
-      [](size_t R, size_t C, const float* x, int8_t* q, size_t ldq, float* sc) {
-        quantize_rows_i8_ref(R, C, x, C, q, ldq, sc);
-      },
-      [](size_t R, size_t C, const float* x, int8_t* q, size_t ldq, float* sc) {
-        quantize_rows_i8(R, C, x, C, q, ldq, sc);
-      }));
-  {
-    KernelCase c{"dot", 4 * W, 1e-5, 1e-5, false, vec_shapes(4 * W), {{4096, 0, 0}}, nullptr};
-    c.make = [](Shape s, uint32_t seed) -> std::unique_ptr<KernelRun> {
-      const size_t n = s[0];
-      return std::make_unique<GenericRun>(
-          std::vector<Input>{{n, -1, 1}, {n, -1, 1}}, 1, 0.f, 0.f, -1, 2.0 * n, 1e-5, 1e-5,
-          [=](const std::vector<float*>& in, float* o) { *o = dot_ref(n, in[0], in[1]); },
-          [=](const std::vector<float*>& in, float* o) { *o = dot(n, in[0], in[1]); }, seed);
-    };
-    v.push_back(c);
-  }
-  {
-    KernelCase c{"axpy", W, 1e-6, 1e-6, false, vec_shapes(W), {{4096, 0, 0}}, nullptr};
-    c.make = [](Shape s, uint32_t seed) -> std::unique_ptr<KernelRun> {
-      const size_t n = s[0];
-      return std::make_unique<GenericRun>(
-          std::vector<Input>{{n, -1, 1}}, n, -1.f, 1.f, -1, 2.0 * n, 1e-6, 1e-6,
-          [=](const std::vector<float*>& in, float* o) { axpy_ref(n, 0.3f, in[0], o); },
-          [=](const std::vector<float*>& in, float* o) { axpy(n, 0.3f, in[0], o); }, seed);
-    };
-    v.push_back(c);
-  }
-  {
-    KernelCase c{"scale", W, 0, 1e-7, true, vec_shapes(W), {{4096, 0, 0}}, nullptr};
-    c.make = [](Shape s, uint32_t seed) -> std::unique_ptr<KernelRun> {
-      const size_t n = s[0];
-      return std::make_unique<GenericRun>(
-          std::vector<Input>{{n, -1, 1}}, n, 0.f, 0.f, 0, 1.0 * n, 0, 1e-7,
-          [=](const std::vector<float*>& in, float* o) { scale_ref(n, -1.7f, in[0], o); },
-          [=](const std::vector<float*>& in, float* o) { scale(n, -1.7f, in[0], o); }, seed);
-    };
-    v.push_back(c);
-  }
-  {
-    KernelCase c{"mul", W, 0, 1e-7, true, vec_shapes(W), {{4096, 0, 0}}, nullptr};
-    c.make = [](Shape s, uint32_t seed) -> std::unique_ptr<KernelRun> {
-      const size_t n = s[0];
-      return std::make_unique<GenericRun>(
-          std::vector<Input>{{n, -2, 2}, {n, -2, 2}}, n, 0.f, 0.f, 0, 1.0 * n, 0, 1e-7,
-          [=](const std::vector<float*>& in, float* o) { mul_ref(n, in[0], in[1], o); },
-          [=](const std::vector<float*>& in, float* o) { mul(n, in[0], in[1], o); }, seed);
-    };
-    v.push_back(c);
-  }
-  {
-    KernelCase c{"sum", 2 * W, 1e-5, 1e-5, false, vec_shapes(2 * W), {{4096, 0, 0}}, nullptr};
-    c.make = [](Shape s, uint32_t seed) -> std::unique_ptr<KernelRun> {
-      const size_t n = s[0];
-      return std::make_unique<GenericRun>(
-          std::vector<Input>{{n, -1, 1}}, 1, 0.f, 0.f, -1, 1.0 * n, 1e-5, 1e-5,
-          [=](const std::vector<float*>& in, float* o) { *o = sum_ref(n, in[0]); },
-          [=](const std::vector<float*>& in, float* o) { *o = sum(n, in[0]); }, seed);
-    };
-    v.push_back(c);
-  }
-  {
-    KernelCase c{"max", W, 0, 0, false, vec_shapes(W, false), {{4096, 0, 0}}, nullptr};
-    c.make = [](Shape s, uint32_t seed) -> std::unique_ptr<KernelRun> {
-      const size_t n = s[0];
-      return std::make_unique<GenericRun>(
-          std::vector<Input>{{n, -100, 100}}, 1, 0.f, 0.f, -1, 1.0 * n, 0, 0,
-          [=](const std::vector<float*>& in, float* o) { *o = max_ref(n, in[0]); },
-          [=](const std::vector<float*>& in, float* o) { *o = max(n, in[0]); }, seed);
-    };
-    v.push_back(c);
-  }
-  v.push_back(make_softmax("softmax_rows", 8.f, 0.f, false));
-  v.push_back(make_softmax("softmax_rows_mask", 8.f, 0.3f, false));
-  v.push_back(make_softmax("softmax_rows_mask_bcast", 8.f, 0.5f, true));
-  v.push_back(make_softmax("softmax_rows_pm1e4", 1e4f, 0.f, false));
-  v.push_back(make_softmax("softmax_rows_fully_masked", 8.f, 0.97f, false));
-  {
-    KernelCase c{"softmax_rows_backward", W, 1e-6, 1e-5, true, row_shapes(W), {{128, 128, 0}},
-                 nullptr};
-    c.make = [](Shape s, uint32_t seed) -> std::unique_ptr<KernelRun> {
-      const size_t R = s[0], C = s[1];
-      return std::make_unique<GenericRun>(
-          std::vector<Input>{{R * C, 0, 1}, {R * C, -1, 1}}, R * C, 0.f, 0.f, 1, 4.0 * R * C,
-          1e-6, 1e-5,
-          [=](const std::vector<float*>& in, float* o) {
-            softmax_rows_backward_ref(R, C, in[0], in[1], o);
-          },
-          [=](const std::vector<float*>& in, float* o) {
-            softmax_rows_backward(R, C, in[0], in[1], o);
-          },
-          seed);
-    };
-    v.push_back(c);
-  }
-  {
-    KernelCase c{"log_softmax_rows", W, 2e-6, 2e-6, true, row_shapes(W), {{128, 128, 0}},
-                 nullptr};
-    c.make = [](Shape s, uint32_t seed) -> std::unique_ptr<KernelRun> {
-      const size_t R = s[0], C = s[1];
-      return std::make_unique<GenericRun>(
-          std::vector<Input>{{R * C, -20, 20}}, R * C, 0.f, 0.f, 0, 5.0 * R * C, 2e-6, 2e-6,
-          [=](const std::vector<float*>& in, float* o) { log_softmax_rows_ref(R, C, in[0], o); },
-          [=](const std::vector<float*>& in, float* o) { log_softmax_rows(R, C, in[0], o); },
-          seed);
-    };
-    v.push_back(c);
-  }
-  v.push_back(make_unary("exp", -90.f, 89.f, 3e-38, 3e-7, &exp_ref, &exp, 1));
-  v.push_back(make_unary("exp_small", -2.f, 2.f, 0, 3e-7, &exp_ref, &exp, 1));
-  v.push_back(make_unary("tanh", -12.f, 12.f, 3e-7, 3e-6, &tanh_ref, &tanh, 1));
-  v.push_back(make_unary("tanh_small", -0.2f, 0.2f, 1e-8, 3e-6, &tanh_ref, &tanh, 1));
-  v.push_back(make_unary("sigmoid", -40.f, 40.f, 1e-7, 3e-6, &sigmoid_ref, &sigmoid, 1));
-  v.push_back(make_unary("relu", -1.f, 1.f, 0, 0, &relu_ref, &relu, 1));
-  v.push_back(make_unary("gelu", -8.f, 8.f, 4e-7, 2e-6, &gelu_ref, &gelu, 1));
-  v.push_back(make_backward("exp_backward", 0.f, 3.f, 0, 1e-7, &exp_backward_ref, &exp_backward));
-  v.push_back(make_backward("tanh_backward", -1.f, 1.f, 1e-7, 1e-6, &tanh_backward_ref,
-                            &tanh_backward));
-  v.push_back(make_backward("sigmoid_backward", 0.f, 1.f, 1e-7, 1e-6, &sigmoid_backward_ref,
-                            &sigmoid_backward));
-  v.push_back(make_backward("relu_backward", -1.f, 1.f, 0, 0, &relu_backward_ref,
-                            &relu_backward));
-  v.push_back(make_backward("gelu_backward", -8.f, 8.f, 5e-7, 3e-6, &gelu_backward_ref,
-                            &gelu_backward));
-  {
-    KernelCase c{"layernorm", W, 1e-5, 1e-5, false, row_shapes(W), {{128, 256, 0}}, nullptr};
-    c.make = [](Shape s, uint32_t seed) -> std::unique_ptr<KernelRun> {
-      const size_t R = s[0], C = s[1];
-      return std::make_unique<GenericRun>(
-          std::vector<Input>{{R * C, -3, 5}, {C, 0.5f, 1.5f}, {C, -1, 1}}, R * C + 2 * R, 0.f,
-          0.f, -1, 8.0 * R * C, 1e-5, 1e-5,
-          [=](const std::vector<float*>& in, float* o) {
-            layernorm_ref(R, C, in[0], in[1], in[2], 1e-5f, o, o + R * C, o + R * C + R);
-          },
-          [=](const std::vector<float*>& in, float* o) {
-            layernorm(R, C, in[0], in[1], in[2], 1e-5f, o, o + R * C, o + R * C + R);
-          },
-          seed);
-    };
-    v.push_back(c);
-  }
-  {
-    KernelCase c{"layernorm_backward", W, 2e-5, 1e-4, false, row_shapes(W), {{128, 256, 0}},
-                 nullptr};
-    c.make = [](Shape s, uint32_t seed) -> std::unique_ptr<KernelRun> {
-      const size_t R = s[0], C = s[1];
-      // inputs: dy, x, gamma; mean/rstd come from x via the reference forward, once
-      // per run (x never changes between calls), so timing sees only the backward
-      auto stats = std::make_shared<std::vector<float>>();  // mean (R) then rstd (R)
-      auto body = [=](decltype(&layernorm_backward) g) {
-        return [=](const std::vector<float*>& in, float* o) {
-          if (stats->empty()) {
-            std::vector<float> y(R * C);
-            stats->resize(2 * R);
-            layernorm_ref(R, C, in[1], in[2], nullptr, 1e-5f, y.data(), stats->data(),
-                          stats->data() + R);
-          }
-          g(R, C, in[0], in[1], in[2], stats->data(), stats->data() + R, o, o + R * C,
-            o + R * C + C);
+    for (size_t m : {size_t{1}, MR - 1, MR, MR + 1, 2 * MR + 1})
+      for (size_t n : {size_t{1}, NR - 1, NR, NR + 1, 3 * NR})
+        for (size_t kk : {size_t{1}, W + 1, size_t{17}})
+          if (m > 0 && n > 0) shapes.push_back({m, n, kk});
+    shapes.push_back({101, 523, 265});  // crosses the MC, NC and KC cache blocks
+    shapes.push_back({64, 64, 64});
+    KernelCase c = new_case(k.name, variant, NR, {3e-4, 1e-4}, false, shapes,
+                            {{256, 256, 256}, {1, 256, 256}, {32, 64, 64}});
+    c.every_gemm_tile = true;
+    c.make = [k, ta = ta, tb = tb, beta = beta](Shape s,
+                                                uint32_t seed) -> std::unique_ptr<KernelRun> {
+      const size_t M = s[0], N = s[1], K = s[2];
+      const size_t lda = ta ? M : K, ldb = tb ? K : N;
+      const float nan = std::numeric_limits<float>::quiet_NaN();
+      const float clo = beta == 0.f ? nan : -1.f, chi = beta == 0.f ? nan : 1.f;
+      auto fn = [=](decltype(k.ref) g) {
+        return [=](const std::vector<float*>& in, float* out) {
+          g(ta, tb, M, N, K, 0.75f, in[0], lda, in[1], ldb, beta, out, N);
         };
       };
-      return std::make_unique<GenericRun>(
-          std::vector<Input>{{R * C, -1, 1}, {R * C, -3, 5}, {C, 0.5f, 1.5f}}, R * C + 2 * C,
-          0.f, 0.f, -1, 12.0 * R * C, 2e-5, 1e-4, body(&layernorm_backward_ref),
-          body(&layernorm_backward), seed);
+      return std::make_unique<GenericRun>(std::vector<Input>{{M * K, -1, 1}, {K * N, -1, 1}},
+                                          M * N, clo, chi, -1, 2.0 * M * N * K, fn(k.ref),
+                                          fn(k.simd), seed);
     };
-    v.push_back(c);
+    v.push_back(std::move(c));
   }
+}
+
+void cases_gemv(Cases& v, const gemv_twins& k) {
+  const size_t W = simd_lanes();
+  std::vector<Shape> shapes;
+  for (size_t m : {size_t{1}, size_t{3}, size_t{4}, size_t{5}, size_t{9}})
+    for (size_t n : edge_sizes(W, false)) shapes.push_back({m, n, 0});
+  for (bool ta : {false, true}) {
+    KernelCase c =
+        new_case(k.name, ta ? "t" : "n", W, {3e-4, 1e-4}, false, shapes, {{256, 256, 0}});
+    c.make = [k, ta](Shape s, uint32_t seed) -> std::unique_ptr<KernelRun> {
+      const size_t M = s[0], N = s[1];
+      const size_t nx = ta ? M : N, ny = ta ? N : M;
+      auto fn = [=](decltype(k.ref) g) {
+        return [=](const std::vector<float*>& in, float* out) {
+          g(ta, M, N, 0.75f, in[0], N, in[1], 0.5f, out);
+        };
+      };
+      return std::make_unique<GenericRun>(std::vector<Input>{{M * N, -1, 1}, {nx, -1, 1}}, ny,
+                                          -1.f, 1.f, -1, 2.0 * M * N, fn(k.ref), fn(k.simd), seed);
+    };
+    v.push_back(std::move(c));
+  }
+}
+
+// inputs of vector kernels: one or two vectors of n values in [-1, 1] or [-2, 2]
+std::vector<Input> one_in_pm1(size_t n) { return {{n, -1, 1}}; }
+std::vector<Input> two_in_pm1(size_t n) { return {{n, -1, 1}, {n, -1, 1}}; }
+std::vector<Input> two_in_pm2(size_t n) { return {{n, -2, 2}, {n, -2, 2}}; }
+
+void cases_dot(Cases& v, const dot_twins& k) {
+  v.push_back(vector_case(
+      k, "", 4 * simd_lanes(), {1e-5, 1e-5}, -1, two_in_pm1, 0, 0.f, 0.f, 2.0,
+      [](auto f, size_t n, const auto& in, float* o) { *o = f(n, in[0], in[1]); }));
+}
+void cases_axpy(Cases& v, const axpy_twins& k) {
+  v.push_back(vector_case(
+      k, "", simd_lanes(), {1e-6, 1e-6}, -1, one_in_pm1, 1, -1.f, 1.f, 2.0,
+      [](auto f, size_t n, const auto& in, float* o) { f(n, 0.3f, in[0], o); }));
+}
+void cases_scale(Cases& v, const scale_twins& k) {
+  v.push_back(vector_case(
+      k, "", simd_lanes(), {0, 1e-7}, 0, one_in_pm1, 1, 0.f, 0.f, 1.0,
+      [](auto f, size_t n, const auto& in, float* o) { f(n, -1.7f, in[0], o); }));
+}
+// y += x is one rounding in both twins: they must agree exactly
+void cases_add(Cases& v, const add_twins& k) {
+  v.push_back(vector_case(
+      k, "", simd_lanes(), {0, 0}, -1, one_in_pm1, 1, -1.f, 1.f, 1.0,
+      [](auto f, size_t n, const auto& in, float* o) { f(n, in[0], o); }));
+}
+void cases_mul(Cases& v, const mul_twins& k) {
+  v.push_back(vector_case(
+      k, "", simd_lanes(), {0, 1e-7}, 0, two_in_pm2, 1, 0.f, 0.f, 1.0,
+      [](auto f, size_t n, const auto& in, float* o) { f(n, in[0], in[1], o); }));
+}
+void cases_sum(Cases& v, const sum_twins& k) {
+  v.push_back(vector_case(
+      k, "", 2 * simd_lanes(), {1e-5, 1e-5}, -1, one_in_pm1, 0, 0.f, 0.f, 1.0,
+      [](auto f, size_t n, const auto& in, float* o) { *o = f(n, in[0]); }));
+}
+void cases_max(Cases& v, const max_twins& k) {
+  v.push_back(vector_case(
+      k, "", simd_lanes(), {0, 0}, -1,
+      [](size_t n) { return std::vector<Input>{{n, -100, 100}}; }, 0, 0.f, 0.f, 1.0,
+      [](auto f, size_t n, const auto& in, float* o) { *o = f(n, in[0]); }, false));
+}
+
+void cases_softmax_rows(Cases& v, const softmax_rows_twins& k) {
+  const size_t W = simd_lanes();
+  for (auto [variant, range, p_mask, broadcast] :
+       {std::make_tuple("", 8.f, 0.f, false), std::make_tuple("mask", 8.f, 0.3f, false),
+        std::make_tuple("mask_bcast", 8.f, 0.5f, true), std::make_tuple("pm1e4", 1e4f, 0.f, false),
+        std::make_tuple("fully_masked", 8.f, 0.97f, false)}) {
+    KernelCase c = new_case(k.name, variant, W, {1e-7, 2e-5}, true, row_shapes(W), {{128, 128, 0}});
+    // extra rows so some rows are fully masked at high mask probability
+    if (p_mask > 0.f) c.test_shapes.push_back({64, 3, 0});
+    c.make = [k, range = range, p_mask = p_mask, broadcast = broadcast](
+                 Shape s, uint32_t seed) -> std::unique_ptr<KernelRun> {
+      const size_t R = s[0], C = s[1];
+      std::vector<Input> in{{R * C, -range, range}};
+      if (p_mask > 0.f) in.push_back({broadcast ? C : R * C, 0.f, 0.f, p_mask});
+      const size_t ms = broadcast ? 0 : C;
+      auto fn = [=](decltype(k.ref) g) {
+        return [=](const std::vector<float*>& x, float* out) {
+          g(R, C, x[0], C, p_mask > 0.f ? x[1] : nullptr, ms, out, C);
+        };
+      };
+      return std::make_unique<GenericRun>(in, R * C, 0.f, 0.f, 0, 5.0 * R * C, fn(k.ref),
+                                          fn(k.simd), seed);
+    };
+    v.push_back(std::move(c));
+  }
+}
+
+size_t rows_x_cols(size_t R, size_t C) { return R * C; }
+
+void cases_softmax_rows_backward(Cases& v, const softmax_rows_backward_twins& k) {
+  v.push_back(row_case(
+      k, {1e-6, 1e-5}, 1, {128, 128, 0}, 4.0,
+      [](size_t R, size_t C) { return std::vector<Input>{{R * C, 0, 1}, {R * C, -1, 1}}; },
+      rows_x_cols,
+      [](auto f, size_t R, size_t C, const auto& in, float* o) { f(R, C, in[0], in[1], o); }));
+}
+void cases_log_softmax_rows(Cases& v, const log_softmax_rows_twins& k) {
+  v.push_back(row_case(
+      k, {2e-6, 2e-6}, 0, {128, 128, 0}, 5.0,
+      [](size_t R, size_t C) { return std::vector<Input>{{R * C, -20, 20}}; }, rows_x_cols,
+      [](auto f, size_t R, size_t C, const auto& in, float* o) { f(R, C, in[0], o); }));
+}
+
+void cases_exp(Cases& v, const exp_twins& k) {
+  v.push_back(unary(k, "", -90.f, 89.f, {3e-38, 3e-7}));
+  v.push_back(unary(k, "small", -2.f, 2.f, {0, 3e-7}));
+}
+void cases_tanh(Cases& v, const tanh_twins& k) {
+  v.push_back(unary(k, "", -12.f, 12.f, {3e-7, 3e-6}));
+  v.push_back(unary(k, "small", -0.2f, 0.2f, {1e-8, 3e-6}));
+}
+void cases_sigmoid(Cases& v, const sigmoid_twins& k) {
+  v.push_back(unary(k, "", -40.f, 40.f, {1e-7, 3e-6}));
+}
+void cases_relu(Cases& v, const relu_twins& k) { v.push_back(unary(k, "", -1.f, 1.f, {0, 0})); }
+void cases_gelu(Cases& v, const gelu_twins& k) {
+  v.push_back(unary(k, "", -8.f, 8.f, {4e-7, 2e-6}));
+}
+void cases_exp_backward(Cases& v, const exp_backward_twins& k) {
+  v.push_back(backward(k, 0.f, 3.f, {0, 1e-7}));
+}
+void cases_tanh_backward(Cases& v, const tanh_backward_twins& k) {
+  v.push_back(backward(k, -1.f, 1.f, {1e-7, 1e-6}));
+}
+void cases_sigmoid_backward(Cases& v, const sigmoid_backward_twins& k) {
+  v.push_back(backward(k, 0.f, 1.f, {1e-7, 1e-6}));
+}
+void cases_relu_backward(Cases& v, const relu_backward_twins& k) {
+  v.push_back(backward(k, -1.f, 1.f, {0, 0}));
+}
+void cases_gelu_backward(Cases& v, const gelu_backward_twins& k) {
+  v.push_back(backward(k, -8.f, 8.f, {5e-7, 3e-6}));
+}
+
+// output: y (R*C), then mean (R), then rstd (R)
+void cases_layernorm(Cases& v, const layernorm_twins& k) {
+  v.push_back(row_case(
+      k, {1e-5, 1e-5}, -1, {128, 256, 0}, 8.0,
+      [](size_t R, size_t C) {
+        return std::vector<Input>{{R * C, -3, 5}, {C, 0.5f, 1.5f}, {C, -1, 1}};
+      },
+      [](size_t R, size_t C) { return R * C + 2 * R; },
+      [](auto f, size_t R, size_t C, const auto& in, float* o) {
+        f(R, C, in[0], in[1], in[2], 1e-5f, o, o + R * C, o + R * C + R);
+      }));
+}
+
+void cases_layernorm_backward(Cases& v, const layernorm_backward_twins& k) {
+  const size_t W = simd_lanes();
+  KernelCase c = new_case(k.name, "", W, {2e-5, 1e-4}, false, row_shapes(W), {{128, 256, 0}});
+  c.make = [k](Shape s, uint32_t seed) -> std::unique_ptr<KernelRun> {
+    const size_t R = s[0], C = s[1];
+    // inputs: dy, x, gamma; mean/rstd come from x via the reference forward, once
+    // per run (x never changes between calls), so timing sees only the backward
+    auto stats = std::make_shared<std::vector<float>>();  // mean (R) then rstd (R)
+    auto body = [=](decltype(k.ref) g) {
+      return [=](const std::vector<float*>& in, float* o) {
+        if (stats->empty()) {
+          std::vector<float> y(R * C);
+          stats->resize(2 * R);
+          layernorm_ref(R, C, in[1], in[2], nullptr, 1e-5f, y.data(), stats->data(),
+                        stats->data() + R);
+        }
+        g(R, C, in[0], in[1], in[2], stats->data(), stats->data() + R, o, o + R * C,
+          o + R * C + C);
+      };
+    };
+    return std::make_unique<GenericRun>(
+        std::vector<Input>{{R * C, -1, 1}, {R * C, -3, 5}, {C, 0.5f, 1.5f}}, R * C + 2 * C, 0.f,
+        0.f, -1, 12.0 * R * C, body(k.ref), body(k.simd), seed);
+  };
+  v.push_back(std::move(c));
+}
+
+void cases_quantize_rows_i16(Cases& v, const quantize_rows_i16_twins& k) {
+  v.push_back(quantize<int16_t>(k, [](auto f, size_t R, size_t C, const float* x, int16_t* q,
+                                      size_t ldq, float* sc) {
+    f(R, C, x, C, kQmaxInput, q, ldq, sc);
+  }));
+}
+void cases_gemm_i16(Cases& v, const gemm_i16_twins& k) { v.push_back(quant_gemm<int16_t>(k)); }
+void cases_quantize_rows_i8(Cases& v, const quantize_rows_i8_twins& k) {
+  v.push_back(quantize<int8_t>(k, [](auto f, size_t R, size_t C, const float* x, int8_t* q,
+                                     size_t ldq, float* sc) { f(R, C, x, C, q, ldq, sc); }));
+}
+void cases_gemm_i8(Cases& v, const gemm_i8_twins& k) { v.push_back(quant_gemm<int8_t>(k)); }
+
+// One call of cases_<name> per row of the list: a kernel without one does not compile.
+Cases build_cases() {
+  Cases v;
+#define ATTNLAB_KERNEL(name, ret, params) \
+  cases_##name(v, name##_twins{#name, &name##_ref, &attnlab::kernels::name});
+#include "attnlab/kernels/kernel_list.def"
   return v;
 }
 
 }  // namespace
+
+const std::vector<std::string>& kernel_names() {
+  static const char* const list[] = {
+#define ATTNLAB_KERNEL(name, ret, params) #name,
+#include "attnlab/kernels/kernel_list.def"
+  };
+  static const std::vector<std::string> names(std::begin(list), std::end(list));
+  return names;
+}
 
 const std::vector<KernelCase>& kernel_cases() {
   static const std::vector<KernelCase> cases = build_cases();
@@ -543,39 +585,50 @@ const KernelCase& kernel_case(const std::string& name) {
   throw Error("unknown kernel '" + name + "': see kernel_cases() for the list");
 }
 
+void check_case(const KernelCase& c, const std::vector<uint32_t>& seeds,
+                const std::function<void(const CheckRecord&)>& report) {
+  const int tiles = c.every_gemm_tile ? static_cast<int>(gemm_tile_count()) : 1;
+  const int chosen = tiles > 1 ? gemm_selected_tile() : -1;
+  for (int t = 0; t < tiles; ++t) {
+    std::string label = c.name;
+    if (tiles > 1) {
+      gemm_select_tile(t);
+      label += "@" + std::to_string(gemm_tile_m()) + "x" + std::to_string(gemm_tile_n());
+    }
+    for (const Shape& s : c.test_shapes)
+      for (bool in_place : {false, true}) {
+        if (in_place && !c.in_place) continue;
+        for (uint32_t seed : seeds) {
+          const auto out = c.make(s, seed)->outputs(in_place);
+          report({label, s, seed, in_place, compare_outputs(out[0], out[1], c.tol)});
+        }
+      }
+  }
+  if (tiles > 1) {
+    gemm_select_tile(chosen);
+    gemm_release_tile();
+  }
+}
+
 std::string run_kernel_selftest(uint32_t seed) {
   std::ostringstream os;
   os << "{\"arch\":\"" << simd_arch_name() << "\",\"lanes\":" << simd_lanes()
      << ",\"cases\":[";
   size_t failed = 0;
   bool first = true;
-  const int chosen = gemm_selected_tile();
   for (const auto& c : kernel_cases()) {
-    // GEMM cases run once per compiled register tile, the others once
-    const int tiles = c.name.rfind("gemm_", 0) == 0 ? static_cast<int>(gemm_tile_count()) : 1;
-    for (int t = 0; t < tiles; ++t) {
-    if (tiles > 1) gemm_select_tile(t);
-    const std::string label =
-        tiles > 1 ? c.name + "@" + std::to_string(gemm_tile_m()) + "x" + std::to_string(gemm_tile_n())
-                  : c.name;
-    for (const Shape& s : c.test_shapes) {
-      for (bool ip : {false, true}) {
-        if (ip && !c.in_place) continue;
-        auto run = c.make(s, seed);
-        const CheckResult r = run->check(ip);
-        if (!r.passed()) ++failed;
-        os << (first ? "" : ",") << "{\"name\":\"" << label << "\",\"shape\":[" << s[0] << ","
-           << s[1] << "," << s[2] << "],\"in_place\":" << (ip ? "true" : "false")
-           << ",\"max_abs_err\":" << (std::isfinite(r.max_abs_err) ? r.max_abs_err : -1)
-           << ",\"worst_ratio\":" << (std::isfinite(r.worst_ratio) ? r.worst_ratio : 1e300)
-           << ",\"passed\":" << (r.passed() ? "true" : "false") << "}";
-        first = false;
-      }
-    }
-    }
+    check_case(c, {seed}, [&](const CheckRecord& r) {
+      const CheckResult& res = r.result;
+      if (!res.passed()) ++failed;
+      os << (first ? "" : ",") << "{\"name\":\"" << r.label << "\",\"shape\":[" << r.shape[0]
+         << "," << r.shape[1] << "," << r.shape[2]
+         << "],\"in_place\":" << (r.in_place ? "true" : "false")
+         << ",\"max_abs_err\":" << (std::isfinite(res.max_abs_err) ? res.max_abs_err : -1)
+         << ",\"worst_ratio\":" << (std::isfinite(res.worst_ratio) ? res.worst_ratio : 1e300)
+         << ",\"passed\":" << (res.passed() ? "true" : "false") << "}";
+      first = false;
+    });
   }
-  gemm_select_tile(chosen);
-  gemm_release_tile();
   os << "],\"failed\":" << failed << "}";
   return os.str();
 }
