@@ -5,7 +5,8 @@ file(GLOB ATTNLAB_BINDING_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/bindings
 add_executable(attnlab_wasm ${ATTNLAB_BINDING_SOURCES})
 set_target_properties(attnlab_wasm PROPERTIES OUTPUT_NAME attnlab SUFFIX ".js")
 target_link_libraries(attnlab_wasm PRIVATE attnlab)
-target_compile_options(attnlab_wasm PRIVATE ${ATTNLAB_WARNINGS})
+# the glue only marshals (no hot loops): optimized for size
+target_compile_options(attnlab_wasm PRIVATE ${ATTNLAB_WARNINGS} -Os)
 target_link_options(attnlab_wasm PRIVATE
   --bind
   -fexceptions

@@ -1,6 +1,6 @@
 // Decode speed of the shipped seq2seq models in wasm (Node): greedy and beam-4 decoding of
 // one input with each decoder precision (int8 weights = the default, int16, float32),
-// median over many runs (after warm-up). Goals (issue 5): greedy < 0.3 ms, beam 4 < 1.5 ms
+// median over many runs (after warm-up). Goals: greedy < 0.3 ms, beam 4 < 1.5 ms
 // for one G2P word.
 //   node bench/wasm/seq2seq.mjs [--runs 300] [--pkg build/pkg] [--precision int8,int16,f32]
 import { readFileSync, existsSync } from 'node:fs';

@@ -445,7 +445,7 @@ void check_g2p_model(const std::string& rel, const char* score, const double car
   if (!exists(path)) GTEST_SKIP() << "no shipped model at " << path;
   if (!exists(dict_path)) GTEST_SKIP() << "no CMUdict at " << dict_path << " (npm install)";
   const io::SafeTensors st = io::read_file(path);
-  EXPECT_LE(io::read_bytes(path).size(), 4u << 20) << "issue 5: file <= 4 MB";
+  EXPECT_LE(io::read_bytes(path).size(), 4u << 20) << "the shipped G2P model must stay <= 4 MB";
   auto m = Seq2Seq::load(st);
   EXPECT_EQ(m->config().score, score);
   data::CmuOptions opt;

@@ -7,6 +7,7 @@
 #include "attnlab/core/error.hpp"
 #include "attnlab/io/config_reader.hpp"
 #include "attnlab/io/safetensors.hpp"
+#include "attnlab/nn/loss.hpp"
 
 namespace attnlab::models {
 
@@ -126,7 +127,7 @@ AutoInt::Output AutoInt::forward(const int* ids, size_t B, Cache* cache) const {
   o.prob.resize(B);
   for (size_t b = 0; b < B; ++b) {
     const float z = o.logit[b];
-    o.prob[b] = z >= 0.f ? 1.f / (1.f + std::exp(-z)) : std::exp(z) / (1.f + std::exp(z));
+    o.prob[b] = nn::stable_sigmoid(z);
   }
   if (cache) {
     cache->inputs.push_back(std::move(e));
@@ -167,7 +168,7 @@ float bce(const std::vector<float>& z, const float* y, float* dlogit) {
     const float x = z[b];
     s += std::max(x, 0.f) - x * y[b] + std::log1p(std::exp(-std::fabs(x)));
     if (dlogit) {
-      const float sg = x >= 0.f ? 1.f / (1.f + std::exp(-x)) : std::exp(x) / (1.f + std::exp(x));
+      const float sg = nn::stable_sigmoid(x);
       dlogit[b] = (sg - y[b]) / float(B);
     }
   }

@@ -138,7 +138,7 @@ DINOutput DIN::forward(const DINBatch& bt, Cache* cache) const {
   for (size_t b = 0; b < B; ++b) {
     const float z = y.data()[b];
     out.logits[b] = z;
-    out.probs[b] = z >= 0 ? 1.f / (1.f + std::exp(-z)) : std::exp(z) / (1.f + std::exp(z));
+    out.probs[b] = nn::stable_sigmoid(z);
   }
   if (cache) {
     cache->batch = bt;

@@ -1,6 +1,6 @@
 // Feed-forward layers: Linear, Embedding, LayerNorm, Dropout, activations, MLP.
 //
-// Conventions (see DESIGN.md): row-major float tensors; parameters are
+// Conventions (README, "Architecture"): row-major float tensors; parameters are
 // attnlab::Param registered by PyTorch-compatible names (so a torch
 // state_dict maps 1:1); forward and backward sit side by side; backward
 // ACCUMULATES parameter gradients into Param::grad and returns input grads.

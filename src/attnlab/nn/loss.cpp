@@ -95,7 +95,7 @@ float bce_with_logits(const Tensor& logits, const Tensor& target, Tensor* dlogit
     const float x = logits.data()[i], y = target.data()[i];
     s += std::max(x, 0.f) - x * y + std::log1p(std::exp(-std::fabs(x)));
     if (dlogits) {
-      const float sg = x >= 0.f ? 1.f / (1.f + std::exp(-x)) : std::exp(x) / (1.f + std::exp(x));
+      const float sg = stable_sigmoid(x);
       dlogits->data()[i] = (sg - y) * inv;
     }
   }

@@ -2,6 +2,7 @@
 // of that scalar with respect to its first argument, so the caller can start
 // backward from it. PyTorch semantics (reduction='mean').
 #pragma once
+#include <cmath>
 #include <vector>
 
 #include "attnlab/nn/tensor.hpp"
@@ -24,6 +25,11 @@ float cross_entropy(size_t N, size_t C, const float* logits, const int* targets,
 
 // pred, target: same shape -> mean((pred - target)^2); dpred = 2 (pred - target) / n
 float mse(const Tensor& pred, const Tensor& target, Tensor* dpred);
+
+// sigmoid(x) without overflow for either sign: 1 / (1 + e^-x) for x >= 0, e^x / (1 + e^x) below.
+inline float stable_sigmoid(float x) {
+  return x >= 0.f ? 1.f / (1.f + std::exp(-x)) : std::exp(x) / (1.f + std::exp(x));
+}
 
 // logits, target (in [0,1]): same shape -> mean(max(x,0) - x y + log(1 + exp(-|x|)))
 // (the stable form); dlogits = (sigmoid(x) - y) / n
