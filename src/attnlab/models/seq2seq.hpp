@@ -44,6 +44,7 @@
 #include "attnlab/core/param.hpp"
 #include "attnlab/data/vocab.hpp"
 #include "attnlab/io/safetensors.hpp"
+#include "attnlab/models/beam_search.hpp"
 #include "attnlab/nn/layers.hpp"
 #include "attnlab/nn/rnn.hpp"
 
@@ -97,6 +98,17 @@ struct DecodeOptions {
   DecodePrecision precision = DecodePrecision::Int8;
 };
 
+// Attention of every layer and head (Transformer models; empty for the RNN seq2seq):
+// data is (layers, heads, rows, cols) row-major.
+struct HeadMaps {
+  size_t layers = 0, heads = 0, rows = 0, cols = 0;
+  std::vector<float> data;
+  bool empty() const { return data.empty(); }
+  const float* map(size_t layer, size_t head) const {
+    return data.data() + (layer * heads + head) * rows * cols;
+  }
+};
+
 struct Translation {
   std::vector<int> ids;              // output token ids (no </s>)
   std::vector<std::string> tokens;   // their strings
@@ -107,7 +119,21 @@ struct Translation {
   std::vector<float> attention;      // (rows, cols) row-major: rows = tokens, cols = inputs
   size_t rows = 0, cols = 0;
   std::vector<std::string> input_tokens;
+  // Transformer models: cross-attention (rows = output tokens, cols = inputs), encoder
+  // self-attention (inputs x inputs) and decoder self-attention (outputs x outputs), per
+  // layer and head; `attention` above is then the last layer's cross-attention averaged
+  // over heads.
+  HeadMaps cross, enc_self, dec_self;
 };
+
+// Text -> source ids: characters (a-z upper-cased when `uppercase`) looked up in `vocab`;
+// the error contract above (empty, too long, unknown character with its position).
+std::vector<int> encode_chars(const std::string& text, const data::Vocab& vocab, bool uppercase,
+                              size_t max_len);
+// A beam-search result as a Translation (tokens, text joined with sep, input tokens).
+Translation translation_from(const BeamHyp& h, const std::vector<int>& src,
+                             const data::Vocab& src_vocab, const data::Vocab& tgt_vocab,
+                             const std::string& sep);
 
 // A padded, teacher-forced batch: tgt_in = <s> y, tgt_out = y </s>, <pad> past each length.
 struct Seq2SeqBatch {
