@@ -152,6 +152,8 @@ void write_atomic(const std::string& path, const std::vector<uint8_t>& bytes) {
 
 std::vector<FlagSpec> seq2seq_train_flags() {
   return {
+      {"arch", "rnn|transformer", "rnn", "model kind (g2p --arch transformer: see "
+                                         "'attnlab train g2p --arch transformer --help')"},
       {"data", "PATH", data::kCmudictRelPath, "g2p: CMUdict text (cmudict-0.7b format)"},
       {"split-seed", "N", "1234", "seed of the train/valid/test split (90/5/5, by word or date)"},
       {"stress", "", "", "g2p: keep CMUdict's stress digits (vowels as AH0/AH1/AH2)"},
@@ -195,6 +197,10 @@ std::vector<FlagSpec> seq2seq_train_flags() {
 
 // ---------------------------------------------------------------- train
 int cmd_train_seq2seq(const std::vector<std::string>& argv) {
+  for (size_t i = 1; i < argv.size(); ++i)
+    if (argv[i] == "--arch=transformer" ||
+        (argv[i] == "--arch" && i + 1 < argv.size() && argv[i + 1] == "transformer"))
+      return cmd_train_transformer(argv);
   Args a("train", seq2seq_train_flags());
   std::vector<std::string> rest(argv.begin() + 1, argv.end());
   a.parse(rest);
@@ -215,6 +221,8 @@ int cmd_train_seq2seq(const std::vector<std::string>& argv) {
   }
   if (!a.positional().empty()) throw UsageError("unexpected argument '" + a.positional()[0] + "'");
   if (task != "g2p" && task != "dates") throw UsageError("unknown seq2seq task '" + task + "'");
+  if (a.get("arch") != "rnn")
+    throw UsageError("--arch must be rnn or transformer, got '" + a.get("arch") + "'");
   const bool g2p = task == "g2p";
   const bool stress = a.flag("stress");
   if (stress && !g2p) throw UsageError("--stress applies to g2p only");
