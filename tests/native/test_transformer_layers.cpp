@@ -146,6 +146,7 @@ struct LayerCase {
   nn::Act act;
   float dropout;  // > 0: training with a mask replayed from a reseeded Rng
   DisagreementWeights reg;
+  bool skip_padding = false;  // padded rows left out of the disagreement terms
 };
 
 TransformerLayerConfig small_config(const LayerCase& lc) {
@@ -166,6 +167,8 @@ const std::vector<LayerCase> kLayerCases = {
     {"pre gelu dropout", true, nn::Act::GELU, 0.25f, {}},
     {"post disagreement", false, nn::Act::ReLU, 0.f, {0.6f, 0.8f, 0.7f}},
     {"pre disagreement", true, nn::Act::GELU, 0.f, {0.6f, 0.8f, 0.7f}},
+    {"post disagreement skip-pad", false, nn::Act::GELU, 0.f, {0.6f, 0.8f, 0.7f}, true},
+    {"pre disagreement skip-pad", true, nn::Act::ReLU, 0.f, {0.6f, 0.8f, 0.7f}, true},
 };
 
 // ReLU's kink: a step of 1e-2 can cross it (the central difference then mixes both
@@ -197,6 +200,7 @@ TEST(TransformerLayerGrad, EncoderEveryInputAndParameter) {
     opt.key_padding_mask(1, 3) = true;
     opt.key_padding_mask(1, 2) = true;
     opt.is_causal = lc.norm_first;  // causal in the pre-norm cases, padding only in post-norm
+    opt.disagreement_skip_padding = lc.skip_padding;
     const bool train = lc.dropout > 0.f;
     auto loss = [&]() {
       Rng drop(5);
@@ -235,6 +239,8 @@ TEST(TransformerLayerGrad, DecoderEveryInputAndParameter) {
     co.key_padding_mask.fill(false);
     co.key_padding_mask(1, 3) = true;
     co.key_padding_mask(1, 2) = true;
+    so.disagreement_skip_padding = co.disagreement_skip_padding = lc.skip_padding;
+    co.query_padding_mask = so.key_padding_mask;
     const bool train = lc.dropout > 0.f;
     auto loss = [&]() {
       Rng drop(6);
@@ -287,6 +293,54 @@ TEST(TransformerLayer, BadInputsAreErrors) {
   TransformerDecoderLayer dec(cfg, rng);
   EXPECT_THROW(dec.forward(randn3(2, 3, 5, rng), randn3(2, 4, 6, rng)), Error);
   EXPECT_THROW(dec.forward(randn3(2, 3, 6, rng), randn3(1, 4, 6, rng)), Error);
+}
+
+// The padding-aware disagreement terms of a padded batch equal the mean of the terms of
+// each item computed alone without padding (self- and cross-attention).
+TEST(TransformerLayer, DisagreementSkipsPaddingLikeUnpaddedItems) {
+  Rng rng(31);
+  MultiheadAttention mha(8, 4, rng);
+  const size_t T = 5, S = 6, E = 8, keep_t = 3, keep_s = 4;
+  const Tensor3 x = randn3(2, T, E, rng), m = randn3(2, S, E, rng);
+  auto slice = [&](const Tensor3& t, size_t b, size_t rows) {
+    Tensor3 o = Tensor3::from_shape({1, rows, E});
+    std::copy(t.data() + b * t.shape(1) * E, t.data() + (b * t.shape(1) + rows) * E, o.data());
+    return o;
+  };
+  for (bool self : {true, false}) {
+    MhaOptions opt;
+    opt.disagreement_skip_padding = true;
+    const size_t Sk = self ? T : S, ks = self ? keep_t : keep_s;
+    opt.key_padding_mask = BoolTensor2::from_shape({2, Sk});
+    opt.key_padding_mask.fill(false);
+    for (size_t s = ks; s < Sk; ++s) opt.key_padding_mask(1, s) = true;
+    if (!self) {
+      opt.query_padding_mask = BoolTensor2::from_shape({2, T});
+      opt.query_padding_mask.fill(false);
+      for (size_t t = keep_t; t < T; ++t) opt.query_padding_mask(1, t) = true;
+    }
+    MultiheadAttention::Cache c, c0, c1;
+    self ? mha.forward(x, x, x, opt, &c) : mha.forward(x, m, m, opt, &c);
+    const DisagreementTerms all = mha.disagreement(c);
+    const Tensor3 x0 = slice(x, 0, T), x1 = slice(x, 1, keep_t), m0 = slice(m, 0, S), m1 = slice(m, 1, keep_s);
+    self ? mha.forward(x0, x0, x0, {}, &c0) : mha.forward(x0, m0, m0, {}, &c0);
+    self ? mha.forward(x1, x1, x1, {}, &c1) : mha.forward(x1, m1, m1, {}, &c1);
+    const DisagreementTerms t0 = mha.disagreement(c0), t1 = mha.disagreement(c1);
+    EXPECT_NEAR(all.subspace, 0.5f * (t0.subspace + t1.subspace), 1e-5) << "self " << self;
+    EXPECT_NEAR(all.position, 0.5f * (t0.position + t1.position), 1e-5) << "self " << self;
+    EXPECT_NEAR(all.output, 0.5f * (t0.output + t1.output), 1e-5) << "self " << self;
+    // off (the default), the padded rows count and the terms differ
+    MultiheadAttention::Cache cd;
+    MhaOptions plain = opt;
+    plain.disagreement_skip_padding = false;
+    self ? mha.forward(x, x, x, plain, &cd) : mha.forward(x, m, m, plain, &cd);
+    EXPECT_GT(std::fabs(mha.disagreement(cd).subspace - all.subspace), 1e-4f);
+  }
+  MhaOptions bad;
+  bad.disagreement_skip_padding = true;
+  bad.query_padding_mask = BoolTensor2::from_shape({2, T + 1});
+  MultiheadAttention::Cache cb;
+  EXPECT_THROW(mha.forward(x, m, m, bad, &cb), Error);
 }
 
 // ------------------------------------------------------------------ incremental decoding

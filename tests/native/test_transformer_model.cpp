@@ -77,8 +77,8 @@ void grad_case(const GradCase& g) {
   ParamList ps;
   m.collect(ps);
   // random biases and norms too, so their gradients are not trivially special; learned
-  // positions of unit size: at padded positions the input is the position row alone, and
-  // rows of the init's size (0.02) would make the first LayerNorm too curved for a 1e-2 step
+  // positions of unit size (at the init's 0.02 a position row alone, as at a padded
+  // position, makes the first LayerNorm too curved for a 1e-2 step)
   Rng pr(4);
   for (auto& it : ps.items()) {
     if (it.first.find("norm") != std::string::npos || it.first.find("bias") != std::string::npos)
@@ -100,22 +100,10 @@ void grad_case(const GradCase& g) {
     return double(m.loss(b, o, &d));
   };
   std::vector<GradTarget> targets;
-  for (auto& it : ps.items()) {
-    GradTarget gt = param_target(it.first, *it.second);
-    if (it.first == "src_emb.weight" || it.first == "tgt_emb.weight") {
-      // the <pad> row gets no gradient by design (padding_idx, as torch), though the
-      // disagreement terms see padded positions: check the other rows
-      const size_t E = c.d_model;
-      EXPECT_TRUE((g.tied && it.first == "tgt_emb.weight") ||
-                  std::all_of(gt.analytic.begin(), gt.analytic.begin() + long(E),
-                              [](float x) { return x == 0.f; })) << it.first;
-      gt.x += E;
-      gt.n -= E;
-      gt.analytic.erase(gt.analytic.begin(), gt.analytic.begin() + long(E));
-    }
-    targets.push_back(std::move(gt));
-  }
-  const double worst = check_grads(loss, targets, 1e-2f, 1e-2, 16);
+  for (auto& it : ps.items()) targets.push_back(param_target(it.first, *it.second));
+  // tolerance 2e-2: the whole model's loss is float32 arithmetic, so a central difference
+  // carries about 1e-4 of noise, which is 1% of the smallest gradients here (norms ~0.007)
+  const double worst = check_grads(loss, targets, 1e-2f, 2e-2, 16);
   std::printf("[grad] transformer model %s %s %s dropout %.2f: worst relative error %.2e over %zu tensors\n",
               g.norm_first ? "pre" : "post", g.tied ? "tied" : "untied", g.pos.c_str(), g.dropout,
               worst, targets.size());

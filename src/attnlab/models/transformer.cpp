@@ -289,6 +289,7 @@ float TransformerSeq2Seq::run(const Seq2SeqBatch& b, bool bw, const TransformerL
   // ---- encoder
   MhaOptions enc_opt;
   enc_opt.key_padding_mask = padding_mask(b.src, B, S);
+  enc_opt.disagreement_skip_padding = true;
   Tensor3 x = embed(src_emb_, src_pos_, b.src.data(), B, S, rng, drop, &c.src_mask);
   for (size_t l = 0; l < enc_.size(); ++l) {
     auto* lc = bw ? &c.enc[l] : (want_terms ? &enc_tmp[0] : nullptr);
@@ -306,7 +307,10 @@ float TransformerSeq2Seq::run(const Seq2SeqBatch& b, bool bw, const TransformerL
   MhaOptions self_opt, cross_opt;
   self_opt.is_causal = true;
   self_opt.key_padding_mask = padding_mask(b.tgt_in, B, T);
+  self_opt.disagreement_skip_padding = true;
   cross_opt.key_padding_mask = enc_opt.key_padding_mask;
+  cross_opt.query_padding_mask = self_opt.key_padding_mask;
+  cross_opt.disagreement_skip_padding = true;
   Tensor3 y = embed(tgt_emb_, tgt_pos_, b.tgt_in.data(), B, T, rng, drop, &c.tgt_mask);
   Tensor4 cw;
   for (size_t l = 0; l < dec_.size(); ++l) {

@@ -16,7 +16,8 @@
 //
 // Training: mean token cross-entropy over non-pad targets with optional label smoothing,
 // plus optional disagreement penalties (Li et al. 2018, attention/disagreement.hpp) on
-// every layer's encoder self-, decoder self- and cross-attention, each with its weights.
+// every layer's encoder self-, decoder self- and cross-attention, each with its weights;
+// padded positions are left out of the terms (MhaOptions::disagreement_skip_padding).
 //
 // Decoding: greedy or beam search (models/beam_search.hpp) over an incremental decoder
 // with a per-layer key/value cache (each step computes one new row per hypothesis); the
