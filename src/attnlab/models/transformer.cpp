@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
+#include <limits>
 
 #include <nlohmann/json.hpp>
 
@@ -19,7 +21,19 @@ using json = nlohmann::json;
 
 namespace {
 constexpr size_t kSinusoidLen = size_t(1) << 20;  // sinusoids have no table: any position
+
+// product of sizes as a float count, checked against the address space (wasm is 32-bit)
+size_t checked_floats(const char* what, std::initializer_list<uint64_t> dims) {
+  uint64_t n = 1;
+  const uint64_t limit = uint64_t(std::numeric_limits<size_t>::max()) / sizeof(float);
+  for (uint64_t d : dims) {
+    ATTNLAB_CHECK(d == 0 || n <= limit / d, "transformer: ", what, " needs more memory than this ",
+                  "platform can address; use smaller sizes");
+    n *= d;
+  }
+  return size_t(n);
 }
+}  // namespace
 
 // ---------------------------------------------------------------- config
 attention::TransformerLayerConfig TransformerConfig::layer() const {
@@ -114,6 +128,9 @@ TransformerSeq2Seq::TransformerSeq2Seq(const TransformerConfig& cfg, const data:
   cfg_.src_vocab = src_.size();
   cfg_.tgt_vocab = tgt_.size();
   cfg_.validate();
+  checked_floats("the embeddings", {std::max(src_.size(), tgt_.size()), cfg_.d_model});
+  checked_floats("the position tables", {std::max(cfg_.max_src_len, cfg_.max_tgt_len + 1), cfg_.d_model});
+  checked_floats("a feed-forward layer", {cfg_.dim_feedforward, cfg_.d_model});
   Rng rng(seed);
   const size_t E = cfg_.d_model, V = tgt_.size();
   src_emb_ = nn::Embedding(src_.size(), E, rng, data::Vocab::kPad);
@@ -417,6 +434,8 @@ Translation TransformerSeq2Seq::decode(const std::vector<int>& src, const Decode
   ATTNLAB_CHECK(max_len + 1 <= tgt_pos_.max_len, "decode: max_len ", max_len,
                 " needs ", max_len + 1, " target positions, this model's learned table has ",
                 tgt_pos_.max_len);
+  ATTNLAB_CHECK(o.beam >= 1 && o.beam <= 64, "beam width must be in [1, 64], got ", o.beam);
+  checked_floats("the decoder's key/value cache", {o.beam, max_len + 1, E});
   const std::vector<float> memory = encode_one(src, nullptr);
   auto* self = const_cast<TransformerSeq2Seq*>(this);
   std::vector<float> cw;  // (n,H,S) last layer's cross-attention
