@@ -93,6 +93,12 @@ TEST_F(TransformerCli, ResumedRunEqualsUninterruptedRun) {
   }
   EXPECT_EQ(same, a.tensors.size());
   EXPECT_GT(changed, a.tensors.size() / 2);
+  // eval and predict take the file like an RNN seq2seq file
+  ASSERT_EQ(run("eval --model a.safetensors --data " + dict_ + " --limit 5 --beam 2 --json", &out), 0);
+  EXPECT_NE(out.find("\"kind\":\"transformer-seq2seq\""), std::string::npos) << out;
+  EXPECT_NE(out.find("\"words\":5"), std::string::npos) << out;
+  ASSERT_EQ(run("predict --model a.safetensors --json cat", &out), 0);
+  EXPECT_NE(out.find("\"attention\""), std::string::npos) << out;
   // a resumed run with other flags is refused
   EXPECT_EQ(run(flags + " --max-steps 30 --lr 0.01 --out d.safetensors --resume b.ckpt"), 1);
 }

@@ -331,6 +331,42 @@ TEST(TransformerModelFile, SaveLoadRoundTripIdenticalOutputs) {
   }
 }
 
+TEST(TransformerModelFile, OneTranslatorApiOverModelKinds) {
+  const Trained& t = trained(false);
+  const auto bytes = t.m->save();
+  const auto tr = models::load_translator(io::decode(bytes));
+  EXPECT_STREQ(tr->kind(), "transformer-seq2seq");
+  EXPECT_EQ(tr->config_json(), t.m->config().to_json());
+  EXPECT_EQ(tr->max_src_len(), 10u);
+  EXPECT_EQ(tr->translate("abcd").text, t.m->translate("abcd").text);
+  const data::Vocab v = letters("ABC");
+  models::Seq2SeqConfig rc;
+  rc.emb = rc.enc_hidden = rc.combine = rc.attn_dim = 8;
+  const models::Seq2Seq rnn(rc, v, v, 1);
+  const auto rb = rnn.save();
+  const auto tr2 = models::load_translator(io::decode(rb));
+  EXPECT_STREQ(tr2->kind(), "seq2seq");
+  EXPECT_EQ(tr2->translate("AB").ids, rnn.translate("AB").ids);
+  EXPECT_TRUE(tr2->translate("AB").cross.empty());  // per-head maps: Transformer only
+  EXPECT_FALSE(tr->translate("AB").cross.empty());
+  models::DecodeOptions no_maps;
+  no_maps.head_maps = false;
+  const auto plain = tr->translate("ABC", no_maps);
+  EXPECT_TRUE(plain.cross.empty() && plain.enc_self.empty() && plain.dec_self.empty());
+  EXPECT_EQ(plain.attention, tr->translate("ABC").attention);
+  io::ModelInfo info;
+  info.kind = "han";
+  info.config = "{}";
+  ParamList none;
+  const auto hb = io::save_model(info, none);
+  try {
+    models::load_translator(io::decode(hb));
+    ADD_FAILURE() << "a han file loaded as a translator";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("transformer-seq2seq"), std::string::npos) << e.what();
+  }
+}
+
 TEST(TransformerModelFile, RejectsBadFiles) {
   const data::Vocab v = letters("ABC");
   TransformerSeq2Seq m(tiny_config(false, true, "sinusoidal"), v, v, 1);

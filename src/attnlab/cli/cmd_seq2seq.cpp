@@ -66,7 +66,7 @@ struct G2PEval {
   size_t words = 0;
   double seconds = 0;
 };
-G2PEval eval_g2p(const Seq2Seq& m, const data::CmuDict& dict, const std::vector<size_t>& entries,
+G2PEval eval_g2p(const models::Translator& m, const data::CmuDict& dict, const std::vector<size_t>& entries,
                  size_t limit, size_t beam, float alpha = 0.6f,
                  models::DecodePrecision precision = models::DecodePrecision::Int8) {
   G2PEval e;
@@ -79,7 +79,7 @@ G2PEval eval_g2p(const Seq2Seq& m, const data::CmuDict& dict, const std::vector<
   for (size_t i = 0; i < n; ++i) {
     const data::CmuEntry& en = dict.entries[entries[i]];
     data::Pron hyp;
-    if (en.word.size() <= m.config().max_src_len) hyp = m.translate(en.word, o).tokens;
+    if (en.word.size() <= m.max_src_len()) hyp = m.translate(en.word, o).tokens;
     e.score.add(hyp, en.prons);
     if (dict.keep_stress) e.stripped.add(strip_pron(hyp), strip_prons(en.prons));
   }
@@ -92,7 +92,7 @@ struct DateEval {
   data::ExactMatch em;
   double seconds = 0;
 };
-DateEval eval_dates(const Seq2Seq& m, const std::vector<data::DatePair>& pairs, size_t limit,
+DateEval eval_dates(const models::Translator& m, const std::vector<data::DatePair>& pairs, size_t limit,
                     size_t beam, float alpha = 0.6f,
                     models::DecodePrecision precision = models::DecodePrecision::Int8) {
   DateEval e;
@@ -451,7 +451,7 @@ bool is_seq2seq_model(const std::vector<std::string>& argv) {
   }
   if (path.empty()) return false;
   try {
-    return io::read_file(path).meta("kind") == "seq2seq";
+    return models::is_translator_kind(io::read_file(path).meta("kind"));
   } catch (const Error&) {
     return false;
   }
@@ -480,15 +480,17 @@ int cmd_eval_seq2seq(const std::vector<std::string>& argv) {
   }
   const std::string path = a.get("model");
   const io::SafeTensors st = io::read_file(path);
-  auto m = Seq2Seq::load(st);
+  auto m = models::load_translator(st);
   const uint64_t split_seed = std::stoull(st.meta("split_seed", "1234"));
   const std::string which = a.get("split");
   if (which != "test" && which != "valid") throw UsageError("--split must be test or valid");
   const size_t limit = a.u64("limit"), beam = a.u64("beam", 1, 64);
   const float alpha = static_cast<float>(a.num("alpha", 0, 10));
   const models::DecodePrecision prec = parse_precision(a.get("precision"));
+  // the Transformer decodes in float32 whatever --precision says
+  const char* pname = std::string(m->kind()) == "seq2seq" ? precision_name(prec) : "f32";
   json j = {{"model", path}, {"split", which}, {"split_seed", split_seed},
-            {"precision", precision_name(prec)}, {"config", json::parse(m->config().to_json())}};
+            {"precision", pname}, {"kind", m->kind()}, {"config", json::parse(m->config_json())}};
   if (st.meta("data") == "cmudict") {
     const bool stress = st.meta("stress", "0") == "1";
     const G2PData gd = load_g2p(a.get("data"), split_seed, stress);
@@ -508,7 +510,7 @@ int cmd_eval_seq2seq(const std::vector<std::string>& argv) {
     } else {
       std::printf("%s: G2P on %zu %s words (split seed %llu, %s, %s decoder)\n", path.c_str(),
                   g.words, which.c_str(), static_cast<unsigned long long>(split_seed),
-                  stress ? "with stress" : "stress stripped", precision_name(prec));
+                  stress ? "with stress" : "stress stripped", pname);
       auto line = [&](const char* name, const G2PEval& e) {
         std::printf("  %s  WER %.2f%%  PER %.2f%%", name, 100 * e.score.wer(), 100 * e.score.per());
         if (stress)
@@ -546,7 +548,7 @@ int cmd_eval_seq2seq(const std::vector<std::string>& argv) {
     } else {
       std::printf("%s: dates, %zu %s dates x 20 formats = %zu pairs (split seed %llu, %s decoder)\n",
                   path.c_str(), dates.size(), which.c_str(), pairs.size(),
-                  static_cast<unsigned long long>(split_seed), precision_name(prec));
+                  static_cast<unsigned long long>(split_seed), pname);
       for (size_t e = 0; e < evs.size(); ++e) {
         std::printf("  %s: exact match %.3f%%  (%.1f s)\n", e == 0 ? "greedy" : "beam",
                     100 * evs[e].em.accuracy(), evs[e].seconds);
@@ -575,7 +577,7 @@ int cmd_predict_seq2seq(const std::vector<std::string>& argv) {
                         "per-token probabilities and the attention matrix, rows = outputs).");
     return 0;
   }
-  auto m = Seq2Seq::load(io::read_file(a.get("model")));
+  auto m = models::load_translator(io::read_file(a.get("model")));
   std::string text = a.get("input");
   for (const auto& p : a.positional()) text += (text.empty() ? "" : " ") + p;
   models::DecodeOptions o;

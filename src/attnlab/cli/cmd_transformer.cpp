@@ -257,6 +257,7 @@ int cmd_train_transformer(const std::vector<std::string>& argv) {
   hooks.evaluate = [&]() {
     data::G2PScore sc;
     models::DecodeOptions o;
+    o.head_maps = false;
     for (size_t e : val) {
       const data::CmuEntry& en = dict.entries[e];
       data::Pron hyp;

@@ -96,6 +96,9 @@ struct DecodeOptions {
   size_t max_len = 0;        // output tokens; 0 = config.max_tgt_len
   float length_alpha = 0.6f; // beam score = logp / ((5 + len) / 6)^alpha (GNMT); 0 = none
   DecodePrecision precision = DecodePrecision::Int8;
+  // Transformer models: fill Translation::cross / enc_self / dec_self (one extra forward
+  // pass over the chosen output; off for bulk scoring)
+  bool head_maps = true;
 };
 
 // Attention of every layer and head (Transformer models; empty for the RNN seq2seq):
@@ -147,15 +150,37 @@ Seq2SeqBatch make_seq2seq_batch(const std::vector<std::vector<int>>& src,
                                 const std::vector<std::vector<int>>& tgt,
                                 const std::vector<size_t>& idx);
 
-class Seq2Seq {
+// One API over the seq2seq model kinds (the RNN Seq2Seq below, TransformerSeq2Seq in
+// models/transformer.hpp): what evaluation, prediction and the bindings use.
+class Translator {
+ public:
+  virtual ~Translator() = default;
+  virtual const char* kind() const = 0;  // the model file's kind
+  virtual std::string config_json() const = 0;
+  virtual size_t max_src_len() const = 0;
+  virtual const data::Vocab& src_vocab() const = 0;
+  virtual const data::Vocab& tgt_vocab() const = 0;
+  virtual std::vector<int> encode_input(const std::string& text) const = 0;
+  virtual Translation translate(const std::string& text, const DecodeOptions& o = {}) const = 0;
+  virtual Translation decode(const std::vector<int>& src, const DecodeOptions& o = {}) const = 0;
+};
+// Loads any seq2seq model file by its kind ("seq2seq", "transformer-seq2seq"); other kinds
+// are an error naming the known ones. (models/translator.cpp)
+std::unique_ptr<Translator> load_translator(const io::SafeTensors& st);
+bool is_translator_kind(const std::string& kind);
+
+class Seq2Seq : public Translator {
  public:
   using Tensor = nn::Tensor;
   Seq2Seq(const Seq2SeqConfig& cfg, const data::Vocab& src, const data::Vocab& tgt,
           uint64_t seed);
   void collect(ParamList& ps);
   const Seq2SeqConfig& config() const { return cfg_; }
-  const data::Vocab& src_vocab() const { return src_; }
-  const data::Vocab& tgt_vocab() const { return tgt_; }
+  const char* kind() const override { return "seq2seq"; }
+  std::string config_json() const override { return cfg_.to_json(); }
+  size_t max_src_len() const override { return cfg_.max_src_len; }
+  const data::Vocab& src_vocab() const override { return src_; }
+  const data::Vocab& tgt_vocab() const override { return tgt_; }
 
   // Teacher-forced forward (+ backward when `backward`): mean token cross-entropy over the
   // non-pad targets; parameter grads ACCUMULATE. label_smoothing as nn::cross_entropy.
@@ -171,9 +196,9 @@ class Seq2Seq {
   // collect() (which hands out mutable parameters) and train_step() drop it. Code that
   // changes parameters after a decode in another way calls reset_decode_plan().
   void reset_decode_plan() { plan_[0].reset(); plan_[1].reset(); }
-  std::vector<int> encode_input(const std::string& text) const;
-  Translation translate(const std::string& text, const DecodeOptions& o = {}) const;
-  Translation decode(const std::vector<int>& src, const DecodeOptions& o = {}) const;
+  std::vector<int> encode_input(const std::string& text) const override;
+  Translation translate(const std::string& text, const DecodeOptions& o = {}) const override;
+  Translation decode(const std::vector<int>& src, const DecodeOptions& o = {}) const override;
 
   // One safetensors file: kind "seq2seq", config, src vocab in "vocab", target vocab in
   // "tgt_vocab", plus `extra` metadata.

@@ -504,7 +504,7 @@ Translation TransformerSeq2Seq::decode(const std::vector<int>& src, const Decode
   }
   Translation r = translation_from(beam_search(bs, o.beam, max_len, o.length_alpha), src, src_,
                                    tgt_, cfg_.output_sep);
-  attention_maps(src, r.ids, r);
+  if (o.head_maps) attention_maps(src, r.ids, r);
   return r;
 }
 

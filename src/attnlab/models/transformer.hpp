@@ -75,14 +75,17 @@ struct TransformerLossInfo {
   attention::DisagreementTerms enc_self, dec_self, cross;
 };
 
-class TransformerSeq2Seq {
+class TransformerSeq2Seq : public Translator {
  public:
   TransformerSeq2Seq(const TransformerConfig& cfg, const data::Vocab& src, const data::Vocab& tgt,
                      uint64_t seed);
   void collect(ParamList& ps);
   const TransformerConfig& config() const { return cfg_; }
-  const data::Vocab& src_vocab() const { return src_; }
-  const data::Vocab& tgt_vocab() const { return tgt_; }
+  const char* kind() const override { return "transformer-seq2seq"; }
+  std::string config_json() const override { return cfg_.to_json(); }
+  size_t max_src_len() const override { return cfg_.max_src_len; }
+  const data::Vocab& src_vocab() const override { return src_; }
+  const data::Vocab& tgt_vocab() const override { return tgt_; }
 
   // Teacher-forced forward + backward: returns ce + penalty; parameter grads ACCUMULATE.
   // Dropout draws from rng when o.training.
@@ -97,11 +100,13 @@ class TransformerSeq2Seq {
   // layer's cross-attention averaged over heads (B,T,S).
   void score_batch(const Seq2SeqBatch& b, std::vector<float>& logp, std::vector<float>& attn) const;
 
-  std::vector<int> encode_input(const std::string& text) const;
-  Translation translate(const std::string& text, const DecodeOptions& o = {}) const;
+  std::vector<int> encode_input(const std::string& text) const override;
+  Translation translate(const std::string& text, const DecodeOptions& o = {}) const override;
+  Translation decode(const std::vector<int>& src, const DecodeOptions& o = {}) const override {
+    return decode(src, o, true);
+  }
   // kv_cache = false recomputes the whole prefix at every step (the reference).
-  Translation decode(const std::vector<int>& src, const DecodeOptions& o = {},
-                     bool kv_cache = true) const;
+  Translation decode(const std::vector<int>& src, const DecodeOptions& o, bool kv_cache) const;
   // Fills r.cross, r.enc_self, r.dec_self for source src and output tokens out.
   void attention_maps(const std::vector<int>& src, const std::vector<int>& out,
                       Translation& r) const;
