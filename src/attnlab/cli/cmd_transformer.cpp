@@ -39,7 +39,7 @@ std::vector<FlagSpec> transformer_train_flags() {
       {"activation", "relu|gelu", "relu", "feed-forward activation"},
       {"post-norm", "", "", "post-norm layers (the 2017 paper); default pre-norm"},
       {"pos", "sinusoidal|learned", "sinusoidal", "positional encoding"},
-      {"untied", "", "", "separate output projection (default: tied to the target embedding)"},
+      {"tied", "", "", "output projection tied to the target embedding (default: separate)"},
       {"epochs", "N", "30", "passes over the training pairs"},
       {"batch-size", "N", "64", "pairs per step"},
       {"max-train", "N", "0", "use only a seeded sample of N training pairs (0 = all)"},
@@ -108,7 +108,7 @@ int cmd_train_transformer(const std::vector<std::string>& argv) {
   cfg.activation = a.get("activation");
   cfg.norm_first = !a.flag("post-norm");
   cfg.pos = a.get("pos");
-  cfg.tie_output = !a.flag("untied");
+  cfg.tie_output = a.flag("tied");
   cfg.max_src_len = 40;
   cfg.max_tgt_len = 40;
   cfg.output_sep = " ";
