@@ -18,7 +18,11 @@
 // a zero attention output (PyTorch: NaN).
 //
 // Dropout draws from the caller's Rng when training (rng required then); with
-// training = false (or dropout 0) the layers are deterministic.
+// training = false (or dropout 0) the layers are deterministic. Dropout applies where
+// PyTorch's layers apply it except inside the attention: the attention weights themselves
+// are not dropped (MultiheadAttention has no dropout), so with dropout > 0 training
+// differs from torch's in that one place (parity is tested with dropout = 0, as torch's
+// eval mode).
 //
 // Incremental decoding (DecoderLayer::step): a per-layer key/value cache so one decoder
 // step costs one new row per hypothesis; the cross-attention keys/values are projected once

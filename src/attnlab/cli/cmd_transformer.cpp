@@ -49,7 +49,8 @@ std::vector<FlagSpec> transformer_train_flags() {
       {"clip", "F", "1", "clip gradients to this global L2 norm (0 = off)"},
       {"label-smoothing", "F", "0.1", "label smoothing of the token cross-entropy"},
       {"disagree-subspace", "W", "0", "weight of the subspace similarity penalty (Li et al. 2018)"},
-      {"disagree-position", "W", "0", "weight of the attended-position similarity penalty"},
+      {"disagree-position", "W", "0", "weight of the attended-position similarity penalty (a sum "
+                                      "over query rows: of the order of the length)"},
       {"disagree-output", "W", "0", "weight of the output similarity penalty"},
       {"disagree-on", "LIST", "enc,dec,cross", "attentions the penalties apply to (comma list of "
                                                "enc, dec, cross)"},
