@@ -75,6 +75,7 @@ G2PEval eval_g2p(const models::Translator& m, const data::CmuDict& dict, const s
   o.precision = precision;
   o.beam = beam;
   o.length_alpha = alpha;
+  o.head_maps = false;
   const size_t n = limit ? std::min(limit, entries.size()) : entries.size();
   for (size_t i = 0; i < n; ++i) {
     const data::CmuEntry& en = dict.entries[entries[i]];
@@ -101,6 +102,7 @@ DateEval eval_dates(const models::Translator& m, const std::vector<data::DatePai
   o.precision = precision;
   o.beam = beam;
   o.length_alpha = alpha;
+  o.head_maps = false;
   const size_t n = limit ? std::min(limit, pairs.size()) : pairs.size();
   for (size_t i = 0; i < n; ++i) {
     const std::string out = m.translate(pairs[i].input, o).text;
