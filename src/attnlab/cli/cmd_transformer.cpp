@@ -234,7 +234,7 @@ int cmd_train_transformer(const std::vector<std::string>& argv) {
   if (!quiet && !as_json)
     std::cerr << "g2p transformer: " << src.size() << " training pairs, " << batcher.num_batches()
               << " batches/epoch, " << trainer.total_steps() << " steps, " << ps.count()
-              << " parameters, config " << cfg.to_json() << "\n";
+              << " parameters, config " << m.config().to_json() << "\n";
 
   const bool tty = isatty(fileno(stderr)) != 0;
   const size_t stop_at = a.u64("max-steps") ? a.u64("max-steps") : SIZE_MAX;
