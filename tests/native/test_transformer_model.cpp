@@ -198,9 +198,14 @@ Trained train_reverse(bool norm_first, size_t steps) {
   return t;
 }
 
+// trained on first use, once per process (ctest runs each test in its own process)
 const Trained& trained(bool norm_first) {
-  static Trained post = train_reverse(false, 500), pre = train_reverse(true, 500);
-  return norm_first ? pre : post;
+  if (norm_first) {
+    static const Trained pre = train_reverse(true, 500);
+    return pre;
+  }
+  static const Trained post = train_reverse(false, 500);
+  return post;
 }
 
 }  // namespace
