@@ -1,51 +1,108 @@
-// Marshalling helpers shared by the Embind files: typed arrays in and out with
-// one bulk copy (no per-element conversion), and C++ errors turned into JS
-// Error objects so the module stays usable after a bad call.
+// Marshalling helpers shared by the Embind files.
+//
+// THE ERROR PATH. Nothing is ever thrown across the wasm/JS boundary: a JS
+// exception thrown from inside wasm unwinds wasm frames without restoring the
+// stack pointer, without running C++ destructors (heap) and without releasing
+// the val handles of those frames. Instead every entry point runs in guard():
+// a C++ exception is caught inside wasm, the frames unwind normally (every
+// destructor runs), the message goes to one error slot and the entry point
+// returns an empty value (undefined, null, 0, ""). The JS package wraps every
+// Embind function and method (bindings/js/core.js) to check the slot after
+// each call and throw a JS Error carrying the message. So a rejected call
+// leaves the stack pointer, the heap and the handle count as they were.
+//
+// ARGUMENTS. Entry points take `emscripten::val` (never std::string or
+// numbers): converting a val never throws in JS, so no argument conversion
+// can fail halfway after an earlier argument was copied into the heap. The
+// readers below check type, finiteness, integrality and range and name the
+// option in their errors.
 #pragma once
 #include <emscripten/val.h>
 
 #include <cmath>
+#include <cstdint>
 #include <exception>
+#include <initializer_list>
+#include <memory>
+#include <new>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "attnlab/core/checked.hpp"
 #include "attnlab/core/error.hpp"
 
 namespace attnlab::bindings {
 
-[[noreturn]] inline void throw_js(const std::string& msg) {
-  emscripten::val::global("Error").new_(emscripten::val(msg)).throw_();
-  __builtin_unreachable();
+// The one error slot (wasm runs one thread per module instance).
+inline std::string& error_slot() {
+  static std::string msg;
+  return msg;
+}
+inline bool& error_flag() {
+  static bool pending = false;
+  return pending;
+}
+inline void set_error(std::string msg) {
+  error_slot() = std::move(msg);
+  error_flag() = true;
 }
 
-// Runs f; any C++ exception becomes a thrown JS Error carrying its message.
-// The JS throw skips C++ destructors of the frames it unwinds, so the message
-// lives in a static string and the exception object is gone before it.
+template <class R>
+R failed_value() {
+  if constexpr (std::is_void_v<R>) return;
+  else if constexpr (std::is_same_v<R, emscripten::val>) return emscripten::val::undefined();
+  else if constexpr (std::is_floating_point_v<R>) return std::nan("");
+  else return R{};
+}
+
+// Runs f; a C++ exception becomes the pending error and an empty result.
 template <class F>
-auto guard(F&& f) -> decltype(f()) {
-  static std::string msg;
+auto guard(F&& f) noexcept -> decltype(f()) {
+  using R = decltype(f());
   try {
     return f();
   } catch (const attnlab::Error& e) {
-    msg = std::string("attnlab: ") + e.what();
+    set_error(std::string("attnlab: ") + e.what());
   } catch (const std::bad_alloc&) {
-    msg = "attnlab: out of memory (the input is too large for the wasm heap)";
+    set_error("attnlab: out of memory (the input is too large for the wasm heap)");
   } catch (const std::exception& e) {
-    msg = std::string("attnlab: internal error: ") + e.what();
+    set_error(std::string("attnlab: internal error: ") + e.what());
+  } catch (...) {
+    set_error("attnlab: internal error (unknown exception)");
   }
-  throw_js(msg);
+  return failed_value<R>();
+}
+
+inline const char* js_type(const emscripten::val& v) {
+  if (v.isNull()) return "null";
+  if (v.isUndefined()) return "undefined";
+  if (v.isArray()) return "an array";
+  static thread_local std::string t;
+  t = v.typeOf().as<std::string>();
+  return t.c_str();
+}
+
+// A JS string (UTF-8 in C++); anything else is an Error naming `what`.
+inline std::string to_string(const emscripten::val& v, const char* what) {
+  ATTNLAB_CHECK(v.isString(), what, " expects a string, got ", js_type(v));
+  return v.as<std::string>();
+}
+
+// The length of a typed array or array-like, checked against the element cap.
+inline size_t js_length(const emscripten::val& v, const char* what, const char* expected) {
+  ATTNLAB_CHECK(!v.isUndefined() && !v.isNull() && (v.typeOf().as<std::string>() == "object"),
+                what, ": expected ", expected, ", got ", js_type(v));
+  const emscripten::val len = v["length"];
+  ATTNLAB_CHECK(len.isNumber(), what, ": expected ", expected, ", got an object without a length");
+  return static_cast<size_t>(checked_whole(what, len.as<double>(), 0, kMaxElements));
 }
 
 // Float32Array / Array / ArrayLike -> std::vector<float>, one bulk copy.
-inline std::vector<float> to_floats(const emscripten::val& v, const char* what) {
+// With finite = true, NaN and infinities are rejected (with their index).
+inline std::vector<float> to_floats(const emscripten::val& v, const char* what, bool finite = false) {
   using emscripten::val;
-  if (v.isUndefined() || v.isNull())
-    throw attnlab::Error(std::string(what) + ": expected a Float32Array, got " +
-                         (v.isNull() ? "null" : "undefined"));
-  const val len = v["length"];
-  if (!len.isNumber())
-    throw attnlab::Error(std::string(what) + ": expected a Float32Array or array of numbers");
-  const size_t n = len.as<size_t>();
+  const size_t n = js_length(v, what, "a Float32Array or an array of numbers");
   std::vector<float> out(n);
   if (n == 0) return out;
   val view(emscripten::typed_memory_view(n, out.data()));
@@ -54,6 +111,25 @@ inline std::vector<float> to_floats(const emscripten::val& v, const char* what) 
   } else {
     view.call<void>("set", val::global("Float32Array").call<val>("from", v));
   }
+  if (finite)
+    for (size_t i = 0; i < n; ++i)
+      ATTNLAB_CHECK(std::isfinite(out[i]), what, ": value ", out[i], " at index ", i,
+                    " is not finite (expected finite numbers)");
+  return out;
+}
+
+// Uint8Array / ArrayBuffer -> bytes, one bulk copy.
+inline std::vector<uint8_t> to_bytes(const emscripten::val& v, const char* what) {
+  using emscripten::val;
+  val u8 = v;
+  if (!v.isUndefined() && !v.isNull() && v.instanceof(val::global("ArrayBuffer")))
+    u8 = val::global("Uint8Array").new_(v);
+  ATTNLAB_CHECK(!u8.isUndefined() && !u8.isNull() && u8.instanceof(val::global("Uint8Array")),
+                what, ": expected a Uint8Array or ArrayBuffer, got ", js_type(v));
+  const size_t n = static_cast<size_t>(
+      checked_whole(what, u8["length"].as<double>(), 0, uint64_t{1} << 31));
+  std::vector<uint8_t> out(n);
+  if (n) val(emscripten::typed_memory_view(n, out.data())).call<void>("set", u8);
   return out;
 }
 
@@ -65,38 +141,86 @@ inline emscripten::val from_floats(const float* p, size_t n) {
 inline emscripten::val from_floats(const std::vector<float>& v) {
   return from_floats(v.data(), v.size());
 }
+inline emscripten::val to_uint8array(const std::vector<uint8_t>& b) {
+  return emscripten::val::global("Uint8Array").new_(emscripten::typed_memory_view(b.size(), b.data()));
+}
+template <class T>
+emscripten::val int32s(const std::vector<T>& v) {
+  std::vector<int32_t> t(v.begin(), v.end());
+  return emscripten::val::global("Int32Array").new_(emscripten::typed_memory_view(t.size(), t.data()));
+}
 
 // Options objects: o[key] checked and converted; `def` when o or o[key] is
-// undefined. Errors name the key and the accepted range.
+// undefined. Errors name the key and say what was expected.
+inline void check_options(const emscripten::val& o, const char* what) {
+  ATTNLAB_CHECK(o.isUndefined() || o.isNull() || o.typeOf().as<std::string>() == "object", what,
+                ": expected an options object, got ", js_type(o));
+}
 inline bool has_opt(const emscripten::val& o, const char* key) {
   return !(o.isUndefined() || o.isNull() || o[key].isUndefined());
 }
 inline double opt_number(const emscripten::val& o, const char* key, double lo, double hi, double def) {
   if (!has_opt(o, key)) return def;
   const emscripten::val v = o[key];
-  ATTNLAB_CHECK(v.isNumber(), key, ": expected a number");
+  ATTNLAB_CHECK(v.isNumber(), key, ": expected a number in [", lo, ", ", hi, "], got ", js_type(v));
   const double x = v.as<double>();
   ATTNLAB_CHECK(std::isfinite(x) && x >= lo && x <= hi, key, ": expected a number in [", lo, ", ",
                 hi, "], got ", x);
   return x;
 }
-inline size_t opt_size(const emscripten::val& o, const char* key, size_t lo, size_t hi, size_t def) {
+inline uint64_t opt_whole(const emscripten::val& o, const char* key, uint64_t lo, uint64_t hi,
+                          uint64_t def) {
   if (!has_opt(o, key)) return def;
   const emscripten::val v = o[key];
-  ATTNLAB_CHECK(v.isNumber(), key, ": expected a number");
-  const double d = v.as<double>();
-  ATTNLAB_CHECK(d >= static_cast<double>(lo) && d <= static_cast<double>(hi) && d == std::floor(d),
-                key, ": expected a whole number in [", lo, ", ", hi, "], got ", d);
-  return static_cast<size_t>(d);
+  ATTNLAB_CHECK(v.isNumber(), key, ": expected a whole number in [", lo, ", ", hi, "], got ",
+                js_type(v));
+  return checked_whole(key, v.as<double>(), lo, hi);
+}
+inline size_t opt_size(const emscripten::val& o, const char* key, size_t lo, size_t hi, size_t def) {
+  return static_cast<size_t>(opt_whole(o, key, lo, hi, def));
+}
+// Seeds: whole numbers in [0, 2^53) (exactly representable in JS).
+inline uint64_t opt_seed(const emscripten::val& o, const char* key, uint64_t def) {
+  return opt_whole(o, key, 0, (uint64_t{1} << 53) - 1, def);
+}
+// Positional arguments: the same checks, `def` when undefined.
+inline double arg_number(const emscripten::val& v, const char* what, double lo, double hi, double def) {
+  if (v.isUndefined()) return def;
+  ATTNLAB_CHECK(v.isNumber(), what, ": expected a number in [", lo, ", ", hi, "], got ", js_type(v));
+  const double x = v.as<double>();
+  ATTNLAB_CHECK(std::isfinite(x) && x >= lo && x <= hi, what, ": expected a number in [", lo, ", ",
+                hi, "], got ", x);
+  return x;
+}
+inline uint64_t arg_whole(const emscripten::val& v, const char* what, uint64_t lo, uint64_t hi,
+                          uint64_t def) {
+  if (v.isUndefined()) return def;
+  ATTNLAB_CHECK(v.isNumber(), what, ": expected a whole number in [", lo, ", ", hi, "], got ",
+                js_type(v));
+  return checked_whole(what, v.as<double>(), lo, hi);
 }
 inline std::string opt_string(const emscripten::val& o, const char* key, const std::string& def) {
   if (!has_opt(o, key)) return def;
-  ATTNLAB_CHECK(o[key].isString(), key, ": expected a string");
+  ATTNLAB_CHECK(o[key].isString(), key, ": expected a string, got ", js_type(o[key]));
   return o[key].as<std::string>();
+}
+// A string that must be one of `allowed`.
+inline std::string opt_enum(const emscripten::val& o, const char* key,
+                            std::initializer_list<const char*> allowed, const std::string& def) {
+  const std::string s = opt_string(o, key, def);
+  std::string list;
+  size_t i = 0;
+  for (const char* a : allowed) {
+    if (s == a) return s;
+    list += (i == 0 ? "'" : i + 1 == allowed.size() ? " or '" : ", '") + std::string(a) + "'";
+    ++i;
+  }
+  throw attnlab::Error(std::string(key) + ": expected " + list + ", got '" + s + "'");
 }
 inline bool opt_bool(const emscripten::val& o, const char* key, bool def) {
   if (!has_opt(o, key)) return def;
-  ATTNLAB_CHECK(o[key].isTrue() || o[key].isFalse(), key, ": expected true or false");
+  ATTNLAB_CHECK(o[key].isTrue() || o[key].isFalse(), key, ": expected true or false, got ",
+                js_type(o[key]));
   return o[key].isTrue();
 }
 

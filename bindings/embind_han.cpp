@@ -12,33 +12,28 @@
 #include "common.hpp"
 
 using namespace emscripten;
-using attnlab::bindings::guard;
+using namespace attnlab::bindings;
 namespace m = attnlab::models;
 
 namespace {
-
-std::vector<uint8_t> han_bytes(const val& v) {
-  if (!v.instanceof(val::global("Uint8Array")))
-    throw attnlab::Error("HAN model bytes: expected a Uint8Array");
-  const size_t n = v["length"].as<size_t>();
-  std::vector<uint8_t> out(n);
-  if (n) val(typed_memory_view(n, out.data())).call<void>("set", v);
-  return out;
-}
 
 class JsHAN {
  public:
   explicit JsHAN(std::unique_ptr<m::HAN> model) : model_(std::move(model)) {}
   static JsHAN* from_bytes(val bytes) {
-    return guard([&] { return new JsHAN(m::HAN::load(han_bytes(bytes))); });
+    return guard([&] { return new JsHAN(m::HAN::load(to_bytes(bytes, "HAN model bytes"))); });
   }
-  std::string config() const {
-    return guard([&] { return model_->config().to_json().dump(); });
+  val config() const {
+    return guard([&] { return val(model_->config().to_json().dump()); });
   }
-  double param_count() const { return static_cast<double>(model_->params().count()); }
-  // text (UTF-8) -> JSON {label, label_id, probs, truncated, sentences: [{text, weight, words}]}
-  std::string classify(std::string text) const {
-    return guard([&] { return model_->classify(text).to_json_string(); });
+  val param_count() const {
+    return guard([&] { return val(static_cast<double>(model_->params().count())); });
+  }
+  // text (UTF-8) -> JSON {label, label_id, probs, truncated, empty, sentences: [{text, weight, words}]}
+  val classify(val text) const {
+    return guard([&] {
+      return val(model_->classify(to_string(text, "HAN.classify: text")).to_json_string());
+    });
   }
 
  private:

@@ -3,8 +3,6 @@
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
-#include <malloc.h>
-
 #include <string>
 
 #include "attnlab/kernels/bench.hpp"
@@ -13,19 +11,32 @@
 #include "common.hpp"
 
 using namespace emscripten;
+namespace b = attnlab::bindings;
 namespace k = attnlab::kernels;
 
 namespace {
 
-std::string selftest(uint32_t seed) {
-  return attnlab::bindings::guard([&] { return k::run_kernel_selftest(seed); });
+val selftest(val seed) {
+  return b::guard([&] {
+    const auto s = static_cast<uint32_t>(b::arg_whole(seed, "seed", 0, 0xffffffffu, 1));
+    return val(k::run_kernel_selftest(s));
+  });
 }
 
-// Time one kernel of the list at shape (a, b, c) for at least min_ms.
-// Returns {ns, gflops, ref_ns, ref_gflops}.
-val bench_kernel(std::string name, size_t a, size_t b, size_t c, double min_ms, bool with_ref) {
-  return attnlab::bindings::guard([&] {
-    const k::BenchResult r = k::bench_kernel(name, {a, b, c}, min_ms, with_ref);
+// name, [a, b, c], {minMs, withRef} -> {ns, gflops, refNs, refGflops}
+val bench_kernel(val name, val shape, val opts) {
+  return b::guard([&] {
+    const std::string n = b::to_string(name, "kernel name");
+    ATTNLAB_CHECK(shape.isArray(), "shape: expected an array [a, b, c], got ", b::js_type(shape));
+    const size_t len = b::js_length(shape, "shape", "an array [a, b, c]");
+    ATTNLAB_CHECK(len >= 1 && len <= 3, "shape: expected 1 to 3 sizes, got ", len);
+    k::Shape s{0, 0, 0};  // 0 = a size the kernel does not use
+    for (size_t i = 0; i < len; ++i)
+      s[i] = static_cast<size_t>(b::arg_whole(shape[i], "shape", 0, uint64_t{1} << 24, 0));
+    b::check_options(opts, "kernels.bench options");
+    const double min_ms = b::opt_number(opts, "minMs", 0, 60000, 200);
+    const bool with_ref = b::opt_bool(opts, "withRef", false);
+    const k::BenchResult r = k::bench_kernel(n, s, min_ms, with_ref);
     val out = val::object();
     out.set("ns", r.ns);
     out.set("gflops", r.gflops);
@@ -35,46 +46,52 @@ val bench_kernel(std::string name, size_t a, size_t b, size_t c, double min_ms, 
   });
 }
 
-val kernel_names() {
-  val arr = val::array();
-  for (const auto& c : k::kernel_cases()) {
-    val o = val::object();
-    o.set("name", c.name);
-    o.set("tile", c.tile);
-    arr.call<void>("push", o);
-  }
-  return arr;
-}
-
-val simd_info() {
-  val o = val::object();
-  o.set("arch", std::string(k::simd_arch_name()));
-  o.set("lanes", k::simd_lanes());
-  o.set("gemmTile", std::to_string(k::gemm_tile_m()) + "x" + std::to_string(k::gemm_tile_n()));
-  return o;
-}
-
-// softmax of one row, for demos and the browser test: Float32Array in, Float32Array out
-val softmax(val logits) {
-  return attnlab::bindings::guard([&] {
-    std::vector<float> x = attnlab::bindings::to_floats(logits, "logits");
-    std::vector<float> y(x.size());
-    k::softmax_rows(1, x.size(), x.data(), x.size(), nullptr, 0, y.data(), y.size());
-    return attnlab::bindings::from_floats(y);
+val peak_gflops(val min_ms) {
+  return b::guard([&] {
+    return val(k::simd_peak_gflops(b::arg_number(min_ms, "minMs", 0, 60000, 200)));
   });
 }
 
-// Bytes the allocator has handed out and not yet received back: flat across
-// repeated calls means no leak.
-double heap_used() { return static_cast<double>(mallinfo().uordblks); }
+val kernel_names() {
+  return b::guard([&] {
+    val arr = val::array();
+    for (const auto& c : k::kernel_cases()) {
+      val o = val::object();
+      o.set("name", c.name);
+      o.set("tile", c.tile);
+      arr.call<void>("push", o);
+    }
+    return arr;
+  });
+}
+
+val simd_info() {
+  return b::guard([&] {
+    val o = val::object();
+    o.set("arch", std::string(k::simd_arch_name()));
+    o.set("lanes", k::simd_lanes());
+    o.set("gemmTile", std::to_string(k::gemm_tile_m()) + "x" + std::to_string(k::gemm_tile_n()));
+    return o;
+  });
+}
+
+// softmax of one row of finite logits: Float32Array in, Float32Array out
+val softmax(val logits) {
+  return b::guard([&] {
+    std::vector<float> x = b::to_floats(logits, "logits", /*finite=*/true);
+    ATTNLAB_CHECK(!x.empty(), "logits: expected at least one number, got an empty array");
+    std::vector<float> y(x.size());
+    k::softmax_rows(1, x.size(), x.data(), x.size(), nullptr, 0, y.data(), y.size());
+    return b::from_floats(y);
+  });
+}
 
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attnlab_kernels) {
-  function("heapUsed", &heap_used);
   function("kernelSelftest", &selftest);
   function("benchKernel", &bench_kernel);
-  function("simdPeakGflops", &k::simd_peak_gflops);
+  function("simdPeakGflops", &peak_gflops);
   function("kernelList", &kernel_names);
   function("simdInfo", &simd_info);
   function("softmax", &softmax);

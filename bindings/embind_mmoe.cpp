@@ -10,45 +10,49 @@
 #include "common.hpp"
 
 using namespace emscripten;
-using attnlab::bindings::from_floats;
-using attnlab::bindings::guard;
-using attnlab::bindings::to_floats;
+using namespace attnlab::bindings;
 namespace m = attnlab::models;
 
 namespace {
 
-std::vector<uint8_t> to_bytes(const val& v) {
-  if (!v.instanceof(val::global("Uint8Array")))
-    throw attnlab::Error("model bytes: expected a Uint8Array");
-  const size_t n = v["length"].as<size_t>();
-  std::vector<uint8_t> out(n);
-  if (n) val(typed_memory_view(n, out.data())).call<void>("set", v);
-  return out;
-}
-
 class JsMMoE {
  public:
   explicit JsMMoE(std::unique_ptr<m::MMoE> model) : model_(std::move(model)) {}
-  static JsMMoE* create(std::string config_json, double seed) {
+  // {inputDim, experts, expertUnits, tasks, towerUnits, attDim, bottomUnits, gate, gateBias, seed}
+  static JsMMoE* create(val o) {
     return guard([&] {
-      return new JsMMoE(std::make_unique<m::MMoE>(m::MMoEConfig::from_json(config_json),
-                                                  static_cast<uint64_t>(seed)));
+      check_options(o, "MMoE options");
+      // whole numbers here; MMoEConfig::validate() checks each range
+      constexpr size_t kAny = size_t{1} << 30;
+      m::MMoEConfig c;
+      c.input_dim = opt_size(o, "inputDim", 0, kAny, c.input_dim);
+      c.experts = opt_size(o, "experts", 0, kAny, c.experts);
+      c.expert_units = opt_size(o, "expertUnits", 0, kAny, c.expert_units);
+      c.tasks = opt_size(o, "tasks", 0, kAny, c.tasks);
+      c.tower_units = opt_size(o, "towerUnits", 0, kAny, c.tower_units);
+      c.att_dim = opt_size(o, "attDim", 0, kAny, c.att_dim);
+      c.bottom_units = opt_size(o, "bottomUnits", 0, kAny, c.bottom_units);
+      c.gate = m::gate_from_string(opt_string(o, "gate", "softmax"));
+      c.gate_bias = opt_bool(o, "gateBias", false);
+      return new JsMMoE(std::make_unique<m::MMoE>(c, opt_seed(o, "seed", 0)));
     });
   }
   static JsMMoE* from_bytes(val bytes) {
     return guard([&] {
-      const std::vector<uint8_t> b = to_bytes(bytes);
+      const std::vector<uint8_t> b = to_bytes(bytes, "MMoE model bytes");
       return new JsMMoE(m::MMoE::load(b.data(), b.size()));
     });
   }
 
-  std::string config() const { return model_->config().to_json(); }
-  double param_count() const { return static_cast<double>(model_->param_count().total); }
+  val config() const { return guard([&] { return val(model_->config().to_json()); }); }
+  val param_count() const {
+    return guard([&] { return val(static_cast<double>(model_->param_count().total)); });
+  }
 
   // x: Float32Array (n * inputDim) -> {pred: (n, tasks), gates: (tasks, n, experts)}
   val predict(val x) const {
     return guard([&] {
-      const std::vector<float> xs = to_floats(x, "x");
+      const std::vector<float> xs = to_floats(x, "x", /*finite=*/true);
       const size_t n = rows(xs.size(), model_->config().input_dim, "x");
       const m::MMoE::Output o = model_->forward(xs.data(), n);
       val out = val::object();
@@ -60,22 +64,20 @@ class JsMMoE {
   }
 
   // One epoch of Adam; the optimizer persists between calls (reset by resetOptimizer).
-  val train_epoch(val x, val y, double batch, double lr, double seed) {
+  // x, y, {batchSize, lr, seed}
+  val train_epoch(val x, val y, val opts) {
     return guard([&] {
-      const std::vector<float> xs = to_floats(x, "x"), ys = to_floats(y, "y");
+      check_options(opts, "trainEpoch options");
+      const size_t batch = opt_size(opts, "batchSize", 1, 1000000, 128);
+      const double lr = opt_number(opts, "lr", 1e-8, 10, 1e-3);
+      const uint64_t seed = opt_seed(opts, "seed", 0);
+      const std::vector<float> xs = to_floats(x, "x", true), ys = to_floats(y, "y", true);
       const size_t n = rows(xs.size(), model_->config().input_dim, "x");
-      ATTNLAB_CHECK(ys.size() == n * model_->config().tasks, "y: expected ", n, " x ",
-                    model_->config().tasks, " = ", n * model_->config().tasks,
-                    " values (one per sample and task), got ", ys.size());
-      ATTNLAB_CHECK(batch >= 1 && batch <= 1e6, "batchSize must be in [1, 1e6], got ", batch);
-      ATTNLAB_CHECK(lr > 0 && lr < 10, "lr must be in (0, 10), got ", lr);
-      if (!opt_ || opt_->lr != static_cast<float>(lr)) {
-        if (!opt_) opt_ = std::make_unique<attnlab::nn::Adam>(model_->params(), static_cast<float>(lr));
-        opt_->lr = static_cast<float>(lr);
-      }
-      if (!rng_) rng_ = std::make_unique<attnlab::Rng>(static_cast<uint64_t>(seed));
-      return from_floats(model_->train_epoch(xs.data(), ys.data(), n, static_cast<size_t>(batch),
-                                             *opt_, *rng_));
+      check_targets(ys.size(), n);
+      if (!opt_) opt_ = std::make_unique<attnlab::nn::Adam>(model_->params(), static_cast<float>(lr));
+      opt_->lr = static_cast<float>(lr);
+      if (!rng_) rng_ = std::make_unique<attnlab::Rng>(seed);
+      return from_floats(model_->train_epoch(xs.data(), ys.data(), n, batch, *opt_, *rng_));
     });
   }
   void reset_optimizer() {
@@ -85,18 +87,18 @@ class JsMMoE {
 
   val evaluate(val x, val y) const {
     return guard([&] {
-      const std::vector<float> xs = to_floats(x, "x"), ys = to_floats(y, "y");
+      const std::vector<float> xs = to_floats(x, "x", true), ys = to_floats(y, "y", true);
       const size_t n = rows(xs.size(), model_->config().input_dim, "x");
-      ATTNLAB_CHECK(ys.size() == n * model_->config().tasks, "y: expected ",
-                    n * model_->config().tasks, " values, got ", ys.size());
+      check_targets(ys.size(), n);
       return from_floats(model_->evaluate(xs.data(), ys.data(), n));
     });
   }
 
-  val save(bool f16) const {
+  // {f16}
+  val save(val opts) const {
     return guard([&] {
-      const std::vector<uint8_t> b = model_->save(f16);
-      return val::global("Uint8Array").new_(typed_memory_view(b.size(), b.data()));
+      check_options(opts, "save options");
+      return to_uint8array(model_->save(opt_bool(opts, "f16", false)));
     });
   }
 
@@ -107,26 +109,28 @@ class JsMMoE {
                   " values (n samples x inputDim), got ", total);
     return total / width;
   }
+  void check_targets(size_t got, size_t n) const {
+    const size_t want = attnlab::checked_product("y", {n, model_->config().tasks});
+    ATTNLAB_CHECK(got == want, "y: expected ", n, " x ", model_->config().tasks, " = ", want,
+                  " values (one per sample and task), got ", got);
+  }
   std::unique_ptr<m::MMoE> model_;
   std::unique_ptr<attnlab::nn::Adam> opt_;
   std::unique_ptr<attnlab::Rng> rng_;
 };
 
 // {n, dim, p, sines, noise, seed, taskSeed} -> {x: Float32Array (n*dim), y: Float32Array (n*2)}
-val mmoe_synthetic(double n, double dim, double p, double sines, double noise, double seed,
-                   double task_seed) {
+val mmoe_synthetic(val o) {
   return guard([&] {
-    ATTNLAB_CHECK(n >= 1 && n <= 1e7, "n must be in [1, 1e7], got ", n);
-    ATTNLAB_CHECK(dim >= 2 && dim <= 1e5, "dim must be in [2, 1e5], got ", dim);
-    ATTNLAB_CHECK(sines >= 0 && sines <= 1000, "sines must be in [0, 1000], got ", sines);
+    check_options(o, "mmoeSynthetic options");
     attnlab::data::MMoESyntheticConfig c;
-    c.n = static_cast<size_t>(n);
-    c.dim = static_cast<size_t>(dim);
-    c.p = static_cast<float>(p);
-    c.m = static_cast<int>(sines);
-    c.noise = static_cast<float>(noise);
-    c.seed = static_cast<uint64_t>(seed);
-    c.task_seed = static_cast<uint64_t>(task_seed);
+    c.n = opt_size(o, "n", 1, 10000000, 10000);
+    c.dim = opt_size(o, "dim", 2, 100000, 100);
+    c.p = static_cast<float>(opt_number(o, "p", -1e9, 1e9, 0.5));  // the generator checks [-1, 1]
+    c.m = static_cast<int>(opt_size(o, "sines", 0, 1000, 10));
+    c.noise = static_cast<float>(opt_number(o, "noise", 0, 100, 0.01));
+    c.seed = opt_seed(o, "seed", 0);
+    c.task_seed = opt_seed(o, "taskSeed", 0);
     const auto d = attnlab::data::make_mmoe_synthetic(c);
     val out = val::object();
     out.set("x", from_floats(d.x));
@@ -139,7 +143,7 @@ val mmoe_synthetic(double n, double dim, double p, double sines, double noise, d
 
 EMSCRIPTEN_BINDINGS(attnlab_mmoe) {
   class_<JsMMoE>("MMoEModel")
-      .constructor(&JsMMoE::create, allow_raw_pointers())
+      .class_function("create", &JsMMoE::create, allow_raw_pointers())
       .class_function("fromBytes", &JsMMoE::from_bytes, allow_raw_pointers())
       .function("config", &JsMMoE::config)
       .function("paramCount", &JsMMoE::param_count)

@@ -10,17 +10,22 @@
 #include "common.hpp"
 
 using namespace emscripten;
-using attnlab::bindings::from_floats;
-using attnlab::bindings::guard;
-using attnlab::bindings::opt_size;
-using attnlab::bindings::to_floats;
+using namespace attnlab::bindings;
 namespace at = attnlab::attention;
 
 namespace {
 
+// Inputs are finite and at most 1e6 in magnitude (documented): beyond that a
+// dot product of two rows can overflow float and the weights would be NaN.
+constexpr float kMaxAbsInput = 1e6f;
+
 at::Tensor3 tensor3(const std::vector<float>& v, size_t a, size_t b, size_t c, const char* what) {
-  ATTNLAB_CHECK(v.size() == a * b * c, what, ": expected ", b, " x ", c, " = ", b * c,
-                " values, got ", v.size());
+  for (size_t i = 0; i < v.size(); ++i)
+    ATTNLAB_CHECK(std::fabs(v[i]) <= kMaxAbsInput, what, ": values must be at most ", kMaxAbsInput,
+                  " in magnitude (larger ones overflow the scores), got ", v[i], " at index ", i);
+  const size_t want = attnlab::checked_product(what, {a, b, c});
+  ATTNLAB_CHECK(v.size() == want, what, ": expected ", b, " x ", c, " = ", want, " values, got ",
+                v.size());
   at::Tensor3 t = at::Tensor3::from_shape({a, b, c});
   std::copy(v.begin(), v.end(), t.data());
   return t;
@@ -31,14 +36,16 @@ at::Tensor3 tensor3(const std::vector<float>& v, size_t a, size_t b, size_t c, c
 // -> {scores (T,T), mask (T,T) 0/1 allowed, weights (T,T), out (T,D), positions (T)?}
 val attend(val o) {
   return guard([&] {
+    check_options(o, "playground.attend options");
+    ATTNLAB_CHECK(has_opt(o, "T") && has_opt(o, "D"), "playground.attend: T and D are required");
     const size_t T = opt_size(o, "T", 1, 256, 0), D = opt_size(o, "D", 1, 512, 0);
-    const std::vector<float> x = to_floats(o["x"], "x");
+    const std::vector<float> x = to_floats(o["x"], "x", /*finite=*/true);
     const at::Tensor3 q = tensor3(x, 1, T, D, "x");
-    const std::string score = o["score"].isString() ? o["score"].as<std::string>() : "scaled_dot";
-    const std::string mode = o["mode"].isString() ? o["mode"].as<std::string>() : "global";
+    const std::string score = opt_string(o, "score", "scaled_dot");
+    const std::string mode = opt_enum(o, "mode", {"global", "local-m", "local-p"}, "global");
     const size_t valid = opt_size(o, "validKeys", 1, T, T);
-    const bool causal = o["causal"].isTrue();
-    attnlab::Rng rng(opt_size(o, "seed", 0, 1u << 30, 1));
+    const bool causal = opt_bool(o, "causal", false);
+    attnlab::Rng rng(opt_seed(o, "seed", 1));
     at::ScoreConfig sc;
     sc.kind = at::parse_score_kind(score);
     sc.query_dim = D;
@@ -63,25 +70,19 @@ val attend(val o) {
       out.set("weights", from_floats(r.weights.data(), r.weights.size()));
       out.set("out", from_floats(r.out.data(), r.out.size()));
     } else {
-      ATTNLAB_CHECK(mode == "local-m" || mode == "local-p", "mode: expected 'global', 'local-m' or 'local-p', got '", mode, "'");
       ATTNLAB_CHECK(!causal, "local attention here has no causal option: its window already limits the keys");
       at::LocalConfig lc;
       lc.mode = mode == "local-m" ? at::LocalMode::Monotonic : at::LocalMode::Predictive;
       lc.window = opt_size(o, "window", 0, 256, 2);
       lc.score = sc;
-      attnlab::Rng rng2(opt_size(o, "seed", 0, 1u << 30, 1));
+      attnlab::Rng rng2(opt_seed(o, "seed", 1));
       at::LocalAttention la(lc, rng2);
       la.score = sfn;
       const at::LocalResult r = la.forward(q, q, q, {valid});
       out.set("weights", from_floats(r.weights.data(), r.weights.size()));
       out.set("out", from_floats(r.out.data(), r.out.size()));
       out.set("positions", from_floats(r.positions.data(), r.positions.size()));
-      const size_t D2 = lc.window;
-      for (size_t i = 0; i < T; ++i) {
-        const double p = lc.mode == at::LocalMode::Monotonic ? static_cast<double>(i) : r.positions(0, i);
-        for (size_t j = 0; j < T; ++j)
-          if (std::fabs(static_cast<double>(j) - p) > static_cast<double>(D2) + 0.5) allowed[i * T + j] = 0.f;
-      }
+      allowed = at::local_window_allowed(lc, r, T, T, valid);
     }
     out.set("mask", from_floats(allowed));
     return out;
@@ -92,15 +93,17 @@ val attend(val o) {
 // -> {heads: (H,T,T), weights: (T,T) averaged, out (T,E), disagreement: {subspace, position, output}}
 val multihead(val o) {
   return guard([&] {
+    check_options(o, "playground.multihead options");
+    ATTNLAB_CHECK(has_opt(o, "T") && has_opt(o, "E"), "playground.multihead: T and E are required");
     const size_t T = opt_size(o, "T", 1, 256, 0), E = opt_size(o, "E", 1, 1024, 0);
     const size_t H = opt_size(o, "heads", 1, 16, 4);
     ATTNLAB_CHECK(E % H == 0, "heads: the embedding size ", E, " must be divisible by the number of heads, got ", H);
-    const std::vector<float> x = to_floats(o["x"], "x");
+    const std::vector<float> x = to_floats(o["x"], "x", /*finite=*/true);
     const at::Tensor3 q = tensor3(x, 1, T, E, "x");
-    attnlab::Rng rng(opt_size(o, "seed", 0, 1u << 30, 1));
+    attnlab::Rng rng(opt_seed(o, "seed", 1));
     at::MultiheadAttention mha(E, H, rng);
     at::MhaOptions opt;
-    opt.is_causal = o["causal"].isTrue();
+    opt.is_causal = opt_bool(o, "causal", false);
     const size_t valid = opt_size(o, "validKeys", 1, T, T);
     if (valid < T) {
       opt.key_padding_mask = at::BoolTensor2::from_shape({1, T});
@@ -112,10 +115,8 @@ val multihead(val o) {
     const at::DisagreementTerms d = mha.disagreement(cache);
     val out = val::object();
     out.set("heads", from_floats(r.head_weights.data(), r.head_weights.size()));
-    std::vector<float> avg(T * T, 0.f);
-    for (size_t h = 0; h < H; ++h)
-      for (size_t i = 0; i < T * T; ++i) avg[i] += r.head_weights.data()[h * T * T + i] / static_cast<float>(H);
-    out.set("weights", from_floats(avg));
+    const at::Tensor3 avg = at::mean_over_heads(r.head_weights);
+    out.set("weights", from_floats(avg.data(), avg.size()));
     out.set("out", from_floats(r.out.data(), r.out.size()));
     val dis = val::object();
     dis.set("subspace", d.subspace);
@@ -126,9 +127,30 @@ val multihead(val o) {
   });
 }
 
+// The score table: [{name, aliases, formula, sameDims, usesAttnDim, usesMaxKeys, usesKeys}]
+val score_kinds() {
+  return guard([&] {
+    val arr = val::array();
+    for (const at::ScoreSpec& s : at::score_table()) {
+      val o = val::object(), aliases = val::array();
+      for (const std::string& a : s.aliases) aliases.call<void>("push", a);
+      o.set("name", std::string(s.name));
+      o.set("aliases", aliases);
+      o.set("formula", std::string(s.formula));
+      o.set("sameDims", s.same_dims);
+      o.set("usesAttnDim", s.uses_attn_dim);
+      o.set("usesMaxKeys", s.uses_max_keys);
+      o.set("usesKeys", s.uses_keys);
+      arr.call<void>("push", o);
+    }
+    return arr;
+  });
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attnlab_playground) {
+  function("scoreKinds", &score_kinds);
   function("playgroundAttend", &attend);
   function("playgroundMultihead", &multihead);
 }

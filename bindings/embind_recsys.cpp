@@ -13,22 +13,12 @@
 #include "common.hpp"
 
 using namespace emscripten;
-using attnlab::bindings::from_floats;
-using attnlab::bindings::guard;
-using attnlab::bindings::opt_bool;
-using attnlab::bindings::opt_number;
-using attnlab::bindings::opt_size;
-using attnlab::bindings::opt_string;
+using namespace attnlab::bindings;
 namespace m = attnlab::models;
 namespace d = attnlab::data;
 
 namespace {
 
-template <class T>
-val int32s(const std::vector<T>& v) {
-  std::vector<int32_t> t(v.begin(), v.end());
-  return val::global("Int32Array").new_(typed_memory_view(t.size(), t.data()));
-}
 m::RecsysFitOptions fit_options(const val& o, size_t def_epochs) {
   m::RecsysFitOptions f;
   f.epochs = opt_size(o, "epochs", 1, 200, def_epochs);
@@ -52,16 +42,16 @@ val history_js(const std::vector<m::RecsysEpoch>& h) {
 // {pooling: 'attention'|'softmax'|'sum', train, test, epochs, batchSize, lr, seed, examples}
 val din(val o) {
   return guard([&] {
-    const std::string pooling = opt_string(o, "pooling", "attention");
-    ATTNLAB_CHECK(pooling == "attention" || pooling == "softmax" || pooling == "sum",
-                  "pooling: expected 'attention', 'softmax' or 'sum', got '", pooling, "'");
+    check_options(o, "recsys.din options");
+    const std::string pooling = opt_enum(o, "pooling", {"attention", "softmax", "sum"}, "attention");
     const size_t n_train = opt_size(o, "train", 1, 200000, 12000);
     const size_t n_test = opt_size(o, "test", 1, 50000, 3000);
     const size_t n_ex = opt_size(o, "examples", 0, 64, 8);
     const m::RecsysFitOptions fo = fit_options(o, 6);
     d::BehaviorOptions bo;
-    const d::BehaviorData train = d::make_behavior_data(n_train, bo, 1000 + fo.seed);
-    const d::BehaviorData test = d::make_behavior_data(n_test, bo, 2000 + fo.seed);
+    const m::DinData data = m::din_synthetic_split(n_train, n_test, bo, fo.seed);
+    const d::BehaviorData& train = data.train;
+    const d::BehaviorData& test = data.test;
     m::DINConfig cfg;
     cfg.items = bo.items;
     cfg.categories = bo.categories;
@@ -95,6 +85,7 @@ val din(val o) {
 //  epochs, batchSize, lr, seed}
 val autoint(val o) {
   return guard([&] {
+    check_options(o, "recsys.autoint options");
     const size_t F = opt_size(o, "fields", 2, 32, 6);
     const size_t V = opt_size(o, "vocab", 2, 1000, 8);
     d::CtrSyntheticConfig dc;
@@ -103,13 +94,10 @@ val autoint(val o) {
     dc.field_b = opt_size(o, "fieldB", 0, F - 1, std::min<size_t>(4, F - 1));
     ATTNLAB_CHECK(dc.field_a != dc.field_b, "fieldA and fieldB must differ, both are ", dc.field_a);
     const m::RecsysFitOptions fo = fit_options(o, 5);
-    dc.task_seed = fo.seed;
-    dc.n = opt_size(o, "train", 1, 200000, 8000);
-    dc.seed = 1000 + fo.seed;
-    const d::CtrSyntheticData train = d::make_ctr_synthetic(dc);
-    dc.n = opt_size(o, "test", 1, 50000, 3000);
-    dc.seed = 2000 + fo.seed;
-    const d::CtrSyntheticData test = d::make_ctr_synthetic(dc);
+    const m::CtrData data = m::ctr_synthetic_split(opt_size(o, "train", 1, 200000, 8000),
+                                                   opt_size(o, "test", 1, 50000, 3000), dc, fo.seed);
+    const d::CtrSyntheticData& train = data.train;
+    const d::CtrSyntheticData& test = data.test;
     m::AutoIntConfig cfg;
     cfg.vocab = dc.vocab;
     cfg.layers = opt_size(o, "layers", 0, 6, 2);
@@ -128,16 +116,8 @@ val autoint(val o) {
     out.set("fieldA", dc.field_a);
     out.set("fieldB", dc.field_b);
     // mean attention over (up to) 1000 test samples: (L,H,F,F)
-    const size_t n = std::min<size_t>(test.n, 1000);
-    const m::AutoInt::Output r = model.forward(test.ids.data(), n);
-    std::vector<float> mean(cfg.layers * cfg.heads * F * F, 0.f);
-    for (size_t l = 0; l < cfg.layers; ++l) {
-      const float* a = r.attention[l].data();
-      for (size_t b = 0; b < n; ++b)
-        for (size_t i = 0; i < cfg.heads * F * F; ++i)
-          mean[l * cfg.heads * F * F + i] += a[b * cfg.heads * F * F + i] / static_cast<float>(n);
-    }
-    out.set("attention", from_floats(mean));
+    out.set("attention", from_floats(m::autoint_mean_attention(model, test.ids.data(),
+                                                               std::min<size_t>(test.n, 1000))));
     return out;
   });
 }

@@ -11,8 +11,7 @@
 #include "common.hpp"
 
 using namespace emscripten;
-using attnlab::bindings::from_floats;
-using attnlab::bindings::guard;
+using namespace attnlab::bindings;
 namespace m = attnlab::models;
 
 namespace {
@@ -22,44 +21,34 @@ class JsSeq2Seq {
   explicit JsSeq2Seq(std::unique_ptr<m::Seq2Seq> model) : model_(std::move(model)) {}
   static JsSeq2Seq* from_bytes(val bytes) {
     return guard([&] {
-      if (!bytes.instanceof(val::global("Uint8Array")))
-        throw attnlab::Error("model bytes: expected a Uint8Array");
-      const size_t n = bytes["length"].as<size_t>();
-      std::vector<uint8_t> b(n);
-      if (n) val(typed_memory_view(n, b.data())).call<void>("set", bytes);
+      const std::vector<uint8_t> b = to_bytes(bytes, "Seq2Seq model bytes");
       return new JsSeq2Seq(m::Seq2Seq::load(b.data(), b.size()));
     });
   }
 
   // {kind, config, srcVocab, tgtVocab} as JSON text
-  std::string info() const {
-    nlohmann::json j = {{"kind", "seq2seq"},
-                        {"config", nlohmann::json::parse(model_->config().to_json())},
-                        {"score", model_->config().score},
-                        {"srcVocab", model_->src_vocab().tokens()},
-                        {"tgtVocab", model_->tgt_vocab().tokens()}};
-    return j.dump();
+  val info() const {
+    return guard([&] {
+      nlohmann::json j = {{"kind", "seq2seq"},
+                          {"config", nlohmann::json::parse(model_->config().to_json())},
+                          {"score", model_->config().score},
+                          {"srcVocab", model_->src_vocab().tokens()},
+                          {"tgtVocab", model_->tgt_vocab().tokens()}};
+      return val(j.dump());
+    });
   }
 
-  // text, beam, maxLen, alpha, precision ("int8" | "int16" | "f32") -> {tokens, text, probs, attention (rows*cols), rows, cols,
-  // inputTokens, logprob, eosProb, ms}
-  val translate(std::string text, double beam, double max_len, double alpha,
-                std::string precision) const {
+  // text, {beam, maxLen, alpha, precision: "int8" | "int16" | "f32"} -> {tokens, text, probs,
+  // attention (rows*cols), rows, cols, inputTokens, logprob, eosProb, ms}
+  val translate(val text_, val opts) const {
     return guard([&] {
-      ATTNLAB_CHECK(beam >= 1 && beam <= 64 && beam == double(size_t(beam)),
-                    "beam must be a whole number in [1, 64], got ", beam);
-      ATTNLAB_CHECK(max_len >= 0 && max_len <= 100000 && max_len == double(size_t(max_len)),
-                    "maxLen must be a whole number in [0, 100000] (0 = the model's limit), got ",
-                    max_len);
+      const std::string text = to_string(text_, "translate: text");
+      check_options(opts, "translate options");
       m::DecodeOptions o;
-      o.beam = size_t(beam);
-      o.max_len = size_t(max_len);
-      o.length_alpha = float(alpha);
-      ATTNLAB_CHECK(precision == "int8" || precision == "int16" || precision == "f32",
-                    "precision must be 'int8', 'int16' or 'f32', got '", precision, "'");
-      o.precision = precision == "f32"     ? m::DecodePrecision::F32
-                    : precision == "int16" ? m::DecodePrecision::Int16
-                                           : m::DecodePrecision::Int8;
+      o.beam = opt_size(opts, "beam", 1, 64, 1);
+      o.max_len = opt_size(opts, "maxLen", 0, 100000, 0);
+      o.length_alpha = static_cast<float>(opt_number(opts, "alpha", 0, 10, 0.6));
+      o.precision = m::parse_decode_precision(opt_string(opts, "precision", "int8"));
       const auto t0 = std::chrono::steady_clock::now();
       const m::Translation t = model_->translate(text, o);
       const double ms =

@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 DEB_PKGS=(cmake g++ make emscripten libxsimd-dev libxtensor-dev xtl-dev nlohmann-json3-dev
-          libgtest-dev libbenchmark-dev wabt chromium)
+          libgtest-dev libbenchmark-dev wabt chromium clang libclang-rt-14-dev)
 # Only for regenerating fixtures / ONNX models / PyTorch benchmarks: ATTNLAB_WITH_TORCH=1
 if [[ "${ATTNLAB_WITH_TORCH:-0}" == 1 ]]; then DEB_PKGS+=(python3-torch); fi
 if ! command -v node >/dev/null 2>&1; then DEB_PKGS+=(nodejs npm); fi

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# Sets up, builds and runs every test tier: native (ctest), wasm in Node, browser.
+# Sets up, builds and runs every test tier: native (ctest), wasm in Node,
+# browser, native under ASan + UBSan, and every libFuzzer target for 20 s.
 #   scripts/test.sh            all tiers
-#   scripts/test.sh native     one tier (native | wasm | browser | asan)
+#   scripts/test.sh native     one tier (native | wasm | browser | asan | fuzz)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 source scripts/env.sh
 
 tiers=("$@")
-((${#tiers[@]})) || tiers=(native wasm browser)
+((${#tiers[@]})) || tiers=(native wasm browser asan fuzz)
 for tier in "${tiers[@]}"; do
   echo "=== test tier: $tier"
   case "$tier" in
@@ -25,7 +26,9 @@ for tier in "${tiers[@]}"; do
       [[ -f build/pkg/attnlab.wasm ]] || scripts/build.sh wasm
       scripts/build.sh site
       node --test tests/browser/ ;;
-    *) echo "test.sh: unknown tier '$tier' (native, wasm, browser, asan)" >&2; exit 2 ;;
+    fuzz)
+      scripts/fuzz.sh "${ATTNLAB_FUZZ_SECONDS:-20}" ;;
+    *) echo "test.sh: unknown tier '$tier' (native, wasm, browser, asan, fuzz)" >&2; exit 2 ;;
   esac
 done
 echo "=== all requested test tiers passed"

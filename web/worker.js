@@ -29,6 +29,7 @@ function gateMeans(gates, K, n, E) {
 
 const ops = {
   info: (al) => al.simdInfo(),
+  scoreKinds: (al) => al.scoreKinds(),
   softmax: (al, { logits }) => al.softmax(new Float32Array(logits)),
   selftest: (al, { seed }) => al.kernels.selftest(seed),
   bench: (al, { name, shape, minMs }) => al.kernels.bench(name, shape, { minMs, withRef: true }),

@@ -10,31 +10,44 @@ import { install as installHAN } from './han.js';
 import { install as installPlayground } from './playground.js';
 import { install as installRecsys } from './recsys.js';
 import { install as installSeq2Seq } from './seq2seq.js';
+import { checkedModule, plain } from './util.js';
 
-export function wrap(mod) {
+export function wrap(rawModule) {
+  // every Embind entry point checks the module's error slot and throws an Error
+  const mod = checkedModule(rawModule);
   const api = {
     /** The raw Embind module (advanced use; objects made from it need .delete()). */
     module: mod,
     /** SIMD instruction set, lanes and GEMM tile of this build. */
     simdInfo: () => mod.simdInfo(),
-    /** Bytes in use on the wasm heap (malloc'd and not freed) and the heap's size. */
-    memory: () => ({ used: mod.heapUsed(), heap: mod.HEAPU8.length }),
-    /** Softmax of one row of logits. */
+    /**
+     * Bytes in use on the wasm heap (malloc'd and not freed), the heap's size, the
+     * stack pointer and the number of live JS handles: all flat across calls,
+     * rejected ones included.
+     */
+    memory: () => ({
+      used: mod.heapUsed(), heap: mod.HEAPU8.length, stack: mod.stackPointer(),
+      handles: typeof mod.count_emval_handles === 'function' ? mod.count_emval_handles() : 0,
+    }),
+    /**
+     * The score functions of the library, from its one score table:
+     * [{ name, aliases, formula, sameDims, usesAttnDim, usesMaxKeys, usesKeys }].
+     */
+    scoreKinds: () => mod.scoreKinds(),
+    /** Softmax of one row of finite logits (NaN or infinities throw an Error). */
     softmax: (logits) => mod.softmax(logits),
     kernels: {
       /** Runs every kernel against its scalar twin inside wasm; returns the parsed report. */
-      selftest: (seed = 1) => JSON.parse(mod.kernelSelftest(seed >>> 0)),
+      selftest: (seed = 1) => JSON.parse(mod.kernelSelftest(seed)),
       /** Names and tiles of the kernel list. */
       list: () => mod.kernelList(),
       /** Times kernel `name` at shape [a, b, c] (meaning per kernel) for >= minMs. */
-      bench: (name, shape, { minMs = 200, withRef = false } = {}) => {
-        const [a = 0, b = 0, c = 0] = shape;
-        return mod.benchKernel(name, a, b, c, minMs, withRef);
-      },
+      bench: (name, shape, opts = {}) =>
+        mod.benchKernel(name, Array.isArray(shape) ? Array.from(shape) : shape, plain(opts)),
       /** GFLOPS of a register-blocked SIMD micro-kernel: the ceiling to compare against. */
       peakGflops: (minMs = 200) => mod.simdPeakGflops(minMs),
       /** ms per forward of 'sdpa' (T x D) or 'mha' (T x E, H heads), timed inside wasm. */
-      attention: (op, { T = 128, D = 64, heads = 4, minMs = 300 } = {}) => mod.benchAttention(op, T, D, heads, minMs),
+      attention: (op, opts = {}) => mod.benchAttention(op, plain(opts)),
     },
   };
   installMMoE(api, mod);

@@ -103,6 +103,18 @@ export interface MMoESyntheticOptions {
 }
 
 export type PlaygroundScore = 'dot' | 'scaled_dot' | 'general' | 'additive' | 'cosine' | 'location';
+export interface ScoreKindInfo {
+  name: PlaygroundScore;
+  /** other accepted names, e.g. 'concat' for 'additive' */
+  aliases: string[];
+  formula: string;
+  /** query and key sizes must be equal */
+  sameDims: boolean;
+  usesAttnDim: boolean;
+  usesMaxKeys: boolean;
+  /** false: the score depends only on the query (location) */
+  usesKeys: boolean;
+}
 
 export interface PlaygroundAttendOptions {
   /** T vectors of size D, row-major (self-attention: queries = keys = values) */
@@ -213,7 +225,13 @@ export interface Attnlab {
   readonly module: unknown;
   simdInfo(): SimdInfo;
   /** Bytes in use on the wasm heap and the heap's size. */
-  memory(): { used: number; heap: number };
+  /**
+   * Heap bytes in use, heap size, stack pointer and live JS handles of the module:
+   * all unchanged by a rejected call (every Error path frees what it took).
+   */
+  memory(): { used: number; heap: number; stack: number; handles: number };
+  /** The score functions, from the library's one score table (a test checks this list against PlaygroundScore). */
+  scoreKinds(): ScoreKindInfo[];
   MMoE: typeof MMoE;
   playground: {
     attend(o: PlaygroundAttendOptions): PlaygroundAttendResult;
@@ -280,6 +298,8 @@ export interface HANClassification {
   probs: number[];
   /** the input was longer than the model's limits and was cut */
   truncated: boolean;
+  /** The message had no words: probs are the model's answer to an empty document, not a verdict. */
+  empty: boolean;
   /** empty when the text has no words */
   sentences: HANSentence[];
 }

@@ -4,27 +4,17 @@
 //   await m.fit(x, y, { epochs: 20, onEpoch: ({ epoch, loss }) => ... });
 //   const { pred, gates } = m.predict(x.subarray(0, 100 * 100));
 //   m.delete();
-import { checkAlive, fetchBytes, toF32 } from './util.js';
-
-const GATES = ['shared-bottom', 'omoe', 'softmax', 'attention', 'attention-x'];
+import { WasmObject, fetchBytes, plain, toF32, toU8 } from './util.js';
 
 export function install(api, mod) {
-  class MMoE {
+  class MMoE extends WasmObject {
     /**
-     * @param {object} opts inputDim, experts, expertUnits, tasks, towerUnits, attDim, gate, seed
+     * @param {object} opts inputDim, experts, expertUnits, tasks, towerUnits, attDim,
+     *   bottomUnits, gate ('shared-bottom' | 'omoe' | 'softmax' | 'attention' | 'attention-x'),
+     *   gateBias, seed. Every option is checked (type, whole number, range).
      */
     constructor(opts = {}, _handle = null) {
-      if (_handle) {
-        this._h = _handle;
-      } else {
-        const gate = opts.gate ?? 'softmax';
-        if (!GATES.includes(gate)) throw new Error(`attnlab: unknown gate '${gate}' (expected ${GATES.join(', ')})`);
-        const cfg = {
-          input_dim: opts.inputDim ?? 100, experts: opts.experts ?? 8, expert_units: opts.expertUnits ?? 16,
-          tasks: opts.tasks ?? 2, tower_units: opts.towerUnits ?? 8, att_dim: opts.attDim ?? 16, gate,
-        };
-        this._h = new mod.MMoEModel(JSON.stringify(cfg), opts.seed ?? 0);
-      }
+      super(_handle ?? mod.MMoEModel.create(plain(opts)), 'MMoE');
       const c = JSON.parse(this._h.config());
       this.config = {
         inputDim: c.input_dim, experts: c.experts, expertUnits: c.expert_units, tasks: c.tasks,
@@ -33,50 +23,49 @@ export function install(api, mod) {
     }
     /** Loads a model file (Uint8Array or ArrayBuffer of a .safetensors written by attnlab). */
     static fromBytes(bytes) {
-      const u8 = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
-      return new MMoE({}, mod.MMoEModel.fromBytes(u8));
+      return new MMoE({}, mod.MMoEModel.fromBytes(toU8(bytes, 'MMoE.fromBytes')));
     }
     /** Loads from a URL (fetch), or in Node from a file path too. */
     static async fromUrl(src, init) { return MMoE.fromBytes(await fetchBytes(src, init)); }
-    get paramCount() { checkAlive(this, 'MMoE'); return this._h.paramCount(); }
+    get paramCount() { return this.handle.paramCount(); }
     /** x: n * inputDim floats -> { pred: (n, tasks), gates: (tasks, n, experts), n } */
-    predict(x) { checkAlive(this, 'MMoE'); return this._h.predict(toF32(x)); }
+    predict(x) { const h = this.handle; return h.predict(toF32(x)); }
     /** One epoch; returns the train MSE per task. */
-    trainEpoch(x, y, { batchSize = 128, lr = 1e-3, seed = 0 } = {}) {
-      checkAlive(this, 'MMoE');
-      return this._h.trainEpoch(toF32(x), toF32(y), batchSize, lr, seed);
+    trainEpoch(x, y, opts = {}) {
+      const h = this.handle;
+      return h.trainEpoch(toF32(x), toF32(y), plain(opts));
     }
     /**
      * Trains for `epochs`, calling onEpoch({ epoch, loss, val }) after each (val if
      * validation data is given); yields to the event loop between epochs.
      */
     async fit(x, y, { epochs = 20, batchSize = 128, lr = 1e-3, seed = 0, validation, onEpoch } = {}) {
-      checkAlive(this, 'MMoE');
+      this.handle;
+      if (!Number.isInteger(epochs) || epochs < 0 || epochs > 1e6)
+        throw new Error(`attnlab: epochs: expected a whole number in [0, 1000000], got ${epochs}`);
       const xs = toF32(x), ys = toF32(y);
+      const vx = validation ? toF32(validation.x) : null, vy = validation ? toF32(validation.y) : null;
       const history = [];
       for (let epoch = 0; epoch < epochs; ++epoch) {
-        const loss = Array.from(this._h.trainEpoch(xs, ys, batchSize, lr, seed));
-        const val = validation ? Array.from(this._h.evaluate(toF32(validation.x), toF32(validation.y))) : undefined;
+        const loss = Array.from(this.handle.trainEpoch(xs, ys, { batchSize, lr, seed }));
+        const val = validation ? Array.from(this.handle.evaluate(vx, vy)) : undefined;
         history.push({ epoch, loss, val });
         if (onEpoch && (await onEpoch({ epoch, loss, val })) === false) break;
         await new Promise((r) => setTimeout(r, 0));
       }
       return history;
     }
-    evaluate(x, y) { checkAlive(this, 'MMoE'); return Array.from(this._h.evaluate(toF32(x), toF32(y))); }
-    resetOptimizer() { checkAlive(this, 'MMoE'); this._h.resetOptimizer(); }
+    evaluate(x, y) { const h = this.handle; return Array.from(h.evaluate(toF32(x), toF32(y))); }
+    resetOptimizer() { this.handle.resetOptimizer(); }
     /** The model as safetensors bytes (f16 halves the size). */
-    save({ f16 = false } = {}) { checkAlive(this, 'MMoE'); return this._h.save(f16); }
-    /** Frees the wasm memory; the object is unusable afterwards. */
-    delete() { if (this._h) { this._h.delete(); this._h = null; } }
-    get deleted() { return !this._h; }
+    save(opts = {}) { return this.handle.save(plain(opts)); }
   }
   api.MMoE = MMoE;
   api.data = api.data || {};
   /**
    * The MMoE paper's synthetic two-task data: { x: n*dim, y: n*2 }. taskSeed
-   * draws the pair of tasks (0: use seed); seed draws the samples.
+   * draws the pair of tasks (0: use seed); seed draws the samples. Defaults:
+   * n 10000, dim 100, p 0.5, sines 10, noise 0.01, seed 0, taskSeed 0.
    */
-  api.data.mmoeSynthetic = ({ n = 10000, dim = 100, p = 0.5, sines = 10, noise = 0.01, seed = 0, taskSeed = 0 } = {}) =>
-    mod.mmoeSynthetic(n, dim, p, sines, noise, seed, taskSeed);
+  api.data.mmoeSynthetic = (opts = {}) => mod.mmoeSynthetic(plain(opts));
 }

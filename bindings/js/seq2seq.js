@@ -5,27 +5,23 @@
 //   g2p.delete();
 // Input errors (unknown character with its position, empty input, input longer than the
 // model's limit) throw a JS Error; the object stays usable.
-import { checkAlive, fetchBytes } from './util.js';
+import { WasmObject, fetchBytes, plain, toU8 } from './util.js';
 
 export function install(api, mod) {
-  class Seq2Seq {
+  class Seq2Seq extends WasmObject {
     constructor(_handle) {
-      if (!_handle) throw new Error('attnlab: use Seq2Seq.fromBytes(u8) or Seq2Seq.fromUrl(url)');
-      this._h = _handle;
+      super(_handle, 'Seq2Seq');
       this._info = JSON.parse(this._h.info());
     }
     /** Loads a model file (Uint8Array or ArrayBuffer of a .safetensors written by attnlab). */
     static fromBytes(bytes) {
-      if (!(bytes instanceof Uint8Array || bytes instanceof ArrayBuffer))
-        throw new Error('attnlab: Seq2Seq.fromBytes expects a Uint8Array or ArrayBuffer');
-      const u8 = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
-      return new Seq2Seq(mod.Seq2SeqModel.fromBytes(u8));
+      return new Seq2Seq(mod.Seq2SeqModel.fromBytes(toU8(bytes, 'Seq2Seq.fromBytes')));
     }
     /** Loads from a URL (fetch), or in Node from a file path too. */
     static async fromUrl(src, init) { return Seq2Seq.fromBytes(await fetchBytes(src, init)); }
     /** { kind, score, config, srcVocab, tgtVocab } */
     info() {
-      checkAlive(this, 'Seq2Seq');
+      this.handle;
       return structuredClone(this._info);
     }
     /**
@@ -34,15 +30,9 @@ export function install(api, mod) {
      * beam 1 = greedy; maxLen 0 = the model's limit; alpha = GNMT length normalization;
      * precision: 'int8' (default) or 'int16' quantized decoder matrices, or 'f32'.
      */
-    translate(text, { beam = 1, maxLen = 0, alpha = 0.6, precision = 'int8' } = {}) {
-      checkAlive(this, 'Seq2Seq');
-      if (typeof text !== 'string') throw new Error('attnlab: translate expects a string, got ' + typeof text);
-      if (typeof precision !== 'string') throw new Error("attnlab: precision must be 'int8', 'int16' or 'f32'");
-      return this._h.translate(text, beam, maxLen, alpha, precision);
+    translate(text, opts = {}) {
+      return this.handle.translate(text, plain(opts));
     }
-    /** Frees the wasm memory; the object is unusable afterwards. */
-    delete() { if (this._h) { this._h.delete(); this._h = null; } }
-    get deleted() { return !this._h; }
   }
   api.Seq2Seq = Seq2Seq;
 }

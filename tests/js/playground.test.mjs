@@ -61,3 +61,21 @@ test('benchmark entry points answer with sane numbers', () => {
   const mem = al.memory();
   assert.ok(mem.used > 0 && mem.heap >= mem.used);
 });
+
+test('the score list agrees in C++ (the table), JS, TypeScript and every score runs', async () => {
+  const { readFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { ROOT } = await import('./helpers.mjs');
+  const kinds = al.scoreKinds();
+  const names = kinds.map((k) => k.name);
+  assert.ok(names.length >= 6, `only ${names.length} scores`);
+  const dts = readFileSync(join(ROOT, 'bindings', 'js', 'index.d.ts'), 'utf8');
+  const union = dts.match(/export type PlaygroundScore = ([^;]+);/)[1].split('|').map((s) => s.trim().replace(/'/g, ''));
+  assert.deepEqual([...union].sort(), [...names].sort(), 'index.d.ts PlaygroundScore differs from al.scoreKinds()');
+  for (const k of kinds) {
+    const r = al.playground.attend({ score: k.name, T: 3, D: 4, x: Float32Array.from({ length: 12 }, (_, i) => Math.sin(i)) });
+    assert.equal(r.weights.length, 9, k.name);
+    for (const a of k.aliases) assert.equal(al.playground.attend({ score: a, T: 3, D: 4, x: new Float32Array(12) }).weights.length, 9, a);
+  }
+  assert.throws(() => al.playground.attend({ score: 'nope', T: 2, D: 2, x: [1, 2, 3, 4] }), /expected one of dot, scaled_dot/);
+});

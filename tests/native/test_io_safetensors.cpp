@@ -1,9 +1,15 @@
 // safetensors: F32/F16 round trips, half-float rounding against numpy's
 // table, the torch-side file (written by scripts/fixtures_nn.py with struct +
-// json) loads, and every kind of damaged file gives a specific error.
+// json) loads, every kind of damaged file gives a specific error, and files are
+// written atomically.
+#include <dirent.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "attnlab/io/safetensors.hpp"
@@ -210,4 +216,99 @@ TEST(IoSafetensors, ShapeMismatchAndMissingTensors) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("cannot open"), std::string::npos);
   }
+}
+
+// write_bytes / write_text replace a file atomically: a temporary file beside it is renamed over
+// it, nothing is left behind, and a failed write names the path and keeps the old content.
+TEST(IoSafetensors, AtomicWrites) {
+  const std::string dir = "/tmp/attnlab_atomic_" + std::to_string(::getpid());
+  ASSERT_EQ(std::system(("rm -rf " + dir + " && mkdir -p " + dir).c_str()), 0);
+  const std::string path = dir + "/out.bin";
+  auto read = [](const std::string& p) {
+    const std::vector<uint8_t> b = io::read_bytes(p);
+    return std::string(b.begin(), b.end());
+  };
+  auto entries = [&]() {
+    std::vector<std::string> names;
+    if (DIR* d = opendir(dir.c_str())) {
+      while (dirent* e = readdir(d))
+        if (std::string(e->d_name) != "." && std::string(e->d_name) != "..") names.push_back(e->d_name);
+      closedir(d);
+    }
+    return names;
+  };
+  io::write_text(path, "first");
+  EXPECT_EQ(read(path), "first");
+  io::write_bytes(path, {'s', 'e', 'c', 'o', 'n', 'd', '!'});
+  EXPECT_EQ(read(path), "second!");
+  io::write_text(path, "");
+  EXPECT_EQ(read(path), "");
+  io::write_text(path, "kept");
+  EXPECT_EQ(entries(), std::vector<std::string>{"out.bin"});  // no temporary file left
+  // a directory in the way: the rename fails, the error names the path, nothing is left behind
+  ASSERT_EQ(std::system(("mkdir -p " + dir + "/sub/inner").c_str()), 0);
+  try {
+    io::write_text(dir + "/sub", "x");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(dir + "/sub'"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(entries().size(), 2u);  // out.bin and sub
+  EXPECT_EQ(read(path), "kept");
+  // a missing directory
+  try {
+    io::write_text(dir + "/nope/out.bin", "x");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(dir + "/nope/out.bin"), std::string::npos) << e.what();
+  }
+  (void)std::system(("rm -rf " + dir).c_str());
+}
+
+// Special files are rejected before opening (a FIFO would block on open, a
+// directory or /dev/zero has no meaningful size), each with a clear message.
+TEST(IO, ReadBytesRejectsSpecialFilesWithoutBlocking) {
+  auto message = [](const std::string& path) {
+    try {
+      read_bytes(path);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message("/tmp").find("is a directory"), std::string::npos) << message("/tmp");
+  EXPECT_NE(message("/dev/zero").find("not a regular file"), std::string::npos);
+  char dir[] = "/tmp/attnlab-fifo-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string fifo = std::string(dir) + "/pipe";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_NE(message(fifo).find("not a regular file"), std::string::npos) << message(fifo);
+  std::remove(fifo.c_str());
+  rmdir(dir);
+}
+
+// A model file whose config asks for more parameters than the file stores is
+// rejected by the ParamBudget before the big parameter is allocated.
+TEST(IO, ParamBudgetRejectsConfigsLargerThanTheFile) {
+  {
+    const ParamBudget budget(100);
+    EXPECT_NO_THROW(Param({10, 5}));
+    EXPECT_NO_THROW(Param({50}));
+    try {
+      Param p({4096, 4096});
+      FAIL();
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("more parameter values than the file stores"),
+                std::string::npos);
+    }
+  }
+  EXPECT_NO_THROW(Param({64, 64}));  // no budget outside the scope
+  // products are checked even without a budget (no wrap on 32-bit size_t)
+  EXPECT_THROW(Param({65536, 65536}), Error);
+  EXPECT_THROW(checked_product("x", {uint64_t{1} << 32, 2}), Error);
+  EXPECT_EQ(checked_product("x", {3, 5, 7}), size_t{105});
+  EXPECT_THROW(checked_whole("n", 1.5, 0, 10), Error);
+  EXPECT_THROW(checked_whole("n", std::nan(""), 0, 10), Error);
+  EXPECT_THROW(checked_whole("n", -1, 0, 10), Error);
+  EXPECT_EQ(checked_whole("n", 10, 0, 10), uint64_t{10});
 }

@@ -19,7 +19,22 @@ function embed(word) {
   return v;
 }
 
+// The score select lists the library's score table (al.scoreKinds()).
+async function fillScores(call) {
+  const sel = $('#pg-score');
+  const kinds = await call('scoreKinds');
+  const keep = sel.value;
+  sel.replaceChildren(...kinds.map((k) => {
+    const o = document.createElement('option');
+    o.value = k.name;
+    o.textContent = `${k.name.replace('_', ' ')}: ${k.formula}`;
+    return o;
+  }));
+  sel.value = kinds.some((k) => k.name === keep) ? keep : kinds[0].name;
+}
+
 export function init(call) {
+  fillScores(call).catch(() => {});
   const inputs = ['#pg-text', '#pg-score', '#pg-mode', '#pg-window', '#pg-causal', '#pg-valid', '#pg-heads'];
   let timer = null, last = null;
   const schedule = () => { clearTimeout(timer); timer = setTimeout(run, 120); };

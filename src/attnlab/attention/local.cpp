@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "attnlab/core/checked.hpp"
 #include "attnlab/kernels/kernels.hpp"
 
 namespace attnlab::attention {
@@ -176,6 +177,18 @@ void LocalAttention::predictive_weights(size_t S, float* hid, float* w,
   k::softmax_rows(1, S, w, S, mask.data(), 0, w, S);
   for (size_t j = 0; j < S; ++j)
     if (w[j] != 0.f) w[j] *= std::exp(-(float(j) - p) * (float(j) - p) * inv2s2);
+}
+
+std::vector<float> local_window_allowed(const LocalConfig& cfg, const LocalResult& r, size_t T,
+                                        size_t S, size_t valid) {
+  std::vector<float> allowed(checked_product("local window mask", {T, S}), 0.f);
+  const double D = static_cast<double>(cfg.window) + 0.5;
+  for (size_t i = 0; i < T; ++i) {
+    const double p = cfg.mode == LocalMode::Monotonic ? static_cast<double>(i) : r.positions(0, i);
+    for (size_t j = 0; j < S && j < valid; ++j)
+      allowed[i * S + j] = std::fabs(static_cast<double>(j) - p) > D ? 0.f : 1.f;
+  }
+  return allowed;
 }
 
 }  // namespace attnlab::attention

@@ -72,4 +72,10 @@ class LocalAttention {
   LocalConfig cfg_;
 };
 
+// The (T,S) picture of which keys query i may see for batch row 0 of r: 1 when
+// key j is valid (j < valid) and inside the window |j - p_i| <= D (+ 0.5 for
+// local-p's real-valued centre), 0 otherwise; p_i = i (local-m) or r.positions.
+std::vector<float> local_window_allowed(const LocalConfig& cfg, const LocalResult& r, size_t T,
+                                        size_t S, size_t valid);
+
 }  // namespace attnlab::attention

@@ -361,4 +361,15 @@ DisagreementTerms MultiheadAttention::disagreement(const Cache& c) const {
   return r;
 }
 
+Tensor3 mean_over_heads(const Tensor4& hw) {
+  const size_t B = hw.shape(0), H = hw.shape(1), T = hw.shape(2), S = hw.shape(3);
+  Tensor3 out = Tensor3::from_shape({B, T, S});
+  std::fill(out.begin(), out.end(), 0.f);
+  const float inv = 1.f / static_cast<float>(H);
+  for (size_t b = 0; b < B; ++b)
+    for (size_t h = 0; h < H; ++h)
+      k::axpy(T * S, inv, hw.data() + (b * H + h) * T * S, out.data() + b * T * S);
+  return out;
+}
+
 }  // namespace attnlab::attention

@@ -106,4 +106,8 @@ class MultiheadAttention {
   std::vector<float> proj_, ctx_, mask_, work_;  // reusable workspaces (no cache)
 };
 
+// head_weights (B,H,T,S) -> their mean over heads (B,T,S) (what PyTorch's
+// average_attn_weights gives, for callers that keep the heads too).
+Tensor3 mean_over_heads(const Tensor4& head_weights);
+
 }  // namespace attnlab::attention

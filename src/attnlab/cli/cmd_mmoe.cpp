@@ -9,9 +9,12 @@
 
 #include "attnlab/cli/args.hpp"
 #include "attnlab/cli/commands.hpp"
+#include "attnlab/cli/train_scaffold.hpp"
 #include "attnlab/core/error.hpp"
 #include "attnlab/io/safetensors.hpp"
+#include "attnlab/data/mmoe_synthetic.hpp"
 #include "attnlab/models/mmoe_experiment.hpp"
+#include "attnlab/models/registry.hpp"
 #include "attnlab/nn/train.hpp"
 
 namespace attnlab::cli {
@@ -69,9 +72,7 @@ std::vector<FlagSpec> model_flags() {
            "one with the lowest validation loss"},
           {"train", "N", "10000", "training samples per run"},
           {"val", "N", "2000", "validation samples per run"},
-          {"test", "N", "2000", "test samples per run"},
-          {"quiet", "", "", "no progress bar"},
-          {"json", "", "", "print results as JSON on stdout"}};
+          {"test", "N", "2000", "test samples per run"}};
 }
 
 models::MMoEExperimentConfig config_from(const Args& a) {
@@ -106,8 +107,36 @@ models::MMoEExperimentConfig config_from(const Args& a) {
   return c;
 }
 
-void write_text(const std::string& path, const std::string& text) {
-  io::write_bytes(path, std::vector<uint8_t>(text.begin(), text.end()));
+using io::write_text;
+
+// The synthetic data a model file records (train mmoe writes these keys; files without the
+// sizes get the defaults).
+data::MMoESyntheticConfig recorded_data(const models::ModelFile& f, size_t dim, size_t* n_test) {
+  auto meta = [&](const char* k, const char* def) {
+    return f.info.extra.count(k) ? f.info.extra.at(k) : std::string(def);
+  };
+  auto need = [&](const char* k) {
+    if (!f.info.extra.count(k))
+      throw Error(f.source + ": the file does not record its data ('" + k + "' in its metadata)");
+    return f.info.extra.at(k);
+  };
+  data::MMoESyntheticConfig dc;
+  try {
+    dc.dim = dim;
+    dc.p = std::stof(need("p"));
+    dc.seed = std::stoull(meta("task_seed", need("seed").c_str()));
+    dc.m = std::stoi(meta("sine_terms", "10"));
+    dc.c = std::stof(meta("scale", "1"));
+    dc.noise = std::stof(meta("noise", "0.01"));
+    const std::string shape = meta("sine_shape", "index");
+    dc.shape = shape == "random" ? data::SineShape::Random : data::SineShape::Index;
+    const size_t n_train = std::stoull(meta("n_train", "10000")), n_val = std::stoull(meta("n_val", "2000"));
+    *n_test = std::stoull(meta("n_test", "2000"));
+    dc.n = n_train + n_val + *n_test;
+  } catch (const std::logic_error&) {
+    throw Error(f.source + ": unreadable data description in the metadata");
+  }
+  return dc;
 }
 
 }  // namespace
@@ -125,6 +154,8 @@ int cmd_experiment(const std::vector<std::string>& argv) {
                    "write the paired statistics here (default: the --csv path with -stats before .csv)"});
   flags.push_back({"from-csv", "PATH", "",
                    "train nothing: read the runs from this CSV (an earlier --csv) and summarise them"});
+  flags.push_back({"quiet", "", "", "no progress bar"});
+  flags.push_back({"json", "", "", "print results as JSON on stdout"});
   Args a("experiment", flags);
   a.parse(argv);
   if (a.flag("help") || a.positional().empty()) {
@@ -194,14 +225,15 @@ int cmd_experiment(const std::vector<std::string>& argv) {
   return 0;
 }
 
-int cmd_train_mmoe(const std::vector<std::string>& argv) {
+int cmd_train_mmoe(const Argv& argv) {
   std::vector<FlagSpec> flags = model_flags();
   flags.push_back({"gate", "KIND", "softmax", "shared-bottom, omoe, softmax, attention, attention-x"});
   flags.push_back({"p", "F", "0.5", "task correlation of the synthetic data"});
-  flags.push_back({"seed", "N", "1", "seed for data and initialisation"});
-  flags.push_back({"out", "PATH", "mmoe.safetensors", "where to write the model"});
-  flags.push_back({"dtype", "f32|f16", "f32", "storage type of the model file"});
-  Args a("train mmoe", flags);
+  TrainFlagDefaults d;
+  d.trainer = false;  // its own loop: early stopping on the validation split
+  d.out = "mmoe.safetensors";
+  d.seed_help = "seed for data and initialisation";
+  Args a("train mmoe", with_common_train_flags(flags, d));
   a.parse(argv);
   if (a.flag("help")) {
     std::cout << a.help("attnlab train mmoe [flags]",
@@ -209,6 +241,8 @@ int cmd_train_mmoe(const std::vector<std::string>& argv) {
                         "validation split) and save it; prints its test MSE per task.");
     return 0;
   }
+  if (!a.positional().empty()) throw UsageError("unexpected argument '" + a.positional()[0] + "'");
+  TrainScaffold run(a, "train mmoe");
   models::MMoEExperimentConfig c = config_from(a);
   const float p = static_cast<float>(a.num("p", -1.0, 1.0));
   const uint64_t seed = a.u64("seed", 0, 1ull << 62);
@@ -217,35 +251,77 @@ int cmd_train_mmoe(const std::vector<std::string>& argv) {
   } catch (const Error& e) {
     throw UsageError(std::string("--gate: ") + e.what());
   }
-  const std::string dtype = a.get("dtype");
-  if (dtype != "f32" && dtype != "f16") throw UsageError("--dtype must be f32 or f16");
-  nn::ProgressBar bar(&std::cerr, !a.flag("quiet") && isatty(2), c.epochs);
+  nn::ProgressBar& bar = run.bar(c.epochs);
   const models::MMoETrained r = models::train_mmoe_run(
       c, c.model.gate, p, seed, [&](size_t e, const std::vector<float>& l) {
         bar.update(e + 1, 0.5 * (l[0] + l[1]), (e + 1) * c.n_train);
       });
   bar.finish();
-  const models::MMoE& m = *r.model;
   const float t[2] = {r.test_mse[0], r.test_mse[1]};
-  const size_t best_epoch = r.best_epoch;
   std::ostringstream p_str;
   p_str << p;
-  const std::vector<uint8_t> bytes =
-      m.save(dtype == "f16", {{"data", "mmoe-synthetic"}, {"p", p_str.str()},
-                              {"seed", std::to_string(seed)}, {"task_seed", std::to_string(seed)}, {"sine_terms", std::to_string(c.sine_terms)},
-                              {"test_mse", nlohmann::json({t[0], t[1]}).dump()},
-                              {"best_epoch", std::to_string(best_epoch)}});
-  io::write_bytes(a.get("out"), bytes);
+  auto str = [](double v) {
+    std::ostringstream os;
+    os << v;
+    return os.str();
+  };
+  const std::vector<uint8_t> bytes = r.model->save(
+      {run.dtype(),
+       {{"data", "mmoe-synthetic"}, {"p", p_str.str()}, {"seed", std::to_string(seed)},
+        {"task_seed", std::to_string(seed)}, {"sine_terms", std::to_string(c.sine_terms)},
+        {"sine_shape", a.get("sine-shape")}, {"scale", str(c.scale)}, {"noise", str(c.noise)},
+        {"n_train", std::to_string(c.n_train)}, {"n_val", std::to_string(c.n_val)},
+        {"n_test", std::to_string(c.n_test)}, {"test_mse", nlohmann::json({t[0], t[1]}).dump()},
+        {"best_epoch", std::to_string(r.best_epoch)}}});
+  run.write(run.out(), bytes);
+  char buf[320];
+  std::snprintf(buf, sizeof buf,
+                "mmoe (%s gates), p = %.2f: test MSE %.4f / %.4f (best epoch %zu); wrote %s (%zu bytes)",
+                models::gate_name(c.model.gate), p, t[0], t[1], r.best_epoch + 1, run.out().c_str(),
+                bytes.size());
+  run.done({{"model", "mmoe"}, {"gate", models::gate_name(c.model.gate)}, {"p", p},
+            {"test_mse", {t[0], t[1]}}, {"best_epoch", r.best_epoch}, {"out", run.out()},
+            {"bytes", bytes.size()}},
+           buf);
+  return 0;
+}
+
+int cmd_eval_mmoe(const models::ModelFile& f, const Argv& argv) {
+  Args a("eval", {{"model", "PATH", "", "MMoE model file written by 'attnlab train mmoe'"},
+                  {"samples", "N", "0",
+                   "fresh samples of the same two tasks (0 = the test split of the training run)"},
+                  {"seed", "N", "12345", "seed of the fresh samples"},
+                  {"json", "", "", "print one JSON object on stdout"}});
+  a.parse(argv);
+  if (a.flag("help")) {
+    std::cout << a.help("attnlab eval --model MMOE.safetensors [flags]",
+                        "MSE per task on the synthetic data the file records (p, task seed, sine\n"
+                        "terms, ...): its training run's test split, or fresh samples of the\n"
+                        "same two tasks with --samples.");
+    return 0;
+  }
+  const std::unique_ptr<models::MMoE> m = models::MMoE::load(f.tensors);
+  size_t n_test = 0;
+  data::MMoESyntheticConfig dc = recorded_data(f, m->config().input_dim, &n_test);
+  const size_t fresh = a.u64("samples", 0, 1 << 24);
+  if (fresh) {
+    dc.task_seed = dc.seed;
+    dc.seed = a.u64("seed");
+    dc.n = n_test = fresh;
+  }
+  const data::MMoESyntheticData d = data::make_mmoe_synthetic(dc);
+  const size_t first = dc.n - n_test, dim = m->config().input_dim;
+  const std::vector<float> mse = m->evaluate(d.x.data() + first * dim, d.y.data() + first * 2, n_test);
+  const char* what = fresh ? "fresh samples" : "the training run's test split";
   if (a.flag("json"))
-    std::cout << nlohmann::json({{"model", "mmoe"}, {"gate", models::gate_name(c.model.gate)},
-                                 {"p", p}, {"test_mse", {t[0], t[1]}}, {"best_epoch", best_epoch},
-                                 {"out", a.get("out")}, {"bytes", bytes.size()}})
+    std::cout << nlohmann::json({{"model", f.source}, {"kind", "mmoe"}, {"samples", n_test},
+                                 {"data", fresh ? "fresh" : "test"}, {"p", dc.p}, {"mse", mse}})
                      .dump()
               << std::endl;
   else
-    std::printf("mmoe (%s gates), p = %.2f: test MSE %.4f / %.4f (best epoch %zu); wrote %s (%zu bytes)\n",
-                models::gate_name(c.model.gate), p, t[0], t[1], best_epoch + 1,
-                a.get("out").c_str(), bytes.size());
+    std::printf("%s (mmoe, %s gates), p = %g: test MSE %.4f / %.4f on %zu samples (%s)\n",
+                f.source.c_str(), models::gate_name(m->config().gate), dc.p, mse[0], mse[1], n_test,
+                what);
   return 0;
 }
 

@@ -1,20 +1,65 @@
-// Subcommands implemented outside main.cpp.
+// The attnlab command's tables and subcommands. Two lists drive dispatch, help
+// and tests: train_commands() (`attnlab train <name>`) and kind_commands()
+// (eval / predict per model kind, one entry per row of models::model_kinds()).
 #pragma once
 #include <string>
 #include <vector>
 
+namespace attnlab::models {
+struct ModelFile;
+}
+
 namespace attnlab::cli {
-int cmd_experiment(const std::vector<std::string>& args);  // attnlab experiment mmoe ...
-int cmd_train_mmoe(const std::vector<std::string>& args);  // attnlab train mmoe ...
-// attnlab train g2p|dates ... (args[0] is the task); eval / predict on seq2seq model files
-int cmd_train_seq2seq(const std::vector<std::string>& args);
-// attnlab train g2p --arch transformer ... (args[0] is the task; reached via cmd_train_seq2seq)
-int cmd_train_transformer(const std::vector<std::string>& args);
-bool is_seq2seq_model(const std::vector<std::string>& args);  // --model names a seq2seq file
-int cmd_eval_seq2seq(const std::vector<std::string>& args);
-int cmd_predict_seq2seq(const std::vector<std::string>& args);
-int cmd_train_han(const std::vector<std::string>& args);    // attnlab train han ...
-int cmd_eval_han(const std::vector<std::string>& args);     // attnlab eval --model HAN-FILE ...
-int cmd_predict_han(const std::vector<std::string>& args);  // attnlab predict --model HAN-FILE ...
-bool is_han_model(const std::vector<std::string>& args);    // --model names a HAN file
+
+using Argv = std::vector<std::string>;
+
+struct TrainCommand {
+  const char* name;     // attnlab train <name>
+  const char* kind;     // the model kind it writes
+  const char* summary;  // one line for `attnlab help` and `attnlab train --help`
+  int (*run)(const Argv& args);  // the arguments after the name
+};
+const std::vector<TrainCommand>& train_commands();
+
+using ModelCommand = int (*)(const models::ModelFile& file, const Argv& args);
+struct KindCommands {
+  const char* kind;
+  ModelCommand eval;     // nullptr: this kind has no evaluation in the CLI (says so)
+  ModelCommand predict;  // nullptr: the generic predict (--input JSON -> JSON)
+  const char* eval_about;     // one line for `attnlab eval --help`
+  const char* predict_about;  // one line for `attnlab predict --help`
+};
+const std::vector<KindCommands>& kind_commands();
+const KindCommands* find_kind_commands(const std::string& kind);
+
+// attnlab train | eval | predict | describe | models | bench | experiment
+int cmd_train(const Argv& args);
+int cmd_eval(const Argv& args);
+int cmd_predict(const Argv& args);
+int cmd_describe(const Argv& args);
+int cmd_models(const Argv& args);
+int cmd_bench(const Argv& args);
+int cmd_experiment(const Argv& args);  // attnlab experiment mmoe ...
+
+// Training commands (arguments after the model name).
+int cmd_train_toy(const Argv& args);
+int cmd_train_g2p(const Argv& args);
+int cmd_train_transformer(const Argv& args);  // train g2p --arch transformer (from cmd_train_g2p)
+int cmd_train_dates(const Argv& args);
+int cmd_train_han(const Argv& args);
+int cmd_train_mmoe(const Argv& args);
+int cmd_train_din(const Argv& args);
+int cmd_train_autoint(const Argv& args);
+
+// Per-kind eval / predict on a model file read once by the dispatcher.
+int cmd_eval_toy(const models::ModelFile& f, const Argv& args);
+int cmd_predict_toy(const models::ModelFile& f, const Argv& args);
+int cmd_eval_seq2seq(const models::ModelFile& f, const Argv& args);
+int cmd_predict_seq2seq(const models::ModelFile& f, const Argv& args);
+int cmd_eval_han(const models::ModelFile& f, const Argv& args);
+int cmd_predict_han(const models::ModelFile& f, const Argv& args);
+int cmd_eval_mmoe(const models::ModelFile& f, const Argv& args);
+int cmd_eval_din(const models::ModelFile& f, const Argv& args);
+int cmd_eval_autoint(const models::ModelFile& f, const Argv& args);
+
 }  // namespace attnlab::cli

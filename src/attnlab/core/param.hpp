@@ -7,17 +7,56 @@
 
 #include <xtensor/xarray.hpp>
 
+#include "attnlab/core/checked.hpp"
 #include "attnlab/core/error.hpp"
 
 namespace attnlab {
+
+namespace detail {
+inline uint64_t*& param_budget() {
+  static thread_local uint64_t* left = nullptr;
+  return left;
+}
+}  // namespace detail
+
+// While a ParamBudget is alive, parameters constructed on this thread may hold
+// at most `elements` values in all. Model loaders open one with the number of
+// values the file stores, so a config that asks for more parameters than the
+// file holds (a tiny file claiming a huge model) fails before allocating.
+class ParamBudget {
+ public:
+  explicit ParamBudget(uint64_t elements) : left_(elements), prev_(detail::param_budget()) {
+    detail::param_budget() = &left_;
+  }
+  ~ParamBudget() { detail::param_budget() = prev_; }
+  ParamBudget(const ParamBudget&) = delete;
+  ParamBudget& operator=(const ParamBudget&) = delete;
+
+ private:
+  uint64_t left_;
+  uint64_t* prev_;
+};
+
+namespace detail {
+inline const std::vector<size_t>& reserve_param(const std::vector<size_t>& shape) {
+  const size_t n = checked_product("parameter shape", shape, kMaxModelFloats);
+  if (uint64_t* left = param_budget()) {
+    ATTNLAB_CHECK(n <= *left, "model file: its config asks for more parameter values than the "
+                  "file stores (the config does not match the weights; the file may be damaged)");
+    *left -= n;
+  }
+  return shape;
+}
+}  // namespace detail
 
 struct Param {
   xt::xarray<float> value;
   xt::xarray<float> grad;  // same shape as value; backward passes ACCUMULATE into it
 
   Param() = default;
+  // Sizes are checked (product <= kMaxModelFloats, and within an open ParamBudget).
   explicit Param(const std::vector<size_t>& shape)
-      : value(xt::zeros<float>(shape)), grad(xt::zeros<float>(shape)) {}
+      : value(xt::zeros<float>(detail::reserve_param(shape))), grad(xt::zeros<float>(shape)) {}
   void zero_grad() { grad.fill(0.f); }
   size_t size() const { return value.size(); }
   float* data() { return value.data(); }

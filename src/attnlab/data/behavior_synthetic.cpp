@@ -1,3 +1,4 @@
+#include "attnlab/core/checked.hpp"
 #include "attnlab/data/behavior_synthetic.hpp"
 
 #include <algorithm>
@@ -37,7 +38,7 @@ BehaviorData make_behavior_data(size_t n, const BehaviorOptions& o, uint64_t see
     const auto& v = by_cat[c];
     return v[rng.below(static_cast<uint32_t>(v.size()))];
   };
-  d.hist_items.assign(n * d.T, 0);
+  d.hist_items.assign(checked_product("behaviour synthetic: n x T", {n, d.T}), 0);
   d.hist_cats.assign(n * d.T, 0);
   d.hist_len.resize(n);
   d.cand_item.resize(n);

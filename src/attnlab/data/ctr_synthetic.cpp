@@ -1,3 +1,4 @@
+#include "attnlab/core/checked.hpp"
 #include "attnlab/data/ctr_synthetic.hpp"
 
 #include <cmath>
@@ -47,12 +48,12 @@ CtrSyntheticData make_ctr_synthetic(const CtrSyntheticConfig& cfg) {
   CtrSyntheticData d;
   d.n = cfg.n;
   d.fields = F;
-  d.table.resize(Va * Vb);
+  d.table.resize(checked_product("ctr synthetic: vocab a x vocab b", {Va, Vb}));
   for (size_t i = 0; i < Va * Vb; ++i) d.table[i] = rms > 0 ? float(t[i] / rms) : 0.f;
 
   // ---- samples
   Rng rng(cfg.seed);
-  d.ids.resize(cfg.n * F);
+  d.ids.resize(checked_product("ctr synthetic: n x fields", {cfg.n, F}));
   d.labels.resize(cfg.n);
   d.prob.resize(cfg.n);
   for (size_t s = 0; s < cfg.n; ++s) {

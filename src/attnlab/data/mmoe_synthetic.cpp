@@ -1,3 +1,4 @@
+#include "attnlab/core/checked.hpp"
 #include "attnlab/data/mmoe_synthetic.hpp"
 
 #include <cmath>
@@ -72,7 +73,7 @@ MMoESyntheticData make_mmoe_synthetic(const MMoESyntheticConfig& cfg) {
   }
 
   Rng rng(cfg.seed ^ 0x5DEECE66Dull);
-  out.x.resize(cfg.n * d);
+  out.x.resize(checked_product("mmoe synthetic: n x dim", {cfg.n, d}));
   out.y.resize(cfg.n * 2);
   for (size_t s = 0; s < cfg.n; ++s) {
     float* x = out.x.data() + s * d;

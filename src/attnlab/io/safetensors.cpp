@@ -1,10 +1,15 @@
 #include "attnlab/io/safetensors.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <cstring>
 #include <fstream>
 #include <limits>
+
+#include <sys/stat.h>
 
 #include <nlohmann/json.hpp>
 
@@ -65,6 +70,12 @@ float half_to_float(uint16_t h) {
 }
 
 // ---------------------------------------------------------------- SafeTensors
+uint64_t SafeTensors::total_elements() const {
+  uint64_t n = 0;
+  for (const TensorData& t : tensors) n += t.data.size();
+  return n;
+}
+
 const TensorData* SafeTensors::find(const std::string& name) const {
   for (auto& t : tensors)
     if (t.name == name) return &t;
@@ -138,6 +149,84 @@ std::vector<uint8_t> encode(const std::vector<TensorView>& tensors,
 }
 
 // ---------------------------------------------------------------- decode
+namespace {
+
+struct Span {  // a tensor's bytes in the data region
+  size_t begin, end, index;
+};
+
+// One tensor entry of the header: dtype, shape and data_offsets checked against the data region.
+TensorData parse_entry(const std::string& name, const json& v, size_t data_size, Span* span) {
+  ATTNLAB_CHECK(v.is_object(), "safetensors: tensor '", name,
+                "': expected an object with dtype, shape, data_offsets, got ", v.type_name());
+  ATTNLAB_CHECK(v.contains("dtype") && v["dtype"].is_string(), "safetensors: tensor '", name,
+                "': missing or non-string 'dtype'");
+  ATTNLAB_CHECK(v.contains("shape") && v["shape"].is_array(), "safetensors: tensor '", name,
+                "': missing or non-array 'shape'");
+  ATTNLAB_CHECK(v.contains("data_offsets") && v["data_offsets"].is_array() &&
+                    v["data_offsets"].size() == 2,
+                "safetensors: tensor '", name, "': expected 'data_offsets' [begin, end]");
+  const std::string dt = v["dtype"].get<std::string>();
+  ATTNLAB_CHECK(dt == "F32" || dt == "F16", "safetensors: tensor '", name, "': dtype '", dt,
+                "' is not supported (expected F32 or F16)");
+  TensorData td;
+  td.name = name;
+  td.stored = dt == "F16" ? DType::F16 : DType::F32;
+  const size_t esz = td.stored == DType::F16 ? 2 : 4;
+  size_t count = 1;
+  for (const json& d : v["shape"]) {
+    ATTNLAB_CHECK(d.is_number_unsigned() || (d.is_number_integer() && d.get<int64_t>() >= 0),
+                  "safetensors: tensor '", name, "': shape entries must be integers >= 0, got ",
+                  d.dump());
+    const uint64_t dim = d.get<uint64_t>();
+    ATTNLAB_CHECK(dim == 0 || count <= (std::numeric_limits<size_t>::max() / esz) / dim,
+                  "safetensors: tensor '", name, "': shape is too large");
+    td.shape.push_back(static_cast<size_t>(dim));
+    count *= static_cast<size_t>(dim);
+  }
+  for (const json& o : v["data_offsets"])
+    ATTNLAB_CHECK(o.is_number_unsigned() || (o.is_number_integer() && o.get<int64_t>() >= 0),
+                  "safetensors: tensor '", name, "': data_offsets must be integers >= 0, got ",
+                  v["data_offsets"].dump());
+  const uint64_t b = v["data_offsets"][0].get<uint64_t>();
+  const uint64_t e = v["data_offsets"][1].get<uint64_t>();
+  ATTNLAB_CHECK(b <= e, "safetensors: tensor '", name, "': data_offsets [", b, ", ", e,
+                "] end before they begin");
+  ATTNLAB_CHECK(e <= data_size, "safetensors: tensor '", name, "': data_offsets [", b, ", ", e,
+                "] lie outside the data region of ", data_size, " bytes (truncated file?)");
+  ATTNLAB_CHECK(e - b == count * esz, "safetensors: tensor '", name, "': shape ",
+                shape_string(td.shape), " with dtype ", dt, " needs ", count * esz,
+                " bytes, but data_offsets [", b, ", ", e, "] hold ", e - b);
+  *span = {static_cast<size_t>(b), static_cast<size_t>(e), 0};
+  return td;
+}
+
+// The tensors' offsets: in order, no overlap, no gap, covering the whole data region.
+void check_spans(std::vector<Span>& spans, const std::vector<TensorData>& tensors, size_t data_size) {
+  std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& c) {
+    return a.begin != c.begin ? a.begin < c.begin : a.end < c.end;
+  });
+  size_t pos = 0;
+  for (size_t i = 0; i < spans.size(); ++i) {
+    const Span& s = spans[i];
+    const std::string& nm = tensors[s.index].name;
+    if (s.begin < pos) {
+      const Span& p = spans[i - 1];
+      throw Error(detail::concat("safetensors: tensors '", tensors[p.index].name, "' [",
+                                 p.begin, ", ", p.end, "] and '", nm, "' [", s.begin, ", ", s.end,
+                                 "] overlap (expected disjoint data_offsets)"));
+    }
+    ATTNLAB_CHECK(s.begin == pos, "safetensors: gap of ", s.begin - pos, " bytes before tensor '",
+                  nm, "' at offset ", s.begin, " (expected tensors to cover the data region ",
+                  "contiguously)");
+    pos = s.end;
+  }
+  ATTNLAB_CHECK(pos == data_size, "safetensors: the data region has ", data_size,
+                " bytes but the tensors cover ", pos, " (trailing bytes: corrupt file?)");
+}
+
+}  // namespace
+
 SafeTensors decode(const uint8_t* bytes, size_t size) {
   ATTNLAB_CHECK(size >= 8, "safetensors: the file has ", size,
                 " bytes, too few for the 8-byte header length (truncated or empty file?)");
@@ -162,9 +251,6 @@ SafeTensors decode(const uint8_t* bytes, size_t size) {
   const uint8_t* data = bytes + 8 + hlen;
 
   SafeTensors st;
-  struct Span {
-    size_t begin, end, index;
-  };
   std::vector<Span> spans;
   for (auto it = header.begin(); it != header.end(); ++it) {
     const std::string& name = it.key();
@@ -179,70 +265,13 @@ SafeTensors decode(const uint8_t* bytes, size_t size) {
       }
       continue;
     }
-    ATTNLAB_CHECK(v.is_object(), "safetensors: tensor '", name,
-                  "': expected an object with dtype, shape, data_offsets, got ", v.type_name());
-    ATTNLAB_CHECK(v.contains("dtype") && v["dtype"].is_string(), "safetensors: tensor '", name,
-                  "': missing or non-string 'dtype'");
-    ATTNLAB_CHECK(v.contains("shape") && v["shape"].is_array(), "safetensors: tensor '", name,
-                  "': missing or non-array 'shape'");
-    ATTNLAB_CHECK(v.contains("data_offsets") && v["data_offsets"].is_array() &&
-                      v["data_offsets"].size() == 2,
-                  "safetensors: tensor '", name, "': expected 'data_offsets' [begin, end]");
-    const std::string dt = v["dtype"].get<std::string>();
-    ATTNLAB_CHECK(dt == "F32" || dt == "F16", "safetensors: tensor '", name, "': dtype '", dt,
-                  "' is not supported (expected F32 or F16)");
-    TensorData td;
-    td.name = name;
-    td.stored = dt == "F16" ? DType::F16 : DType::F32;
-    const size_t esz = td.stored == DType::F16 ? 2 : 4;
-    size_t count = 1;
-    for (const json& d : v["shape"]) {
-      ATTNLAB_CHECK(d.is_number_unsigned() || (d.is_number_integer() && d.get<int64_t>() >= 0),
-                    "safetensors: tensor '", name, "': shape entries must be integers >= 0, got ",
-                    d.dump());
-      const uint64_t dim = d.get<uint64_t>();
-      ATTNLAB_CHECK(dim == 0 || count <= (std::numeric_limits<size_t>::max() / esz) / dim,
-                    "safetensors: tensor '", name, "': shape is too large");
-      td.shape.push_back(static_cast<size_t>(dim));
-      count *= static_cast<size_t>(dim);
-    }
-    for (const json& o : v["data_offsets"])
-      ATTNLAB_CHECK(o.is_number_unsigned() || (o.is_number_integer() && o.get<int64_t>() >= 0),
-                    "safetensors: tensor '", name, "': data_offsets must be integers >= 0, got ",
-                    v["data_offsets"].dump());
-    const uint64_t b = v["data_offsets"][0].get<uint64_t>();
-    const uint64_t e = v["data_offsets"][1].get<uint64_t>();
-    ATTNLAB_CHECK(b <= e, "safetensors: tensor '", name, "': data_offsets [", b, ", ", e,
-                  "] end before they begin");
-    ATTNLAB_CHECK(e <= data_size, "safetensors: tensor '", name, "': data_offsets [", b, ", ", e,
-                  "] lie outside the data region of ", data_size, " bytes (truncated file?)");
-    ATTNLAB_CHECK(e - b == count * esz, "safetensors: tensor '", name, "': shape ",
-                  shape_string(td.shape), " with dtype ", dt, " needs ", count * esz,
-                  " bytes, but data_offsets [", b, ", ", e, "] hold ", e - b);
-    spans.push_back({static_cast<size_t>(b), static_cast<size_t>(e), st.tensors.size()});
+    Span span{};
+    TensorData td = parse_entry(name, v, data_size, &span);
+    span.index = st.tensors.size();
+    spans.push_back(span);
     st.tensors.push_back(std::move(td));
   }
-  // offsets: in order, no overlap, no gap, covering the whole data region
-  std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& c) {
-    return a.begin != c.begin ? a.begin < c.begin : a.end < c.end;
-  });
-  size_t pos = 0;
-  for (size_t i = 0; i < spans.size(); ++i) {
-    const Span& s = spans[i];
-    const std::string& nm = st.tensors[s.index].name;
-    if (s.begin < pos) {
-      const Span& p = spans[i - 1];
-      throw Error(detail::concat("safetensors: tensors '", st.tensors[p.index].name, "' [",
-                                 p.begin, ", ", p.end, "] and '", nm, "' [", s.begin, ", ", s.end,
-                                 "] overlap (expected disjoint data_offsets)"));
-    }
-    ATTNLAB_CHECK(s.begin == pos, "safetensors: gap of ", s.begin - pos, " bytes before tensor '",
-                  nm, "' at offset ", s.begin, " (expected tensors to cover the data region ",
-                  "contiguously)");
-    pos = s.end;
-  }
-  ATTNLAB_CHECK(pos == data_size, "safetensors: the data region has ", data_size,
-                " bytes but the tensors cover ", pos, " (trailing bytes: corrupt file?)");
+  check_spans(spans, st.tensors, data_size);
   // convert to F32 and check values, in file order
   std::vector<TensorData> ordered;
   ordered.reserve(spans.size());
@@ -268,11 +297,22 @@ SafeTensors decode(const uint8_t* bytes, size_t size) {
 
 // ---------------------------------------------------------------- files
 std::vector<uint8_t> read_bytes(const std::string& path) {
+  // stat before opening: opening a FIFO would block, a directory "opens" and
+  // reads as garbage sizes, and /dev/zero reports size 0 but never ends
+  struct stat st {};
+  ATTNLAB_CHECK(::stat(path.c_str(), &st) == 0, "cannot open '", path,
+                "' for reading (does the file exist?)");
+  ATTNLAB_CHECK(!S_ISDIR(st.st_mode), "'", path, "' is a directory, expected a file");
+  ATTNLAB_CHECK(S_ISREG(st.st_mode), "'", path,
+                "' is not a regular file (a device, FIFO or socket); expected a file");
+  ATTNLAB_CHECK(static_cast<uint64_t>(st.st_size) <= kMaxFileBytes, "'", path, "' is ",
+                st.st_size, " bytes, more than the limit of ", kMaxFileBytes, " bytes");
   std::ifstream f(path, std::ios::binary);
-  ATTNLAB_CHECK(f.good(), "cannot open '", path, "' for reading (does the file exist?)");
+  ATTNLAB_CHECK(f.good(), "cannot open '", path, "' for reading (permissions?)");
   f.seekg(0, std::ios::end);
   const std::streamoff n = f.tellg();
-  ATTNLAB_CHECK(n >= 0, "cannot read the size of '", path, "'");
+  ATTNLAB_CHECK(n >= 0 && static_cast<uint64_t>(n) <= kMaxFileBytes, "cannot read the size of '",
+                path, "'");
   f.seekg(0, std::ios::beg);
   std::vector<uint8_t> b(static_cast<size_t>(n));
   if (n > 0) f.read(reinterpret_cast<char*>(b.data()), n);
@@ -281,17 +321,35 @@ std::vector<uint8_t> read_bytes(const std::string& path) {
 }
 
 void write_bytes(const std::string& path, const std::vector<uint8_t>& bytes) {
-  // write to a temporary name, then rename, so a crash never leaves half a file
-  const std::string tmp = path + ".tmp";
+  // Write a temporary file beside the target, then rename it over the target: a reader (or a
+  // crash) sees the old file or the new one, never half a file. The temporary name carries the
+  // process id and a counter so concurrent writers do not share it; it is removed on failure.
+  static unsigned counter = 0;
+  const std::string tmp =
+      path + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+  bool ok = false;
   {
     std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    ATTNLAB_CHECK(f.good(), "cannot open '", tmp, "' for writing (does the directory exist?)");
+    if (!f.good())
+      throw Error("cannot open '" + tmp + "' for writing '" + path +
+                  "' (does the directory exist and is it writable?)");
     f.write(reinterpret_cast<const char*>(bytes.data()),
             static_cast<std::streamsize>(bytes.size()));
-    ATTNLAB_CHECK(f.good(), "failed to write ", bytes.size(), " bytes to '", tmp, "'");
+    f.flush();
+    ok = f.good();
   }
-  ATTNLAB_CHECK(std::rename(tmp.c_str(), path.c_str()) == 0, "cannot rename '", tmp, "' to '",
-                path, "'");
+  if (!ok) {
+    std::remove(tmp.c_str());
+    throw Error("failed to write " + std::to_string(bytes.size()) + " bytes to '" + path + "'");
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw Error("cannot replace '" + path + "' (rename from '" + tmp + "' failed)");
+  }
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  write_bytes(path, std::vector<uint8_t>(text.begin(), text.end()));
 }
 
 SafeTensors read_file(const std::string& path) {

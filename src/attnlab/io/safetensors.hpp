@@ -46,6 +46,9 @@ struct SafeTensors {
   const TensorData* find(const std::string& name) const;
   const TensorData& get(const std::string& name) const;  // throws if absent
   std::string meta(const std::string& key, const std::string& fallback = "") const;
+  // Values stored in all tensors: the most a model loaded from this file may
+  // allocate for its parameters (model loaders open a ParamBudget with it).
+  uint64_t total_elements() const;
 };
 
 // Encode tensors (in the given order) with the given storage dtype.
@@ -57,9 +60,16 @@ std::vector<uint8_t> encode(const std::vector<TensorView>& tensors,
 SafeTensors decode(const uint8_t* bytes, size_t size);
 inline SafeTensors decode(const std::vector<uint8_t>& b) { return decode(b.data(), b.size()); }
 
-// Plain file helpers (the only file I/O of the library).
+// Plain file helpers (the only file I/O of the library). read_bytes accepts
+// regular files of at most kMaxFileBytes; directories, devices, FIFOs and
+// sockets are an Error (checked before opening, so nothing blocks).
+constexpr uint64_t kMaxFileBytes = uint64_t{1} << 31;
 std::vector<uint8_t> read_bytes(const std::string& path);
+// write_bytes / write_text are atomic: the bytes go to a temporary file in the same directory
+// that is then renamed over `path`, so `path` holds either its old or its new content, never a
+// part; on failure the temporary file is removed and attnlab::Error names `path`.
 void write_bytes(const std::string& path, const std::vector<uint8_t>& bytes);
+void write_text(const std::string& path, const std::string& text);
 SafeTensors read_file(const std::string& path);
 
 // ParamList glue: views of every parameter value (names are the keys).
@@ -79,6 +89,13 @@ struct ModelInfo {
 };
 std::vector<uint8_t> save_model(const ModelInfo& info, const ParamList& params,
                                 DType dtype = DType::F32);
+
+// The options every model's save() takes: the storage type and extra __metadata__ entries
+// (provenance such as "run", "trained_steps"; the model writes kind, config and vocab itself).
+struct SaveOptions {
+  DType dtype = DType::F32;
+  std::map<std::string, std::string> meta;
+};
 // Reads kind/config/vocab from __metadata__ (kind and config are required).
 ModelInfo model_info(const SafeTensors& st);
 

@@ -1,5 +1,6 @@
 // Timing helpers shared by the native and wasm benchmarks (not used by tests).
 #pragma once
+#include <cstdint>
 #include <string>
 
 #include "attnlab/kernels/kernels.hpp"
@@ -13,7 +14,10 @@ struct BenchResult {
 };
 
 // Times kernel `name` of the kernel list at `shape` for at least min_ms
-// (after a warm-up), best of 5 batches.
+// (after a warm-up), best of 5 batches. Sizes (0 = unused), the product of any two at
+// most kMaxBenchElements (the largest buffer), of all three at most 2^31;
+// min_ms in [0, 60000]; anything else is an Error.
+inline constexpr uint64_t kMaxBenchElements = uint64_t{1} << 24;
 BenchResult bench_kernel(const std::string& name, Shape shape, double min_ms, bool with_ref);
 
 // simd_peak_gflops() (the micro-kernel ceiling) is declared in kernels.hpp.

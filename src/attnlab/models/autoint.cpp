@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attnlab/core/error.hpp"
+#include "attnlab/io/config_reader.hpp"
 #include "attnlab/io/safetensors.hpp"
 
 namespace attnlab::models {
@@ -21,38 +22,14 @@ std::string AutoIntConfig::to_json() const {
 
 AutoIntConfig AutoIntConfig::from_json(const std::string& s) {
   AutoIntConfig c;
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(s);
-  } catch (const std::exception& e) {
-    throw Error(std::string("AutoInt config: invalid JSON: ") + e.what());
-  }
-  ATTNLAB_CHECK(j.is_object(), "AutoInt config: expected a JSON object");
-  auto get = [&](const char* key, size_t& v) {
-    if (!j.contains(key)) return;
-    ATTNLAB_CHECK(j[key].is_number_unsigned(), "AutoInt config: '", key,
-                  "' must be a non-negative integer");
-    v = j[key].get<size_t>();
-  };
-  auto getb = [&](const char* key, bool& v) {
-    if (!j.contains(key)) return;
-    ATTNLAB_CHECK(j[key].is_boolean(), "AutoInt config: '", key, "' must be true or false");
-    v = j[key].get<bool>();
-  };
-  if (j.contains("vocab")) {
-    ATTNLAB_CHECK(j["vocab"].is_array(), "AutoInt config: 'vocab' must be an array of sizes");
-    c.vocab.clear();
-    for (const auto& v : j["vocab"]) {
-      ATTNLAB_CHECK(v.is_number_unsigned(), "AutoInt config: 'vocab' entries must be non-negative integers");
-      c.vocab.push_back(v.get<size_t>());
-    }
-  }
-  get("embed_dim", c.embed_dim);
-  get("layers", c.layers);
-  get("heads", c.heads);
-  get("head_dim", c.head_dim);
-  getb("residual", c.residual);
-  getb("scaled", c.scaled);
+  const io::ConfigReader r(s, "AutoInt");
+  r.sizes("vocab", c.vocab);
+  r.size("embed_dim", c.embed_dim);
+  r.size("layers", c.layers);
+  r.size("heads", c.heads);
+  r.size("head_dim", c.head_dim);
+  r.boolean("residual", c.residual);
+  r.boolean("scaled", c.scaled);
   c.validate();
   return c;
 }
@@ -221,19 +198,27 @@ float AutoInt::train_step(const int* ids, const float* labels, size_t B, nn::Opt
 }
 
 // ------------------------------------------------------------------ files
-std::vector<uint8_t> AutoInt::save(const std::map<std::string, std::string>& extra) const {
+std::vector<uint8_t> AutoInt::save(const io::SaveOptions& o) const {
   io::ModelInfo info;
   info.kind = "autoint";
   info.config = cfg_.to_json();
-  info.extra = extra;
-  return io::save_model(info, params_);
+  info.extra = o.meta;
+  return io::save_model(info, params_, o.dtype);
+}
+
+std::vector<uint8_t> AutoInt::save(const std::map<std::string, std::string>& extra) const {
+  return save(io::SaveOptions{io::DType::F32, extra});
 }
 
 std::unique_ptr<AutoInt> AutoInt::load(const uint8_t* bytes, size_t size) {
-  const io::SafeTensors st = io::decode(bytes, size);
+  return load(io::decode(bytes, size));
+}
+
+std::unique_ptr<AutoInt> AutoInt::load(const io::SafeTensors& st) {
   const io::ModelInfo info = io::model_info(st);
   ATTNLAB_CHECK(info.kind == "autoint", "expected an AutoInt model file (kind 'autoint'), got kind '",
                 info.kind, "'");
+  const ParamBudget budget(st.total_elements());  // config checked against the file first
   auto m = std::make_unique<AutoInt>(AutoIntConfig::from_json(info.config), 0);
   io::load_params(st, m->params_);
   return m;

@@ -29,6 +29,7 @@
 
 #include "attnlab/attention/autoint.hpp"
 #include "attnlab/core/param.hpp"
+#include "attnlab/io/safetensors.hpp"
 #include "attnlab/nn/layers.hpp"
 #include "attnlab/nn/optim.hpp"
 
@@ -92,8 +93,10 @@ class AutoInt {
   float train_step(const int* ids, const float* labels, size_t B, nn::Optimizer& opt);
 
   // One safetensors file: kind "autoint", config in __metadata__.
+  std::vector<uint8_t> save(const io::SaveOptions& o) const;
   std::vector<uint8_t> save(const std::map<std::string, std::string>& extra = {}) const;
   // Validates kind, config, every tensor's shape, finite values.
+  static std::unique_ptr<AutoInt> load(const io::SafeTensors& st);
   static std::unique_ptr<AutoInt> load(const uint8_t* bytes, size_t size);
 
  private:

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "attnlab/core/error.hpp"
+#include "attnlab/io/safetensors.hpp"
 
 namespace attnlab::models {
 
@@ -303,11 +304,8 @@ void BowLogReg::save(const std::string& path) const {
 }
 
 BowLogReg BowLogReg::load(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  ATTNLAB_CHECK(f.good(), "bow-logreg: cannot open '", path, "'");
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return from_json(ss.str());
+  const std::vector<uint8_t> b = io::read_bytes(path);  // regular files only
+  return from_json(std::string(b.begin(), b.end()));
 }
 
 // ------------------------------------------------------------------ the run

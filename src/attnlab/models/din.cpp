@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include <nlohmann/json.hpp>
+
 #include "attnlab/core/error.hpp"
+#include "attnlab/io/config_reader.hpp"
 #include "attnlab/kernels/kernels.hpp"
 #include "attnlab/nn/loss.hpp"
 
@@ -21,6 +24,33 @@ void DINConfig::check() const {
                 goods_dim, ", ", cate_dim);
   ATTNLAB_CHECK(!attention || att_hidden > 0, "DIN config: att_hidden must be > 0");
   for (size_t h : mlp_hidden) ATTNLAB_CHECK(h > 0, "DIN config: mlp_hidden sizes must be > 0");
+}
+
+std::string DINConfig::to_json() const {
+  return nlohmann::json({{"items", items},
+                         {"categories", categories},
+                         {"goods_dim", goods_dim},
+                         {"cate_dim", cate_dim},
+                         {"att_hidden", att_hidden},
+                         {"mlp_hidden", mlp_hidden},
+                         {"attention", attention},
+                         {"normalize", normalize}})
+      .dump();
+}
+
+DINConfig DINConfig::from_json(const std::string& s) {
+  DINConfig c;
+  const io::ConfigReader r(s, "DIN");
+  r.size("items", c.items, 1, size_t(1) << 24);
+  r.size("categories", c.categories, 1, size_t(1) << 24);
+  r.size("goods_dim", c.goods_dim, 1, 4096);
+  r.size("cate_dim", c.cate_dim, 1, 4096);
+  r.size("att_hidden", c.att_hidden, 1, 4096);
+  r.sizes("mlp_hidden", c.mlp_hidden, 1, 4096);
+  r.boolean("attention", c.attention);
+  r.boolean("normalize", c.normalize);
+  c.check();
+  return c;
 }
 
 DIN::DIN(DINConfig cfg, uint64_t seed) : cfg_(std::move(cfg)) {
@@ -170,6 +200,29 @@ double DIN::loss_and_grad(const DINBatch& batch, const std::vector<int>& labels)
   const float loss = nn::bce_with_logits(logits, target, &dl);
   backward(std::vector<float>(dl.data(), dl.data() + batch.B), cache);
   return loss;
+}
+
+// ---------------------------------------------------------------- files
+std::vector<uint8_t> DIN::save(const io::SaveOptions& o) const {
+  io::ModelInfo info;
+  info.kind = "din";
+  info.config = cfg_.to_json();
+  info.extra = o.meta;
+  return io::save_model(info, params_, o.dtype);
+}
+
+std::unique_ptr<DIN> DIN::load(const uint8_t* bytes, size_t size) {
+  return load(io::decode(bytes, size));
+}
+
+std::unique_ptr<DIN> DIN::load(const io::SafeTensors& st) {
+  const io::ModelInfo info = io::model_info(st);
+  ATTNLAB_CHECK(info.kind == "din", "expected a DIN model file (kind 'din'), got kind '", info.kind,
+                "'");
+  const ParamBudget budget(st.total_elements());  // config checked against the file first
+  auto m = std::make_unique<DIN>(DINConfig::from_json(info.config), 0);
+  io::load_params(st, m->params_);
+  return m;
 }
 
 }  // namespace attnlab::models

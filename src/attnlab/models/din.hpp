@@ -15,11 +15,14 @@
 //   items*Dg + categories*Dc + (4D*Ha + 3Ha + 1) + (2D*Hm + Hm + Hm + 1).
 #pragma once
 #include <cstdint>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "attnlab/attention/din.hpp"
 #include "attnlab/core/param.hpp"
 #include "attnlab/core/rng.hpp"
+#include "attnlab/io/safetensors.hpp"
 #include "attnlab/nn/layers.hpp"
 
 namespace attnlab::models {
@@ -32,6 +35,8 @@ struct DINConfig {
   bool attention = true;             // false = sum pooling (the paper's Base model)
   bool normalize = false;            // softmax over the activation weights (not the paper's)
   void check() const;                // throws attnlab::Error naming the bad field
+  std::string to_json() const;
+  static DINConfig from_json(const std::string& s);  // validates
   size_t dim() const { return goods_dim + cate_dim; }
 };
 
@@ -64,6 +69,7 @@ class DIN {
 
   const DINConfig& config() const { return cfg_; }
   ParamList& params() { return params_; }
+  const ParamList& params() const { return params_; }
 
   // batch -> logits, probs (B), weights (B,T); throws on ids out of range or bad shapes
   DINOutput forward(const DINBatch& batch, Cache* cache = nullptr) const;
@@ -71,6 +77,12 @@ class DIN {
   void backward(const std::vector<float>& dlogits, Cache& cache);
   // forward + mean binary cross-entropy + backward; returns the loss
   double loss_and_grad(const DINBatch& batch, const std::vector<int>& labels);
+
+  // One safetensors file: kind "din", config and o.meta in __metadata__.
+  std::vector<uint8_t> save(const io::SaveOptions& o = {}) const;
+  // Validates kind, config, every tensor's shape, finite values.
+  static std::unique_ptr<DIN> load(const io::SafeTensors& st);
+  static std::unique_ptr<DIN> load(const uint8_t* bytes, size_t size);
 
  private:
   DINConfig cfg_;

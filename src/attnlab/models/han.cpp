@@ -6,6 +6,7 @@
 
 #include "attnlab/core/error.hpp"
 #include "attnlab/core/rng.hpp"
+#include "attnlab/io/config_reader.hpp"
 #include "attnlab/nn/loss.hpp"
 
 namespace attnlab::models {
@@ -65,41 +66,22 @@ nlohmann::json HANConfig::to_json() const {
 }
 
 HANConfig HANConfig::from_json(const std::string& s) {
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(s);
-  } catch (const std::exception& e) {
-    throw Error(std::string("HAN config: invalid JSON: ") + e.what());
-  }
-  ATTNLAB_CHECK(j.is_object(), "HAN config: expected a JSON object, got ", j.dump());
   HANConfig c;
-  auto get = [&](const char* key, size_t& v) {
-    ATTNLAB_CHECK(j.contains(key), "HAN config: missing '", key, "'");
-    ATTNLAB_CHECK(j[key].is_number_unsigned(), "HAN config: '", key,
-                  "' must be a non-negative integer, got ", j[key].dump());
-    v = j[key].get<size_t>();
-  };
-  get("vocab", c.vocab);
-  get("emb", c.emb);
-  get("word_hidden", c.word_hidden);
-  get("sent_hidden", c.sent_hidden);
-  get("word_ctx", c.word_ctx);
-  get("sent_ctx", c.sent_ctx);
-  get("classes", c.classes);
-  get("max_sentences", c.max_sentences);
-  get("max_words", c.max_words);
-  if (j.contains("dropout")) {
-    ATTNLAB_CHECK(j["dropout"].is_number(), "HAN config: 'dropout' must be a number");
-    c.dropout = j["dropout"].get<float>();
-  }
-  if (j.contains("labels")) {
-    ATTNLAB_CHECK(j["labels"].is_array(), "HAN config: 'labels' must be an array of strings");
-    c.labels.clear();
-    for (const auto& l : j["labels"]) {
-      ATTNLAB_CHECK(l.is_string(), "HAN config: 'labels' must be an array of strings");
-      c.labels.push_back(l.get<std::string>());
-    }
-  }
+  const io::ConfigReader r(s, "HAN");
+  for (const char* key : {"vocab", "emb", "word_hidden", "sent_hidden", "word_ctx", "sent_ctx",
+                          "classes", "max_sentences", "max_words"})
+    r.require(key);
+  r.size("vocab", c.vocab);
+  r.size("emb", c.emb);
+  r.size("word_hidden", c.word_hidden);
+  r.size("sent_hidden", c.sent_hidden);
+  r.size("word_ctx", c.word_ctx);
+  r.size("sent_ctx", c.sent_ctx);
+  r.size("classes", c.classes);
+  r.size("max_sentences", c.max_sentences);
+  r.size("max_words", c.max_words);
+  r.number("dropout", c.dropout, 0, 1);
+  r.strings("labels", c.labels);
   c.check();
   return c;
 }
@@ -120,7 +102,7 @@ nlohmann::json HANClassification::to_json() const {
     ss.push_back({{"text", s.text}, {"weight", s.weight}, {"words", ws}});
   }
   return {{"label", label_name}, {"label_id", label}, {"probs", probs},
-          {"truncated", truncated}, {"sentences", ss}};
+          {"truncated", truncated}, {"empty", empty}, {"sentences", ss}};
 }
 
 namespace {
@@ -161,6 +143,8 @@ std::string HANClassification::to_json_string() const {
   }
   o += "],\"truncated\":";
   o += truncated ? "true" : "false";
+  o += ",\"empty\":";
+  o += empty ? "true" : "false";
   o += ",\"sentences\":[";
   for (size_t s = 0; s < sentences.size(); ++s) {
     const HANSentence& st = sentences[s];
@@ -465,6 +449,8 @@ HANClassification HAN::classify(std::string_view text) const {
   r.label = static_cast<int>(std::max_element(r.probs.begin(), r.probs.end()) - r.probs.begin());
   r.label_name = cfg_.labels[static_cast<size_t>(r.label)];
   r.truncated = doc.input_truncated || doc.doc_truncated;
+  r.empty = std::none_of(doc.sentences.begin(), doc.sentences.end(),
+                         [](const data::Sentence& s) { return !s.tokens.empty(); });
   // encode() skips token-less sentences (the tokenizer already drops them) and
   // maps an empty document to [<unk>]: then there is no sentence to show.
   size_t s_out = 0;
@@ -490,17 +476,24 @@ HANClassification HAN::classify(std::string_view text) const {
   return r;
 }
 
-std::vector<uint8_t> HAN::save(io::DType dtype, const std::map<std::string, std::string>& extra) const {
+std::vector<uint8_t> HAN::save(const io::SaveOptions& o) const {
   io::ModelInfo info;
   info.kind = "han";
   info.config = cfg_.to_json().dump();
   info.vocab = vocab_.tokens();
-  info.extra = extra;
-  return io::save_model(info, params_, dtype);
+  info.extra = o.meta;
+  return io::save_model(info, params_, o.dtype);
+}
+
+std::vector<uint8_t> HAN::save(io::DType dtype, const std::map<std::string, std::string>& extra) const {
+  return save(io::SaveOptions{dtype, extra});
 }
 
 std::unique_ptr<HAN> HAN::load(const uint8_t* bytes, size_t size) {
-  const io::SafeTensors st = io::decode(bytes, size);
+  return load(io::decode(bytes, size));
+}
+
+std::unique_ptr<HAN> HAN::load(const io::SafeTensors& st) {
   const io::ModelInfo info = io::model_info(st);
   ATTNLAB_CHECK(info.kind == "han", "expected a HAN model file (kind 'han'), got kind '", info.kind,
                 "'");
@@ -508,6 +501,7 @@ std::unique_ptr<HAN> HAN::load(const uint8_t* bytes, size_t size) {
   const data::Vocab vocab = data::Vocab::from_json(nlohmann::json(info.vocab).dump());
   ATTNLAB_CHECK(vocab.size() == cfg.vocab, "HAN model file: config says vocab ", cfg.vocab,
                 " but the file holds ", vocab.size(), " tokens");
+  const ParamBudget budget(st.total_elements());  // config checked against the file first
   auto m = std::make_unique<HAN>(cfg, vocab, 0);
   io::load_params(st, m->params_);
   return m;

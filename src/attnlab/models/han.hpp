@@ -84,6 +84,10 @@ struct HANClassification {
   std::vector<float> probs;  // (C)
   std::vector<HANSentence> sentences;
   bool truncated = false;  // the tokenizer cut input or sentences (see data/email.hpp)
+  // The message had no words (empty, whitespace, markup only): the model saw one
+  // <unk> token, so probs are only the model's answer to an empty document and
+  // callers should not read the label as a verdict.
+  bool empty = false;
   nlohmann::json to_json() const;
   // The same object as compact JSON text, written directly (several times
   // faster than building a nlohmann::json; the wasm binding uses it).
@@ -145,9 +149,11 @@ class HAN {
   // attention per sentence and word, tokenized with the training tokenizer.
   HANClassification classify(std::string_view text) const;
 
+  std::vector<uint8_t> save(const io::SaveOptions& o) const;
   std::vector<uint8_t> save(io::DType dtype = io::DType::F16,
                             const std::map<std::string, std::string>& extra = {}) const;
   static std::unique_ptr<HAN> load(const uint8_t* bytes, size_t size);
+  static std::unique_ptr<HAN> load(const io::SafeTensors& st);
   static std::unique_ptr<HAN> load(const std::vector<uint8_t>& b) { return load(b.data(), b.size()); }
 
  private:

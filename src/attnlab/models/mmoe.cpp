@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attnlab/core/error.hpp"
+#include "attnlab/io/config_reader.hpp"
 #include "attnlab/io/safetensors.hpp"
 #include "attnlab/kernels/kernels.hpp"
 
@@ -20,7 +21,7 @@ GateKind gate_from_string(const std::string& s) {
   if (s == "softmax" || s == "mmoe") return GateKind::Softmax;
   if (s == "attention") return GateKind::Attention;
   if (s == "attention-x" || s == "attention_x") return GateKind::AttentionX;
-  throw Error("unknown gate kind '" + s +
+  throw Error("unknown gate '" + s +
               "': expected shared-bottom, omoe, softmax, attention or attention-x");
 }
 const char* gate_name(GateKind g) {
@@ -45,31 +46,18 @@ std::string MMoEConfig::to_json() const {
 
 MMoEConfig MMoEConfig::from_json(const std::string& s) {
   MMoEConfig c;
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(s);
-  } catch (const std::exception& e) {
-    throw Error(std::string("MMoE config: invalid JSON: ") + e.what());
-  }
-  ATTNLAB_CHECK(j.is_object(), "MMoE config: expected a JSON object");
-  auto get = [&](const char* key, size_t& v) {
-    if (!j.contains(key)) return;
-    ATTNLAB_CHECK(j[key].is_number_unsigned(), "MMoE config: '", key,
-                  "' must be a non-negative integer");
-    v = j[key].get<size_t>();
-  };
-  get("input_dim", c.input_dim);
-  get("experts", c.experts);
-  get("expert_units", c.expert_units);
-  get("tasks", c.tasks);
-  get("tower_units", c.tower_units);
-  get("att_dim", c.att_dim);
-  get("bottom_units", c.bottom_units);
-  if (j.contains("gate")) {
-    ATTNLAB_CHECK(j["gate"].is_string(), "MMoE config: 'gate' must be a string");
-    c.gate = gate_from_string(j["gate"].get<std::string>());
-  }
-  if (j.contains("gate_bias")) c.gate_bias = j["gate_bias"].get<bool>();
+  const io::ConfigReader r(s, "MMoE");
+  r.size("input_dim", c.input_dim);
+  r.size("experts", c.experts);
+  r.size("expert_units", c.expert_units);
+  r.size("tasks", c.tasks);
+  r.size("tower_units", c.tower_units);
+  r.size("att_dim", c.att_dim);
+  r.size("bottom_units", c.bottom_units);
+  std::string gate;
+  r.string("gate", gate);
+  if (!gate.empty()) c.gate = gate_from_string(gate);
+  r.boolean("gate_bias", c.gate_bias);
   c.validate();
   return c;
 }
@@ -377,19 +365,27 @@ std::vector<float> MMoE::evaluate(const float* x, const float* y, size_t n) cons
 }
 
 // ------------------------------------------------------------------ files
-std::vector<uint8_t> MMoE::save(bool f16, const std::map<std::string, std::string>& extra) const {
+std::vector<uint8_t> MMoE::save(const io::SaveOptions& o) const {
   io::ModelInfo info;
   info.kind = "mmoe";
   info.config = cfg_.to_json();
-  info.extra = extra;
-  return io::save_model(info, params_, f16 ? io::DType::F16 : io::DType::F32);
+  info.extra = o.meta;
+  return io::save_model(info, params_, o.dtype);
+}
+
+std::vector<uint8_t> MMoE::save(bool f16, const std::map<std::string, std::string>& extra) const {
+  return save(io::SaveOptions{f16 ? io::DType::F16 : io::DType::F32, extra});
 }
 
 std::unique_ptr<MMoE> MMoE::load(const uint8_t* bytes, size_t size) {
-  const io::SafeTensors st = io::decode(bytes, size);
+  return load(io::decode(bytes, size));
+}
+
+std::unique_ptr<MMoE> MMoE::load(const io::SafeTensors& st) {
   const io::ModelInfo info = io::model_info(st);
   ATTNLAB_CHECK(info.kind == "mmoe", "expected an MMoE model file (kind 'mmoe'), got kind '",
                 info.kind, "'");
+  const ParamBudget budget(st.total_elements());  // config checked against the file first
   auto m = std::make_unique<MMoE>(MMoEConfig::from_json(info.config), 0);
   io::load_params(st, m->params_);
   return m;

@@ -25,6 +25,7 @@
 
 #include "attnlab/core/param.hpp"
 #include "attnlab/core/rng.hpp"
+#include "attnlab/io/safetensors.hpp"
 #include "attnlab/nn/layers.hpp"
 #include "attnlab/nn/optim.hpp"
 
@@ -87,6 +88,7 @@ class MMoE {
 
   const MMoEConfig& config() const { return cfg_; }
   ParamList& params() { return params_; }
+  const ParamList& params() const { return params_; }
   MMoEParamCount param_count() const;
 
   // x: (B, d) -> pred (B, K), gates (K, B, n); cache (optional) for backward
@@ -106,10 +108,12 @@ class MMoE {
   std::vector<float> evaluate(const float* x, const float* y, size_t n) const;
 
   // One safetensors file: kind "mmoe", config and extra metadata in __metadata__.
+  std::vector<uint8_t> save(const io::SaveOptions& o) const;
   std::vector<uint8_t> save(bool f16 = false,
                             const std::map<std::string, std::string>& extra = {}) const;
   // Validates the file (kind, config, every tensor's shape, finite values).
   static std::unique_ptr<MMoE> load(const uint8_t* bytes, size_t size);
+  static std::unique_ptr<MMoE> load(const io::SafeTensors& st);
   // Copies of all parameter values / restore from such a copy (early stopping).
   std::vector<std::vector<float>> snapshot() const;
   void restore(const std::vector<std::vector<float>>& snap);

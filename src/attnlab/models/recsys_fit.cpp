@@ -144,4 +144,37 @@ std::vector<RecsysEpoch> fit_autoint(AutoInt& m, const data::CtrSyntheticData& t
   return run(train.n, o, step, eval, on_epoch);
 }
 
+DinData din_synthetic_split(size_t n_train, size_t n_test, const data::BehaviorOptions& o,
+                            uint64_t seed) {
+  return {data::make_behavior_data(n_train, o, 1000 + seed),
+          data::make_behavior_data(n_test, o, 2000 + seed)};
+}
+
+CtrData ctr_synthetic_split(size_t n_train, size_t n_test, data::CtrSyntheticConfig cfg,
+                            uint64_t seed) {
+  cfg.task_seed = seed;
+  CtrData d;
+  cfg.n = n_train;
+  cfg.seed = 1000 + seed;
+  d.train = data::make_ctr_synthetic(cfg);
+  cfg.n = n_test;
+  cfg.seed = 2000 + seed;
+  d.test = data::make_ctr_synthetic(cfg);
+  return d;
+}
+
+std::vector<float> autoint_mean_attention(const AutoInt& m, const int* ids, size_t n) {
+  const AutoIntConfig& c = m.config();
+  const size_t F = c.vocab.size(), per = c.heads * F * F;
+  std::vector<float> mean(c.layers * per, 0.f);
+  if (n == 0) return mean;
+  const AutoInt::Output r = m.forward(ids, n);
+  for (size_t l = 0; l < c.layers; ++l) {
+    const float* a = r.attention[l].data();
+    for (size_t b = 0; b < n; ++b)
+      for (size_t i = 0; i < per; ++i) mean[l * per + i] += a[b * per + i] / static_cast<float>(n);
+  }
+  return mean;
+}
+
 }  // namespace attnlab::models

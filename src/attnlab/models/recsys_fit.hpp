@@ -45,4 +45,20 @@ std::vector<RecsysEpoch> fit_autoint(AutoInt& m, const data::CtrSyntheticData& t
                                      const data::CtrSyntheticData& test,
                                      const RecsysFitOptions& o, const RecsysEpochFn& on_epoch = {});
 
+// The synthetic train/test pair the page and the package train on: data seeds
+// 1000 + seed (train) and 2000 + seed (test), so one seed gives one experiment.
+struct DinData {
+  data::BehaviorData train, test;
+};
+DinData din_synthetic_split(size_t n_train, size_t n_test, const data::BehaviorOptions& o,
+                            uint64_t seed);
+struct CtrData {
+  data::CtrSyntheticData train, test;
+};
+// cfg.n and cfg.seed are set per split; cfg.task_seed = seed (the planted interaction).
+CtrData ctr_synthetic_split(size_t n_train, size_t n_test, data::CtrSyntheticConfig cfg,
+                            uint64_t seed);
+// AutoInt's attention averaged over the first n samples of ids: (L,H,F,F).
+std::vector<float> autoint_mean_attention(const AutoInt& m, const int* ids, size_t n);
+
 }  // namespace attnlab::models

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -15,6 +16,13 @@
 namespace attnlab::models {
 
 namespace k = attnlab::kernels;
+
+DecodePrecision parse_decode_precision(const std::string& s) {
+  if (s == "int8") return DecodePrecision::Int8;
+  if (s == "int16") return DecodePrecision::Int16;
+  if (s == "f32") return DecodePrecision::F32;
+  throw Error("precision: expected 'int8', 'int16' or 'f32', got '" + s + "'");
+}
 using attention::Tensor3;
 using nn::RnnState;
 using Tensor = nn::Tensor;
@@ -73,10 +81,13 @@ Seq2SeqConfig Seq2SeqConfig::from_json(const std::string& s) {
 void Seq2SeqConfig::validate() const {
   ATTNLAB_CHECK(rnn == "gru" || rnn == "lstm", "seq2seq config: rnn must be 'gru' or 'lstm', got '",
                 rnn, "'");
-  ATTNLAB_CHECK(score == "additive" || score == "general" || score == "dot" ||
-                    score == "scaled_dot" || score == "local_p",
-                "seq2seq config: score must be additive, general, dot, scaled_dot or local_p, got '",
-                score, "'");
+  if (score != "local_p") {
+    bool known = false;
+    for (const std::string& n : attention::score_names()) known = known || n == score;
+    std::string all;
+    for (const std::string& n : attention::score_names()) all += n + ", ";
+    ATTNLAB_CHECK(known, "seq2seq config: score must be one of ", all, "or local_p, got '", score, "'");
+  }
   auto in = [](size_t v, size_t lo, size_t hi) { return v >= lo && v <= hi; };
   ATTNLAB_CHECK(in(emb, 1, 4096) && in(enc_hidden, 1, 4096) && in(combine, 1, 8192),
                 "seq2seq config: emb, enc_hidden, combine must be in [1, 4096], got ", emb, ", ",
@@ -165,6 +176,7 @@ Seq2Seq::Seq2Seq(const Seq2SeqConfig& cfg, const data::Vocab& src, const data::V
   sc.query_dim = Dh;
   sc.key_dim = De;
   sc.attn_dim = cfg_.attn_dim;
+  sc.max_keys = cfg_.max_src_len;  // location
   if (cfg_.score == "local_p") {
     is_local_ = true;
     attention::LocalConfig lc;
@@ -432,6 +444,36 @@ float Seq2Seq::run(const Seq2SeqBatch& b, bool bw, float smoothing, std::vector<
 }
 
 // ---------------------------------------------------------------- text
+namespace {
+// The UTF-8 character starting at byte i as "'é' (U+00E9)", and its length in
+// bytes (1 for a byte that starts no valid sequence, shown as "byte 0xC3").
+std::string describe_char(const std::string& text, size_t i, size_t* len) {
+  const auto u = static_cast<unsigned char>(text[i]);
+  char buf[32];
+  size_t n = u < 0x80 ? 1 : (u >> 5) == 6 ? 2 : (u >> 4) == 14 ? 3 : (u >> 3) == 30 ? 4 : 0;
+  uint32_t cp = n == 1 ? u : n == 2 ? (u & 0x1f) : n == 3 ? (u & 0x0f) : (u & 0x07);
+  for (size_t k = 1; k < n; ++k) {
+    if (i + k >= text.size() || (static_cast<unsigned char>(text[i + k]) >> 6) != 2) { n = 0; break; }
+    cp = (cp << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3f);
+  }
+  if (n == 0) {
+    *len = 1;
+    std::snprintf(buf, sizeof buf, "byte 0x%02X (not UTF-8)", u);
+    return buf;
+  }
+  *len = n;
+  if (cp >= 0x20 && cp < 0x7f) return "'" + text.substr(i, 1) + "'";
+  std::snprintf(buf, sizeof buf, " (U+%04X)", static_cast<unsigned>(cp));
+  if (cp < 0x80) {  // ASCII control character
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "\\x%02X", static_cast<unsigned>(cp));
+    return hex + std::string(buf);
+  }
+  if (cp < 0xa0) return std::string(buf + 2, buf + std::strlen(buf) - 1);  // C1 control: U+0085
+  return "'" + text.substr(i, n) + "'" + buf;
+}
+}  // namespace
+
 std::vector<int> encode_chars(const std::string& text, const data::Vocab& vocab, bool uppercase,
                               size_t max_len) {
   ATTNLAB_CHECK(!text.empty(), "empty input: expected 1..", max_len, " characters");
@@ -444,18 +486,18 @@ std::vector<int> encode_chars(const std::string& text, const data::Vocab& vocab,
     if (uppercase && ch >= 'a' && ch <= 'z') ch = static_cast<char>(ch - 'a' + 'A');
     const std::string tok(1, ch);
     if (!vocab.contains(tok) || vocab.id(tok) < 4) {
-      std::string shown;
-      const unsigned char u = static_cast<unsigned char>(text[i]);
-      if (u >= 0x20 && u < 0x7f) {
-        shown = std::string("'") + text[i] + "'";
-      } else {
-        char buf[8];
-        std::snprintf(buf, sizeof buf, "\\x%02X", u);
-        shown = buf;
+      size_t pos = 0;  // in characters, not bytes
+      for (size_t j = 0; j < i;) {
+        size_t len = 1;
+        describe_char(text, j, &len);
+        j += len;
+        ++pos;
       }
+      size_t len = 1;
+      const std::string shown = describe_char(text, i, &len);
       std::string known;
       for (size_t j = 4; j < vocab.size(); ++j) known += vocab.token(int(j));
-      throw Error("unknown character " + shown + " at position " + std::to_string(i) +
+      throw Error("unknown character " + shown + " at position " + std::to_string(pos) +
                   " of the input (this model knows: " + known + ")");
     }
     ids.push_back(vocab.id(tok));
@@ -544,17 +586,8 @@ Seq2Seq::InferCtx Seq2Seq::infer_prepare(const std::vector<int>& src) const {
   dir(false, 0);
   if (cfg_.bidirectional) dir(true, cfg_.enc_hidden);
   const attention::Score& sc = is_local_ ? local_.score : att_.score;
-  if (sc.kind() == attention::ScoreKind::Additive) {
-    const size_t A = cfg_.attn_dim;
-    ctx.keys.resize(S * A);
-    k::gemm(false, true, S, A, De, 1.f, ctx.enc.data(), De, sc.key_weight.value.data(), De, 0.f,
-            ctx.keys.data(), A);
-  } else if (sc.kind() == attention::ScoreKind::General) {
-    const size_t Dq = cfg_.dec_hidden();
-    ctx.keys.resize(S * Dq);
-    k::gemm(false, true, S, Dq, De, 1.f, ctx.enc.data(), De, sc.weight.value.data(), De, 0.f,
-            ctx.keys.data(), Dq);
-  }
+  ctx.keys.resize(S * sc.prepared_width());
+  sc.prepare_keys(S, ctx.enc.data(), ctx.keys.data());
   return ctx;
 }
 
@@ -563,36 +596,13 @@ void Seq2Seq::attention_weights(size_t n, const InferCtx& ctx, const float* h, f
                                 float* weights) const {
   // h: (n,Dh), q: (n,A) additive query or local-p predictor rows (overwritten; unused
   // otherwise) -> weights: (n,S)
-  const size_t S = ctx.S, De = cfg_.enc_out(), Dh = cfg_.dec_hidden(), A = cfg_.attn_dim;
-  const attention::Score& sc = is_local_ ? local_.score : att_.score;
-  const float* enc = ctx.enc.data();
-  switch (sc.kind()) {  // local-p scores with the general score
-    case attention::ScoreKind::Dot:
-    case attention::ScoreKind::ScaledDot: {
-      const float scale = sc.kind() == attention::ScoreKind::Dot ? 1.f : 1.f / std::sqrt(float(De));
-      for (size_t b = 0; b < n; ++b) k::gemv(false, S, De, scale, enc, De, h + b * Dh, 0.f, weights + b * S);
-      break;
-    }
-    case attention::ScoreKind::General:
-      for (size_t b = 0; b < n; ++b)
-        k::gemv(false, S, Dh, 1.f, ctx.keys.data(), Dh, h + b * Dh, 0.f, weights + b * S);
-      break;
-    case attention::ScoreKind::Additive:
-      hid.resize(S * A);
-      for (size_t b = 0; b < n; ++b) {
-        const float* qb = q + b * A;
-        for (size_t j = 0; j < S; ++j) {
-          const float* kj = ctx.keys.data() + j * A;
-          float* hj = hid.data() + j * A;
-          for (size_t x = 0; x < A; ++x) hj[x] = qb[x] + kj[x];
-        }
-        k::tanh(S * A, hid.data(), hid.data());
-        k::gemv(false, S, A, 1.f, hid.data(), A, sc.v.value.data(), 0.f, weights + b * S);
-      }
-      break;
-    default:
-      throw Error("seq2seq: unsupported score kind in decode");
-  }
+  const size_t S = ctx.S, Dh = cfg_.dec_hidden(), A = cfg_.attn_dim;
+  const attention::Score& sc = is_local_ ? local_.score : att_.score;  // local-p: general
+  const bool additive = sc.kind() == attention::ScoreKind::Additive;
+  hid.resize(sc.scratch_size(S));
+  for (size_t b = 0; b < n; ++b)
+    sc.score_query(S, h + b * Dh, additive ? q + b * A : nullptr, ctx.enc.data(), ctx.keys.data(),
+                   weights + b * S, hid.data());
   if (is_local_) {
     for (size_t b = 0; b < n; ++b) local_.predictive_weights(S, q + b * A, weights + b * S, mask);
   } else {
@@ -728,17 +738,21 @@ Translation translation_from(const BeamHyp& h, const std::vector<int>& src,
 }
 
 // ---------------------------------------------------------------- files
-std::vector<uint8_t> Seq2Seq::save(io::DType dtype,
-                                   const std::map<std::string, std::string>& extra) const {
+std::vector<uint8_t> Seq2Seq::save(const io::SaveOptions& o) const {
   ParamList ps;
   const_cast<Seq2Seq*>(this)->collect(ps);
   io::ModelInfo info;
   info.kind = "seq2seq";
   info.config = cfg_.to_json();
   info.vocab = src_.tokens();
-  info.extra = extra;
+  info.extra = o.meta;
   info.extra["tgt_vocab"] = tgt_.to_json();
-  return io::save_model(info, ps, dtype);
+  return io::save_model(info, ps, o.dtype);
+}
+
+std::vector<uint8_t> Seq2Seq::save(io::DType dtype,
+                                   const std::map<std::string, std::string>& extra) const {
+  return save(io::SaveOptions{dtype, extra});
 }
 
 std::unique_ptr<Seq2Seq> Seq2Seq::load(const io::SafeTensors& st) {
@@ -754,6 +768,7 @@ std::unique_ptr<Seq2Seq> Seq2Seq::load(const io::SafeTensors& st) {
                 "model file: config says ", cfg.src_vocab, " source tokens, vocab has ", src.size());
   ATTNLAB_CHECK(cfg.tgt_vocab == 0 || cfg.tgt_vocab == tgt.size(),
                 "model file: config says ", cfg.tgt_vocab, " target tokens, vocab has ", tgt.size());
+  const ParamBudget budget(st.total_elements());  // config checked against the file first
   auto m = std::make_unique<Seq2Seq>(cfg, src, tgt, 0);
   ParamList ps;
   m->collect(ps);

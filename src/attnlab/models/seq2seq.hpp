@@ -90,6 +90,9 @@ Seq2SeqConfig tfjs_dates_config();
 //   F32: float32 everywhere, the same arithmetic as training's forward pass.
 // Attention scores, softmax, gate nonlinearities and embeddings are float32 in all three.
 enum class DecodePrecision { Int8, Int16, F32 };
+// "int8" | "int16" | "f32" -> DecodePrecision; anything else is an Error listing them.
+DecodePrecision parse_decode_precision(const std::string& s);
+const char* decode_precision_name(DecodePrecision p);  // and back
 
 struct DecodeOptions {
   size_t beam = 1;           // 1 = greedy
@@ -202,6 +205,7 @@ class Seq2Seq : public Translator {
 
   // One safetensors file: kind "seq2seq", config, src vocab in "vocab", target vocab in
   // "tgt_vocab", plus `extra` metadata.
+  std::vector<uint8_t> save(const io::SaveOptions& o) const;
   std::vector<uint8_t> save(io::DType dtype = io::DType::F32,
                             const std::map<std::string, std::string>& extra = {}) const;
   static std::unique_ptr<Seq2Seq> load(const io::SafeTensors& st);

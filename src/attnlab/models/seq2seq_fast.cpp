@@ -23,6 +23,10 @@
 
 namespace attnlab::models {
 
+const char* decode_precision_name(DecodePrecision p) {
+  return p == DecodePrecision::Int8 ? "int8" : p == DecodePrecision::Int16 ? "int16" : "f32";
+}
+
 namespace k = attnlab::kernels;
 
 namespace {
@@ -185,6 +189,10 @@ Seq2Seq::InferCtx Seq2Seq::fast_prepare(const std::vector<int>& src, const FastP
   if (p.keys.rows) {  // keys (S, A or Dh) = enc W^T, quantized
     ctx.keys.resize(S * p.keys.rows);
     p.keys.apply(S, ctx.enc.data(), De, ctx.keys.data(), p.keys.rows, qx, sx);
+  } else {  // scores whose prepared keys are no product (cosine's norms): as the float path
+    const attention::Score& sc = is_local_ ? local_.score : att_.score;
+    ctx.keys.resize(S * sc.prepared_width());
+    sc.prepare_keys(S, ctx.enc.data(), ctx.keys.data());
   }
   return ctx;
 }

@@ -539,17 +539,16 @@ void TransformerSeq2Seq::attention_maps(const std::vector<int>& src, const std::
 }
 
 // ---------------------------------------------------------------- files
-std::vector<uint8_t> TransformerSeq2Seq::save(io::DType dtype,
-                                              const std::map<std::string, std::string>& extra) const {
+std::vector<uint8_t> TransformerSeq2Seq::save(const io::SaveOptions& o) const {
   ParamList ps;
   const_cast<TransformerSeq2Seq*>(this)->collect(ps);
   io::ModelInfo info;
   info.kind = "transformer-seq2seq";
   info.config = cfg_.to_json();
   info.vocab = src_.tokens();
-  info.extra = extra;
+  info.extra = o.meta;
   info.extra["tgt_vocab"] = tgt_.to_json();
-  return io::save_model(info, ps, dtype);
+  return io::save_model(info, ps, o.dtype);
 }
 
 std::unique_ptr<TransformerSeq2Seq> TransformerSeq2Seq::load(const io::SafeTensors& st) {

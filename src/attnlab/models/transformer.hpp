@@ -116,8 +116,11 @@ class TransformerSeq2Seq : public Translator {
 
   // One safetensors file: kind "transformer-seq2seq", config, source vocab in "vocab",
   // target vocab in "tgt_vocab", plus `extra` metadata.
+  std::vector<uint8_t> save(const io::SaveOptions& o) const;
   std::vector<uint8_t> save(io::DType dtype = io::DType::F32,
-                            const std::map<std::string, std::string>& extra = {}) const;
+                            const std::map<std::string, std::string>& extra = {}) const {
+    return save(io::SaveOptions{dtype, extra});
+  }
   static std::unique_ptr<TransformerSeq2Seq> load(const io::SafeTensors& st);
   static std::unique_ptr<TransformerSeq2Seq> load(const uint8_t* bytes, size_t size);
 

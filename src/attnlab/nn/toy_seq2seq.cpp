@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "attnlab/io/config_reader.hpp"
 #include "attnlab/kernels/kernels.hpp"
 #include "attnlab/nn/loss.hpp"
 
@@ -20,17 +21,13 @@ std::string ToyConfig::to_json() const {
 
 ToyConfig ToyConfig::from_json(const std::string& s) {
   ToyConfig c;
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(s);
-    c.vocab = j.at("vocab").get<size_t>();
-    c.emb = j.at("emb").get<size_t>();
-    c.hidden = j.at("hidden").get<size_t>();
-    c.min_len = j.value("min_len", c.min_len);
-    c.max_len = j.value("max_len", c.max_len);
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(std::string("toy config: expected {vocab, emb, hidden, ...}: ") + e.what());
-  }
+  const io::ConfigReader r(s, "toy");
+  for (const char* key : {"vocab", "emb", "hidden"}) r.require(key);
+  r.size("vocab", c.vocab);
+  r.size("emb", c.emb);
+  r.size("hidden", c.hidden);
+  r.size("min_len", c.min_len);
+  r.size("max_len", c.max_len);
   ATTNLAB_CHECK(c.vocab >= 4 && c.vocab <= 100000, "toy config: vocab must be in [4, 100000], got ",
                 c.vocab);
   ATTNLAB_CHECK(c.emb >= 1 && c.emb <= 4096 && c.hidden >= 1 && c.hidden <= 4096,
@@ -211,6 +208,26 @@ std::vector<int> ToySeq2Seq::greedy(const std::vector<int>& src, size_t max_out,
     outv.push_back(tok);
   }
   return outv;
+}
+
+// ---------------------------------------------------------------- files
+std::vector<uint8_t> ToySeq2Seq::save(const io::SaveOptions& o) const {
+  ParamList ps;
+  const_cast<ToySeq2Seq*>(this)->collect(ps);
+  const io::ModelInfo info{"toy-reverse", cfg.to_json(), toy_vocab(cfg), o.meta};
+  return io::save_model(info, ps, o.dtype);
+}
+
+std::unique_ptr<ToySeq2Seq> ToySeq2Seq::load(const io::SafeTensors& st) {
+  const io::ModelInfo info = io::model_info(st);
+  ATTNLAB_CHECK(info.kind == "toy-reverse", "expected a toy-reverse model file, got kind '",
+                info.kind, "'");
+  const ParamBudget budget(st.total_elements());  // config checked against the file first
+  auto m = std::make_unique<ToySeq2Seq>(ToyConfig::from_json(info.config), 0);
+  ParamList ps;
+  m->collect(ps);
+  io::load_params(st, ps);
+  return m;
 }
 
 }  // namespace attnlab::nn

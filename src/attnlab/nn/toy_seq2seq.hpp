@@ -9,11 +9,13 @@
 //         a = softmax(dec enc^T, masked past src lengths); ctx = a enc
 //         comb = tanh(W_c [ctx; dec]); logits = W_o comb; CE ignoring <pad>
 #pragma once
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "attnlab/core/param.hpp"
 #include "attnlab/core/rng.hpp"
+#include "attnlab/io/safetensors.hpp"
 #include "attnlab/nn/layers.hpp"
 #include "attnlab/nn/rnn.hpp"
 
@@ -55,6 +57,9 @@ class ToySeq2Seq {
   // greedy decoding of one sequence; attn (optional) gets (steps, len(src)) weights
   std::vector<int> greedy(const std::vector<int>& src, size_t max_out,
                           std::vector<float>* attn = nullptr) const;
+  // One model file: kind "toy-reverse", config, vocabulary (toy_vocab) and o.meta.
+  std::vector<uint8_t> save(const io::SaveOptions& o) const;
+  static std::unique_ptr<ToySeq2Seq> load(const io::SafeTensors& st);
 
   ToyConfig cfg;
   Embedding src_emb, tgt_emb;

@@ -1,0 +1,38 @@
+// libFuzzer target: one model loader (ATTNLAB_FUZZ_MODEL selects it at
+// compile time) on arbitrary bytes. A file either loads, or the loader throws
+// attnlab::Error before allocating more than the file's own size allows
+// (ParamBudget); a model that loads runs one inference.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "attnlab/models/autoint.hpp"
+#include "attnlab/models/han.hpp"
+#include "attnlab/models/mmoe.hpp"
+#include "attnlab/models/seq2seq.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace attnlab;
+  try {
+#if ATTNLAB_FUZZ_MODEL == 1
+    auto m = models::Seq2Seq::load(data, size);
+    try {
+      m->translate("abc", {});
+    } catch (const Error&) {
+    }
+#elif ATTNLAB_FUZZ_MODEL == 2
+    auto m = models::HAN::load(data, size);
+    m->classify("Hello, this is a message. Buy now!");
+#elif ATTNLAB_FUZZ_MODEL == 3
+    auto m = models::MMoE::load(data, size);
+    std::vector<float> x(m->config().input_dim, 0.5f);
+    m->forward(x.data(), 1);
+#elif ATTNLAB_FUZZ_MODEL == 4
+    auto m = models::AutoInt::load(data, size);
+#else
+#error "ATTNLAB_FUZZ_MODEL must be 1..4"
+#endif
+  } catch (const Error&) {
+  }
+  return 0;
+}

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets of fuzz/ (clang, ASan + UBSan) and runs each.
+#   scripts/fuzz.sh                 every target for 20 s (what CI runs)
+#   scripts/fuzz.sh 3600            every target for an hour (the long run)
+#   scripts/fuzz.sh 600 fuzz_email  one target
+# Corpora grow in build/fuzz/corpus/<target> (seeded from fuzz/corpus and the
+# shipped models); a crash leaves its input in build/fuzz/crashes/<target>/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/env.sh
+SECONDS_PER_TARGET="${1:-20}"
+shift || true
+TARGETS=("$@")
+((${#TARGETS[@]})) || TARGETS=(fuzz_safetensors fuzz_load_seq2seq fuzz_load_han fuzz_load_mmoe
+                               fuzz_load_autoint fuzz_email fuzz_translate)
+
+cmake --preset fuzz >/dev/null
+cmake --build --preset fuzz -j"$JOBS" --target "${TARGETS[@]}" fuzz_make_seeds
+mkdir -p build/fuzz/seeds
+build/fuzz/fuzz_make_seeds build/fuzz/seeds
+
+seed() {  # target -> seed files
+  case "$1" in
+    fuzz_safetensors) ls build/fuzz/seeds/*.safetensors ;;
+    fuzz_load_seq2seq) echo build/fuzz/seeds/seq2seq.safetensors ;;
+    fuzz_load_han) echo build/fuzz/seeds/han.safetensors ;;
+    fuzz_load_mmoe) echo build/fuzz/seeds/mmoe.safetensors ;;
+    fuzz_load_autoint) echo build/fuzz/seeds/autoint.safetensors ;;
+    fuzz_email) ls fuzz/corpus/email/* ;;
+    fuzz_translate) ls fuzz/corpus/translate/* ;;
+  esac
+}
+for t in "${TARGETS[@]}"; do
+  corpus="build/fuzz/corpus/$t" crashes="build/fuzz/crashes/$t"
+  mkdir -p "$corpus" "$crashes"
+  for f in $(seed "$t"); do cp -n "$f" "$corpus/" 2>/dev/null || true; done
+  echo "=== $t: ${SECONDS_PER_TARGET}s"
+  "build/fuzz/$t" "$corpus" -max_total_time="$SECONDS_PER_TARGET" -max_len=65536 -rss_limit_mb=4096 \
+    -timeout=30 -artifact_prefix="$crashes/" -print_final_stats=1 2>&1 |
+    grep -E "^#[0-9]+ +DONE|stat::number_of_executed_units|ERROR|SUMMARY|Test unit written" || true
+  if compgen -G "$crashes/*" >/dev/null; then
+    echo "fuzz: $t found a crash: $(ls "$crashes")" >&2
+    exit 1
+  fi
+done
+echo "fuzz: every target ran ${SECONDS_PER_TARGET}s without a crash"

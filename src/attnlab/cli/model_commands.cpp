@@ -1,0 +1,201 @@
+// attnlab eval / predict / describe / models: one dispatch for every model kind.
+// The --model file is read and parsed once (models::ModelFile); its kind picks
+// the kind's command from kind_commands(), which has one entry per row of
+// models::model_kinds().
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "attnlab/cli/args.hpp"
+#include "attnlab/cli/commands.hpp"
+#include "attnlab/core/error.hpp"
+#include "attnlab/models/registry.hpp"
+
+namespace attnlab::cli {
+
+namespace {
+using json = nlohmann::json;
+
+// The value of --model in an argument list ("" if absent).
+std::string model_arg(const Argv& args) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--model" && i + 1 < args.size()) return args[i + 1];
+    if (args[i].rfind("--model=", 0) == 0) return args[i].substr(8);
+  }
+  return "";
+}
+bool wants_help(const Argv& args) {
+  for (const auto& a : args)
+    if (a == "--help" || a == "-h") return true;
+  return false;
+}
+
+std::string kinds_help(bool eval) {
+  std::ostringstream os;
+  for (const auto& k : models::model_kinds()) {
+    const KindCommands* c = find_kind_commands(k.name);
+    std::string left = "  " + k.name;
+    left += std::string(left.size() < 15 ? 15 - left.size() : 1, ' ');
+    os << left << (c ? (eval ? c->eval_about : c->predict_about) : "(no command)") << "\n";
+  }
+  return os.str();
+}
+
+// The generic predict: one JSON input (the kind's predict_input) -> JSON output.
+int predict_json(const models::ModelFile& f, const Argv& argv) {
+  Args a("predict", {{"model", "PATH", "", "model file"},
+                     {"input", "JSON", "", "the input as JSON (see below)"},
+                     {"file", "PATH", "", "read the JSON input from a file ('-' = stdin)"},
+                     {"json", "", "", "print compact JSON (default: indented)"}});
+  a.parse(argv);
+  if (a.flag("help")) {
+    std::cout << a.help("attnlab predict --model PATH --input JSON",
+                        "Runs a " + f.kind->title + " model on one input and prints the output\n"
+                        "as JSON. Input: " + f.kind->predict_input);
+    return 0;
+  }
+  std::string text = a.get("input");
+  if (!a.get("file").empty()) {
+    std::ostringstream ss;
+    if (a.get("file") == "-") {
+      ss << std::cin.rdbuf();
+    } else {
+      std::ifstream in(a.get("file"), std::ios::binary);
+      if (!in) throw Error("cannot read '" + a.get("file") + "'");
+      ss << in.rdbuf();
+    }
+    text = ss.str();
+  }
+  if (text.empty())
+    throw UsageError("predict needs --input JSON (or --file PATH); a " + f.kind->name +
+                     " model takes " + f.kind->predict_input);
+  json in;
+  try {
+    in = json::parse(text);
+  } catch (const std::exception& e) {
+    throw UsageError(std::string("--input is not valid JSON: ") + e.what());
+  }
+  const json out = models::load_model(f)->predict(in);
+  std::cout << (a.flag("json") ? out.dump() : out.dump(2)) << std::endl;
+  return 0;
+}
+
+}  // namespace
+
+const std::vector<KindCommands>& kind_commands() {
+  static const std::vector<KindCommands> cmds = {
+      {"toy-reverse", cmd_eval_toy, cmd_predict_toy,
+       "loss, token accuracy and exact match on generated sequences",
+       "greedy decoding of tokens given as arguments (--json: attention too)"},
+      {"seq2seq", cmd_eval_seq2seq, cmd_predict_seq2seq,
+       "G2P: WER/PER greedy and beam on CMUdict; dates: exact match per format",
+       "translate a word or date (--beam, --precision; --json: probs and attention)"},
+      {"transformer-seq2seq", cmd_eval_seq2seq, cmd_predict_seq2seq,
+       "G2P: WER/PER greedy and beam on CMUdict (float32 decoding)",
+       "translate a word (--beam; --json: probs and attention)"},
+      {"han", cmd_eval_han, cmd_predict_han,
+       "accuracy, precision, recall, F1, ROC-AUC on SpamAssassin, beside a tf-idf baseline",
+       "classify a message with sentence and word weights (--input TEXT or --file PATH)"},
+      {"mmoe", cmd_eval_mmoe, nullptr,
+       "MSE per task on fresh samples of the synthetic tasks the model was trained on",
+       "--input '{\"x\": [[...]]}' -> predictions per task and gate weights"},
+      {"din", cmd_eval_din, nullptr,
+       "ROC-AUC and log-loss on fresh samples of the synthetic behaviour data",
+       "--input '{\"history\": [[item, category], ...], \"candidate\": [item, category]}'"},
+      {"autoint", cmd_eval_autoint, nullptr,
+       "ROC-AUC and log-loss on fresh samples of the synthetic CTR data",
+       "--input '{\"ids\": [[one id per field], ...]}' -> p(click)"},
+  };
+  return cmds;
+}
+
+const KindCommands* find_kind_commands(const std::string& kind) {
+  for (const auto& c : kind_commands())
+    if (kind == c.kind) return &c;
+  return nullptr;
+}
+
+namespace {
+// Reads the --model file once and runs the kind's command (eval or predict).
+int dispatch(const Argv& argv, bool eval) {
+  const char* cmd = eval ? "eval" : "predict";
+  const std::string path = model_arg(argv);
+  if (path.empty()) {
+    if (wants_help(argv)) {
+      std::cout << "usage: attnlab " << cmd << " --model PATH [flags]\n\n"
+                << (eval ? "Evaluates a model file; what is measured depends on its kind:\n"
+                         : "Runs a model file on one input; the input depends on its kind:\n")
+                << kinds_help(eval)
+                << "\nflags of every kind:\n"
+                   "  --model PATH            the model file (written by 'attnlab train')\n"
+                   "  --json                  print JSON on stdout\n"
+                   "  --help                  with --model: the flags of that file's kind\n";
+      return 0;
+    }
+    throw UsageError(std::string(cmd) + " needs --model PATH (see 'attnlab " + cmd + " --help')");
+  }
+  const models::ModelFile f = models::read_model_file(path);
+  const KindCommands* c = find_kind_commands(f.kind->name);
+  if (!c) throw Error(path + ": the CLI has no commands for model kind '" + f.kind->name + "'");
+  if (!eval) return c->predict ? c->predict(f, argv) : predict_json(f, argv);
+  if (!c->eval) throw Error(path + ": the CLI cannot evaluate model kind '" + f.kind->name + "'");
+  return c->eval(f, argv);
+}
+}  // namespace
+
+int cmd_eval(const Argv& argv) { return dispatch(argv, true); }
+int cmd_predict(const Argv& argv) { return dispatch(argv, false); }
+
+int cmd_describe(const Argv& argv) {
+  Args a("describe", {{"model", "PATH", "", "model file"},
+                      {"json", "", "", "print one JSON object on stdout"}});
+  a.parse(argv);
+  if (a.flag("help")) {
+    std::cout << a.help("attnlab describe --model PATH [--json]",
+                        "Shows a model file's kind, config, vocabulary size, parameter count,\n"
+                        "storage type and metadata (without loading the model).");
+    return 0;
+  }
+  std::string path = a.get("model");
+  if (path.empty() && a.positional().size() == 1) path = a.positional()[0];
+  if (path.empty()) throw UsageError("describe needs --model PATH");
+  const json d = models::describe_model(models::read_model_file(path));
+  if (a.flag("json")) {
+    std::cout << d.dump() << std::endl;
+    return 0;
+  }
+  std::cout << path << ": " << d["kind"].get<std::string>() << " (" << d["title"].get<std::string>()
+            << "), " << d["parameters"] << " parameters in " << d["tensors"] << " tensors ("
+            << d["dtype"].get<std::string>() << "), vocabulary " << d["vocab_size"] << "\n"
+            << "config: " << d["config"].dump() << "\n";
+  for (const auto& [k, v] : d["metadata"].items()) {
+    std::string s = v.get<std::string>();
+    if (s.size() > 100) s = s.substr(0, 97) + "...";
+    std::cout << "  " << k << ": " << s << "\n";
+  }
+  return 0;
+}
+
+int cmd_models(const Argv& argv) {
+  Args a("models", {{"json", "", "", "print the list as JSON"}});
+  a.parse(argv);
+  if (a.flag("help")) {
+    std::cout << a.help("attnlab models [--json]",
+                        "Lists the model kinds that eval / predict / describe read, with the\n"
+                        "command that trains each and the JSON input its predict takes.");
+    return 0;
+  }
+  if (a.flag("json")) {
+    std::cout << models::model_kinds_json().dump() << std::endl;
+    return 0;
+  }
+  for (const auto& k : models::model_kinds())
+    std::cout << k.name << ": " << k.title << "\n  " << k.description << "\n  train: "
+              << (k.train.empty() ? "(no CLI command)" : k.train)
+              << "\n  predict input: " << k.predict_input << "\n";
+  return 0;
+}
+
+}  // namespace attnlab::cli

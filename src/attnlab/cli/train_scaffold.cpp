@@ -1,0 +1,175 @@
+#include "attnlab/cli/train_scaffold.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+
+#include "attnlab/core/error.hpp"
+
+namespace attnlab::cli {
+
+std::vector<FlagSpec> with_common_train_flags(std::vector<FlagSpec> f, const TrainFlagDefaults& d) {
+  if (d.trainer) {
+    std::vector<FlagSpec> t = {
+        {"epochs", "N", d.epochs, "passes over the training set"},
+        {"batch-size", "N", d.batch, "samples per step"},
+        {"lr", "F", d.lr, "peak learning rate"},
+        {"warmup", "N", d.warmup, "linear warm-up steps"},
+        {"clip", "F", d.clip, "clip gradients to this global L2 norm (0 = off)"},
+        {"max-steps", "N", "0",
+         "stop after this many steps; the schedule still spans all epochs, so --resume continues "
+         "the same run (0 = run to the end)"},
+        {"checkpoint", "PATH", "", "write a resumable checkpoint here"},
+        {"checkpoint-every", "N", d.checkpoint_every, d.checkpoint_every_help},
+        {"resume", "PATH", "", "continue from a checkpoint (use the same flags as the first run)"},
+    };
+    f.insert(f.end(), t.begin(), t.end());
+  }
+  std::vector<FlagSpec> r = {
+      {"seed", "N", "1", d.seed_help},
+      {"out", "PATH", d.out, d.out_help},
+      {"dtype", "f32|f16", d.dtype, "storage type of the model file (f16 halves its size)"},
+      {"json", "", "", "print JSON lines on stdout (one per evaluation, then a summary)"},
+      {"quiet", "", "", "no progress bar and no per-evaluation lines"},
+  };
+  f.insert(f.end(), r.begin(), r.end());
+  return f;
+}
+
+io::DType dtype_flag(const Args& a) {
+  try {
+    return io::dtype_from_string(a.get("dtype"));
+  } catch (const Error& e) {
+    throw UsageError(std::string("--dtype: ") + e.what());
+  }
+}
+
+TrainScaffold::TrainScaffold(const Args& a, std::string command)
+    : command_(std::move(command)),
+      json_(a.flag("json")),
+      quiet_(a.flag("quiet")),
+      trainer_flags_(a.has("max-steps")),
+      seed_(a.u64("seed")),
+      out_(a.get("out")),
+      dtype_(dtype_flag(a)),
+      start_(std::chrono::steady_clock::now()) {
+  if (!trainer_flags_) return;
+  epochs_ = a.u64("epochs", 1, 1000000);
+  batch_ = a.u64("batch-size", 1, 1 << 20);
+  lr_ = static_cast<float>(a.num("lr", 0, 10));
+  warmup_ = a.u64("warmup");
+  clip_ = static_cast<float>(a.num("clip", 0, 1e6));
+  stop_at_ = a.u64("max-steps") ? a.u64("max-steps") : SIZE_MAX;
+  checkpoint_path_ = a.get("checkpoint");
+  checkpoint_every_ = a.u64("checkpoint-every");
+  resume_path_ = a.get("resume");
+}
+
+nn::TrainOptions TrainScaffold::train_options(size_t batches_per_epoch) const {
+  nn::TrainOptions to;
+  to.epochs = epochs_;
+  to.clip_norm = clip_;
+  to.seed = seed_;
+  to.checkpoint_every = checkpoint_path_.empty() ? 0
+                        : checkpoint_every_      ? checkpoint_every_
+                                                 : batches_per_epoch;
+  return to;
+}
+
+void TrainScaffold::set_run_id(const nlohmann::json& what) { run_id_ = what.dump(); }
+
+std::optional<io::SafeTensors> TrainScaffold::resume(nn::Trainer& trainer) {
+  start_ = std::chrono::steady_clock::now();
+  if (resume_path_.empty()) return std::nullopt;
+  io::SafeTensors ck = io::read_file(resume_path_);
+  if (ck.meta("run") != run_id_)
+    throw Error("checkpoint '" + resume_path_ + "' was made by a different run:\n  saved: " +
+                ck.meta("run") + "\n  now:   " + run_id_ +
+                "\nrerun with the flags of the first run to resume it");
+  trainer.restore(ck);
+  prior_seconds_ = std::atof(ck.meta("train_seconds", "0").c_str());
+  note("resumed from " + resume_path_ + " at step " + std::to_string(trainer.step()) + " (" +
+       std::to_string(static_cast<long>(prior_seconds_)) + " s trained before)");
+  start_ = std::chrono::steady_clock::now();
+  return ck;
+}
+
+double TrainScaffold::elapsed() const {
+  return prior_seconds_ +
+         std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+}
+
+void TrainScaffold::write(const std::string& path, const std::vector<uint8_t>& bytes) const {
+  io::write_bytes(path, bytes);
+}
+
+void TrainScaffold::checkpoint(const nn::Trainer& trainer) const {
+  if (checkpoint_path_.empty()) return;
+  write(checkpoint_path_,
+        trainer.checkpoint({{"run", run_id_}, {"train_seconds", std::to_string(elapsed())}}));
+}
+
+nn::TrainHooks TrainScaffold::hooks(const nn::Trainer& trainer) const {
+  nn::TrainHooks h;
+  h.on_checkpoint = [this, &trainer](const std::vector<uint8_t>&, size_t) { checkpoint(trainer); };
+  return h;
+}
+
+nn::ProgressBar& TrainScaffold::bar(size_t total) {
+  if (!bar_) {
+    const bool tty = isatty(fileno(stderr)) != 0;
+    bar_ = std::make_unique<nn::ProgressBar>(&std::cerr, tty && chatty(), total);
+  }
+  return *bar_;
+}
+
+void TrainScaffold::run(nn::Trainer& trainer, const nn::TrainHooks& hooks) {
+  trainer.run(hooks, &bar(std::min(trainer.total_steps(), stop_at_)), stop_at_);
+  checkpoint(trainer);
+}
+
+bool TrainScaffold::run_with_budget(nn::Trainer& trainer, const nn::TrainHooks& hooks,
+                                    size_t batches_per_epoch, double budget_s) {
+  const size_t end = std::min(trainer.total_steps(), stop_at_);
+  nn::ProgressBar& b = bar(end);
+  bool out_of_time = false;
+  while (trainer.step() < end) {
+    const size_t epoch_end = (trainer.step() / batches_per_epoch + 1) * batches_per_epoch;
+    trainer.run(hooks, &b, std::min(stop_at_, epoch_end));
+    if (budget_s > 0 && elapsed() > budget_s && trainer.step() < trainer.total_steps()) {
+      out_of_time = true;
+      break;
+    }
+  }
+  checkpoint(trainer);
+  return out_of_time;
+}
+
+void TrainScaffold::emit(nlohmann::json fields, const char* event, const std::string& text) {
+  if (json_) {
+    nlohmann::json j = {{"event", event}};
+    j.update(fields);
+    if (!j.contains("seconds")) j["seconds"] = elapsed();
+    std::cout << j.dump() << std::endl;
+  } else if (!quiet_) {
+    if (bar_ && bar_->enabled()) std::cerr << "\r\033[K";
+    std::cout << text << std::endl;
+  }
+}
+
+void TrainScaffold::event(nlohmann::json fields, const std::string& text) {
+  emit(std::move(fields), "eval", text);
+}
+
+void TrainScaffold::done(nlohmann::json fields, const std::string& text) {
+  emit(std::move(fields), "done", text);
+}
+
+void TrainScaffold::note(const std::string& text) const {
+  if (chatty()) std::cerr << text << std::endl;
+}
+
+}  // namespace attnlab::cli

@@ -1,0 +1,219 @@
+// One Model adapter per kind: it owns the concrete model and answers the shared
+// interface (params, config as JSON, save, predict on JSON input).
+#include "attnlab/models/model_handles.hpp"
+
+#include "attnlab/core/error.hpp"
+#include "attnlab/models/autoint.hpp"
+#include "attnlab/models/din.hpp"
+#include "attnlab/models/han.hpp"
+#include "attnlab/models/mmoe.hpp"
+#include "attnlab/models/seq2seq.hpp"
+#include "attnlab/models/transformer.hpp"
+#include "attnlab/nn/toy_seq2seq.hpp"
+
+namespace attnlab::models {
+
+namespace {
+using json = nlohmann::json;
+
+// The value of `key` in a predict input, checked: what was expected, what came.
+const json& field(const json& in, const char* key, const char* kind, const char* form) {
+  ATTNLAB_CHECK(in.is_object() && in.contains(key), kind, " predict: expected ", form, ", got ",
+                in.dump());
+  return in[key];
+}
+size_t opt_size(const json& in, const char* key, size_t def, size_t hi, const char* kind) {
+  if (!in.contains(key)) return def;
+  const json& v = in[key];
+  ATTNLAB_CHECK(v.is_number_integer() && v.get<int64_t>() >= 0 && v.get<uint64_t>() <= hi, kind,
+                " predict: '", key, "' must be a whole number in [0, ", hi, "], got ", v.dump());
+  return v.get<size_t>();
+}
+// A list of rows of numbers, or one row; each row must have `width` entries.
+template <class T>
+std::vector<T> rows_of(const json& v, size_t width, size_t* rows, const char* what) {
+  const bool one = v.is_array() && !v.empty() && v[0].is_number();
+  const json list = one ? json::array({v}) : v;
+  ATTNLAB_CHECK(list.is_array() && !list.empty(), what, ": expected a non-empty list of rows");
+  std::vector<T> out;
+  for (const auto& r : list) {
+    ATTNLAB_CHECK(r.is_array() && r.size() == width, what, ": expected rows of ", width,
+                  " numbers, got ", r.dump());
+    for (const auto& x : r) {
+      ATTNLAB_CHECK(x.is_number(), what, ": expected numbers, got ", x.dump());
+      out.push_back(x.get<T>());
+    }
+  }
+  *rows = list.size();
+  return out;
+}
+
+// Common part of every adapter: owns the model and its parameter list.
+template <class M>
+class Handle : public Model {
+ public:
+  explicit Handle(std::unique_ptr<M> m) : m_(std::move(m)) {}
+  std::vector<uint8_t> save(const io::SaveOptions& o) const override { return m_->save(o); }
+
+ protected:
+  std::unique_ptr<M> m_;
+};
+
+class ToyHandle : public Handle<nn::ToySeq2Seq> {
+ public:
+  ToyHandle(std::unique_ptr<nn::ToySeq2Seq> m, std::vector<std::string> vocab)
+      : Handle(std::move(m)), vocab_(std::move(vocab)) {
+    m_->collect(ps_);
+  }
+  const ParamList& params() const override { return ps_; }
+  json config() const override { return json::parse(m_->cfg.to_json()); }
+  json predict(const json& in) const override {
+    const json& toks = field(in, "tokens", "toy-reverse", R"({"tokens": ["s1", ...]})");
+    ATTNLAB_CHECK(toks.is_array() && !toks.empty(), "toy-reverse predict: 'tokens' must be a non-empty list");
+    std::vector<int> ids;
+    std::vector<std::string> words;
+    for (const auto& t : toks) {
+      int id = -1;
+      for (size_t i = 3; i < vocab_.size(); ++i)
+        if (t.is_string() && vocab_[i] == t.get<std::string>()) id = static_cast<int>(i);
+      ATTNLAB_CHECK(id >= 0, "toy-reverse predict: unknown token ", t.dump());
+      ids.push_back(id);
+      words.push_back(t.get<std::string>());
+    }
+    std::vector<float> attn;
+    const std::vector<int> out = m_->greedy(ids, opt_size(in, "max_len", 64, 100000, "toy-reverse"), &attn);
+    std::vector<std::string> outw;
+    for (int id : out) outw.push_back(vocab_.at(static_cast<size_t>(id)));
+    return {{"input", words}, {"output", outw}, {"attention", attn},
+            {"rows", attn.size() / ids.size()}, {"cols", ids.size()}};
+  }
+
+ private:
+  std::vector<std::string> vocab_;
+  ParamList ps_;
+};
+
+// Any seq2seq kind (models::Translator): RNN Seq2Seq, TransformerSeq2Seq.
+template <class M>
+class Seq2SeqHandle : public Handle<M> {
+ public:
+  explicit Seq2SeqHandle(std::unique_ptr<M> m) : Handle<M>(std::move(m)) { this->m_->collect(ps_); }
+  const ParamList& params() const override { return ps_; }
+  json config() const override { return json::parse(this->m_->config_json()); }
+  json predict(const json& in) const override {
+    const json& text = field(in, "text", "seq2seq", R"({"text": "..."})");
+    ATTNLAB_CHECK(text.is_string(), "seq2seq predict: 'text' must be a string, got ", text.dump());
+    DecodeOptions o;
+    o.beam = opt_size(in, "beam", 1, 64, "seq2seq");
+    ATTNLAB_CHECK(o.beam >= 1, "seq2seq predict: 'beam' must be at least 1");
+    o.max_len = opt_size(in, "max_len", 0, 100000, "seq2seq");
+    if (in.contains("alpha")) {
+      ATTNLAB_CHECK(in["alpha"].is_number(), "seq2seq predict: 'alpha' must be a number");
+      o.length_alpha = in["alpha"].get<float>();
+    }
+    if (in.contains("precision"))
+      o.precision = parse_decode_precision(in["precision"].get<std::string>());
+    const Translation t = this->m_->translate(text.get<std::string>(), o);
+    return {{"input", t.input_tokens}, {"output", t.tokens}, {"text", t.text},
+            {"probs", t.probs},        {"attention", t.attention}, {"rows", t.rows},
+            {"cols", t.cols},          {"logprob", t.logprob}};
+  }
+
+ private:
+  ParamList ps_;
+};
+
+class HANHandle : public Handle<HAN> {
+ public:
+  using Handle::Handle;
+  const ParamList& params() const override { return m_->params(); }
+  json config() const override { return m_->config().to_json(); }
+  json predict(const json& in) const override {
+    const json& text = field(in, "text", "han", R"({"text": "..."})");
+    ATTNLAB_CHECK(text.is_string(), "han predict: 'text' must be a string, got ", text.dump());
+    return m_->classify(text.get<std::string>()).to_json();
+  }
+};
+
+class MMoEHandle : public Handle<MMoE> {
+ public:
+  using Handle::Handle;
+  const ParamList& params() const override { return m_->params(); }
+  json config() const override { return json::parse(m_->config().to_json()); }
+  json predict(const json& in) const override {
+    size_t B = 0;
+    const std::vector<float> x = rows_of<float>(field(in, "x", "mmoe", R"({"x": [[...], ...]})"),
+                                                m_->config().input_dim, &B, "mmoe predict: 'x'");
+    const MMoE::Output o = m_->forward(x.data(), B);
+    const size_t K = m_->config().tasks;
+    json pred = json::array();
+    for (size_t b = 0; b < B; ++b)
+      pred.push_back(std::vector<float>(o.pred.begin() + long(b * K), o.pred.begin() + long((b + 1) * K)));
+    return {{"pred", pred}, {"tasks", K}, {"gates", o.gates}};
+  }
+};
+
+class DINHandle : public Handle<DIN> {
+ public:
+  using Handle::Handle;
+  const ParamList& params() const override { return m_->params(); }
+  json config() const override { return json::parse(m_->config().to_json()); }
+  json predict(const json& in) const override {
+    const char* form = R"({"history": [[item, category], ...], "candidate": [item, category]})";
+    size_t T = 0, one = 0;
+    const std::vector<int> h = rows_of<int>(field(in, "history", "din", form), 2, &T, "din predict: 'history'");
+    const std::vector<int> c = rows_of<int>(field(in, "candidate", "din", form), 2, &one, "din predict: 'candidate'");
+    ATTNLAB_CHECK(one == 1, "din predict: expected one candidate [item, category]");
+    DINBatch b;
+    b.B = 1;
+    b.T = T;
+    for (size_t t = 0; t < T; ++t) b.hist_items.push_back(h[2 * t]), b.hist_cats.push_back(h[2 * t + 1]);
+    b.hist_len = {T};
+    b.cand_item = {c[0]};
+    b.cand_cat = {c[1]};
+    const DINOutput o = m_->forward(b);
+    return {{"p_click", o.probs[0]},
+            {"logit", o.logits[0]},
+            {"weights", std::vector<float>(o.weights.data(), o.weights.data() + T)}};
+  }
+};
+
+class AutoIntHandle : public Handle<AutoInt> {
+ public:
+  using Handle::Handle;
+  const ParamList& params() const override { return m_->params(); }
+  json config() const override { return json::parse(m_->config().to_json()); }
+  json predict(const json& in) const override {
+    size_t B = 0;
+    const std::vector<int> ids = rows_of<int>(field(in, "ids", "autoint", R"({"ids": [[...], ...]})"),
+                                              m_->fields(), &B, "autoint predict: 'ids'");
+    const AutoInt::Output o = m_->forward(ids);
+    return {{"p_click", o.prob}, {"logit", o.logit}};
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Model> load_toy_reverse_model(const ModelFile& f) {
+  return std::make_unique<ToyHandle>(nn::ToySeq2Seq::load(f.tensors), f.info.vocab);
+}
+std::unique_ptr<Model> load_seq2seq_model(const ModelFile& f) {
+  return std::make_unique<Seq2SeqHandle<Seq2Seq>>(Seq2Seq::load(f.tensors));
+}
+std::unique_ptr<Model> load_transformer_seq2seq_model(const ModelFile& f) {
+  return std::make_unique<Seq2SeqHandle<TransformerSeq2Seq>>(TransformerSeq2Seq::load(f.tensors));
+}
+std::unique_ptr<Model> load_han_model(const ModelFile& f) {
+  return std::make_unique<HANHandle>(HAN::load(f.tensors));
+}
+std::unique_ptr<Model> load_mmoe_model(const ModelFile& f) {
+  return std::make_unique<MMoEHandle>(MMoE::load(f.tensors));
+}
+std::unique_ptr<Model> load_din_model(const ModelFile& f) {
+  return std::make_unique<DINHandle>(DIN::load(f.tensors));
+}
+std::unique_ptr<Model> load_autoint_model(const ModelFile& f) {
+  return std::make_unique<AutoIntHandle>(AutoInt::load(f.tensors));
+}
+
+}  // namespace attnlab::models

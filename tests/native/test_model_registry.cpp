@@ -1,0 +1,290 @@
+// The one list of model kinds (models/registry.hpp): every kind in the list
+// has a small model here that is saved with the shared SaveOptions, opened once
+// as a ModelFile, loaded through its row, and answers the shared interface
+// (params, config as JSON, save, predict on JSON input, describe). The shipped
+// model files load through the list and predict as their classes do.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <functional>
+#include <map>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "attnlab/core/error.hpp"
+#include "attnlab/models/autoint.hpp"
+#include "attnlab/models/din.hpp"
+#include "attnlab/models/han.hpp"
+#include "attnlab/models/mmoe.hpp"
+#include "attnlab/models/registry.hpp"
+#include "attnlab/models/seq2seq.hpp"
+#include "attnlab/models/transformer.hpp"
+#include "attnlab/nn/toy_seq2seq.hpp"
+
+using namespace attnlab;
+using json = nlohmann::json;
+
+namespace {
+
+data::Vocab words(const std::string& chars) {
+  data::Vocab v;
+  for (char c : chars) v.add(std::string(1, c));
+  return v;
+}
+
+// A small model of a kind: its file bytes, its parameter count and config, a valid
+// predict input and a check of predict's output.
+struct Sample {
+  std::vector<uint8_t> bytes;
+  size_t params = 0;
+  json config;
+  json input;
+  std::function<void(const json&)> check_output;
+};
+
+Sample toy(const io::SaveOptions& o) {
+  nn::ToyConfig c;
+  c.emb = 4;
+  c.hidden = 5;
+  nn::ToySeq2Seq m(c, 3);
+  ParamList ps;
+  m.collect(ps);
+  return {m.save(o), ps.count(), json::parse(c.to_json()), {{"tokens", {"s1", "s2", "s3"}}},
+          [](const json& r) {
+            EXPECT_EQ(r["cols"], 3);
+            EXPECT_EQ(r["attention"].size(), r["rows"].get<size_t>() * 3);
+          }};
+}
+
+Sample seq2seq(const io::SaveOptions& o) {
+  models::Seq2SeqConfig c;
+  c.emb = 3;
+  c.enc_hidden = 2;
+  c.attn_dim = 3;
+  c.combine = 3;
+  c.max_src_len = 10;
+  c.max_tgt_len = 6;
+  models::Seq2Seq m(c, words("ABCDEF"), words("XYZ"), 5);
+  ParamList ps;
+  m.collect(ps);
+  return {m.save(o), ps.count(), json::parse(m.config().to_json()), {{"text", "abc"}, {"precision", "f32"}},
+          [](const json& r) {
+            EXPECT_EQ(r["cols"], r["input"].size());
+            EXPECT_EQ(r["rows"], r["output"].size());
+            EXPECT_LE(r["output"].size(), 6u);
+          }};
+}
+
+Sample transformer(const io::SaveOptions& o) {
+  models::TransformerConfig c;
+  c.d_model = 4;
+  c.nhead = 2;
+  c.dim_feedforward = 6;
+  c.enc_layers = 1;
+  c.dec_layers = 1;
+  c.max_src_len = 10;
+  c.max_tgt_len = 6;
+  models::TransformerSeq2Seq m(c, words("ABCDEF"), words("XYZ"), 5);
+  ParamList ps;
+  m.collect(ps);
+  return {m.save(o), ps.count(), json::parse(m.config().to_json()), {{"text", "abc"}, {"beam", 2}},
+          [](const json& r) {
+            EXPECT_EQ(r["cols"], r["input"].size());
+            EXPECT_EQ(r["rows"], r["output"].size());
+            EXPECT_LE(r["output"].size(), 6u);
+          }};
+}
+
+Sample han(const io::SaveOptions& o) {
+  models::HANConfig c;
+  c.emb = 4;
+  c.word_hidden = 3;
+  c.sent_hidden = 3;
+  c.word_ctx = 5;
+  c.sent_ctx = 4;
+  data::Vocab v;
+  for (const char* w : {"free", "money", "hello", "meeting"}) v.add(w);
+  models::HAN m(c, v, 2);
+  return {m.save(o), m.params().count(), m.config().to_json(),
+          {{"text", "Free money now. Hello, see you at the meeting."}}, [](const json& r) {
+            ASSERT_EQ(r["probs"].size(), 2u);
+            EXPECT_NEAR(r["probs"][0].get<double>() + r["probs"][1].get<double>(), 1.0, 1e-5);
+            EXPECT_GE(r["sentences"].size(), 1u);
+          }};
+}
+
+Sample mmoe(const io::SaveOptions& o) {
+  models::MMoEConfig c;
+  c.input_dim = 3;
+  c.experts = 2;
+  c.expert_units = 4;
+  c.tower_units = 2;
+  c.gate = models::GateKind::Attention;
+  models::MMoE m(c, 4);
+  return {m.save(o), m.params().count(), json::parse(c.to_json()),
+          {{"x", {{0.1, 0.2, 0.3}, {1, -1, 0}}}}, [](const json& r) {
+            ASSERT_EQ(r["pred"].size(), 2u);
+            EXPECT_EQ(r["pred"][0].size(), 2u);
+          }};
+}
+
+Sample din(const io::SaveOptions& o) {
+  models::DINConfig c;
+  c.items = 20;
+  c.categories = 4;
+  c.goods_dim = 3;
+  c.cate_dim = 2;
+  c.att_hidden = 5;
+  c.mlp_hidden = {6};
+  models::DIN m(c, 6);
+  return {m.save(o), m.params().count(), json::parse(c.to_json()),
+          {{"history", {{1, 0}, {5, 1}, {7, 1}}}, {"candidate", {9, 1}}}, [](const json& r) {
+            const double p = r["p_click"].get<double>();
+            EXPECT_GT(p, 0.0);
+            EXPECT_LT(p, 1.0);
+            EXPECT_EQ(r["weights"].size(), 3u);
+          }};
+}
+
+Sample autoint(const io::SaveOptions& o) {
+  models::AutoIntConfig c;
+  c.vocab = {3, 4, 5};
+  c.embed_dim = 4;
+  c.layers = 1;
+  c.heads = 2;
+  c.head_dim = 2;
+  models::AutoInt m(c, 8);
+  return {m.save(o), m.params().count(), json::parse(c.to_json()), {{"ids", {{0, 1, 2}, {2, 3, 4}}}},
+          [](const json& r) { EXPECT_EQ(r["p_click"].size(), 2u); }};
+}
+
+const std::map<std::string, Sample (*)(const io::SaveOptions&)> kSamples = {
+    {"toy-reverse", toy}, {"seq2seq", seq2seq}, {"transformer-seq2seq", transformer},
+    {"han", han},         {"mmoe", mmoe},       {"din", din},
+    {"autoint", autoint}};
+
+}  // namespace
+
+TEST(ModelRegistry, EveryKindLoadsSavesAndPredictsThroughTheList) {
+  std::set<std::string> names;
+  for (const models::ModelKind& k : models::model_kinds()) {
+    SCOPED_TRACE(k.name);
+    EXPECT_TRUE(names.insert(k.name).second) << "listed twice";
+    ASSERT_TRUE(kSamples.count(k.name)) << "a kind without a sample here: add one";
+    EXPECT_FALSE(k.title.empty());
+    EXPECT_FALSE(k.description.empty());
+    EXPECT_FALSE(k.predict_input.empty());
+    EXPECT_EQ(models::find_model_kind(k.name), &k);
+    for (io::DType dt : {io::DType::F32, io::DType::F16}) {
+      const Sample s = kSamples.at(k.name)({dt, {{"note", "registry test"}}});
+      const models::ModelFile f = models::open_model_file(s.bytes.data(), s.bytes.size(), "mem");
+      EXPECT_EQ(f.kind, &k);
+      EXPECT_EQ(f.info.extra.at("note"), "registry test");
+      const std::unique_ptr<models::Model> m = models::load_model(f);
+      EXPECT_EQ(m->params().count(), s.params);
+      EXPECT_EQ(m->config(), s.config);
+      // the same options give the same file (f16 storage included)
+      EXPECT_EQ(m->save({dt, {{"note", "registry test"}}}), s.bytes);
+      const json d = models::describe_model(f);
+      EXPECT_EQ(d["kind"], k.name);
+      EXPECT_EQ(d["parameters"], s.params);
+      EXPECT_EQ(d["dtype"], io::dtype_name(dt));
+      EXPECT_EQ(d["config"], s.config);
+      s.check_output(m->predict(s.input));
+      EXPECT_THROW(m->predict(json::object()), Error);
+      EXPECT_THROW(m->predict(json::array({1, 2})), Error);
+    }
+  }
+  EXPECT_EQ(names.size(), kSamples.size()) << "a sample for a kind that is not listed";
+  const json list = models::model_kinds_json();
+  ASSERT_EQ(list.size(), names.size());
+  for (const auto& k : list) EXPECT_TRUE(names.count(k["name"].get<std::string>()));
+}
+
+TEST(ModelRegistry, BadFilesAndUnknownKindsAreClearErrors) {
+  nn::ToySeq2Seq m(nn::ToyConfig{}, 1);
+  ParamList ps;
+  m.collect(ps);
+  const io::ModelInfo other{"word2vec", "{}", {}, {}};
+  const std::vector<uint8_t> b = io::save_model(other, ps);
+  try {
+    models::open_model_file(b.data(), b.size(), "w2v.safetensors");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("w2v.safetensors"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("word2vec"), std::string::npos) << msg;
+    EXPECT_NE(msg.find(models::model_kind_names()), std::string::npos) << msg;
+  }
+  const std::vector<uint8_t> ck = io::encode(io::param_views(ps), {{"kind", "attnlab-checkpoint"}});
+  EXPECT_THROW(models::open_model_file(ck.data(), ck.size()), Error);  // no config
+  const std::vector<uint8_t> good = m.save({});
+  EXPECT_THROW(models::open_model_file(good.data(), good.size() / 2), Error);
+  EXPECT_THROW(models::read_model_file("/nonexistent/model.safetensors"), Error);
+  // a file whose config the kind rejects: the error names the source
+  io::ModelInfo bad{"mmoe", R"({"experts": 0})", {}, {}};
+  const std::vector<uint8_t> bb = io::save_model(bad, ps);
+  const models::ModelFile f = models::open_model_file(bb.data(), bb.size(), "bad-mmoe");
+  try {
+    models::load_model(f);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("bad-mmoe"), std::string::npos) << e.what();
+  }
+}
+
+// The shipped models: one read, kind from the list, and predict through the list gives what
+// the model class gives.
+TEST(ModelRegistry, ShippedModelsLoadAndPredictAsBefore) {
+  const std::string dir = std::string(ATTNLAB_SOURCE_DIR) + "/models/";
+  size_t seen = 0;
+  for (const char* name : {"g2p-cmudict", "dates", "han-spam"}) {
+    const std::string path = dir + name + "/model.safetensors";
+    if (access(path.c_str(), R_OK) != 0) continue;
+    ++seen;
+    const models::ModelFile f = models::read_model_file(path);
+    const auto m = models::load_model(f);
+    if (f.info.kind == "seq2seq") {
+      const auto direct = models::Seq2Seq::load(io::read_file(path));
+      const std::string text = f.info.extra.at("data") == "dates" ? "3/14/1992" : "attention";
+      models::DecodeOptions o;
+      o.beam = 4;
+      const models::Translation t = direct->translate(text, o);
+      const json r = m->predict({{"text", text}, {"beam", 4}});
+      EXPECT_EQ(r["text"], t.text) << name;
+      EXPECT_EQ(r["attention"].get<std::vector<float>>(), t.attention) << name;
+    } else {
+      ASSERT_EQ(f.info.kind, "han");
+      const auto direct = models::HAN::load(io::read_bytes(path));
+      const std::string text = "Subject: win cash\n\nClaim your free prize now. Click here.";
+      EXPECT_EQ(m->predict({{"text", text}}), direct->classify(text).to_json()) << name;
+    }
+  }
+  if (seen == 0) GTEST_SKIP() << "no shipped models under " << dir;
+}
+
+// The page's model index (models/index.json) names only kinds in the list, and every file it
+// names opens as that kind and loads through the list.
+TEST(ModelRegistry, PageIndexUsesTheListedKinds) {
+  const std::string src = ATTNLAB_SOURCE_DIR;
+  const std::vector<uint8_t> bytes = [&] {
+    try {
+      return io::read_bytes(src + "/models/index.json");
+    } catch (const Error&) {
+      return std::vector<uint8_t>();
+    }
+  }();
+  if (bytes.empty()) GTEST_SKIP() << "no models/index.json";
+  const json index = json::parse(bytes.begin(), bytes.end());
+  ASSERT_TRUE(index.is_array());
+  ASSERT_FALSE(index.empty());
+  for (const json& e : index) {
+    const std::string kind = e.at("kind"), url = e.at("url");
+    SCOPED_TRACE(url);
+    EXPECT_NE(models::find_model_kind(kind), nullptr) << kind;
+    const models::ModelFile f = models::read_model_file(src + "/" + url);
+    EXPECT_EQ(f.kind->name, kind);
+    EXPECT_GT(models::load_model(f)->params().count(), 0u);
+  }
+}
