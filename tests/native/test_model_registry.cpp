@@ -19,6 +19,7 @@
 #include "attnlab/models/mmoe.hpp"
 #include "attnlab/models/registry.hpp"
 #include "attnlab/models/seq2seq.hpp"
+#include "attnlab/models/transformer.hpp"
 #include "attnlab/nn/toy_seq2seq.hpp"
 
 using namespace attnlab;
@@ -68,6 +69,26 @@ Sample seq2seq(const io::SaveOptions& o) {
   ParamList ps;
   m.collect(ps);
   return {m.save(o), ps.count(), json::parse(m.config().to_json()), {{"text", "abc"}, {"precision", "f32"}},
+          [](const json& r) {
+            EXPECT_EQ(r["cols"], r["input"].size());
+            EXPECT_EQ(r["rows"], r["output"].size());
+            EXPECT_LE(r["output"].size(), 6u);
+          }};
+}
+
+Sample transformer(const io::SaveOptions& o) {
+  models::TransformerConfig c;
+  c.d_model = 4;
+  c.nhead = 2;
+  c.dim_feedforward = 6;
+  c.enc_layers = 1;
+  c.dec_layers = 1;
+  c.max_src_len = 10;
+  c.max_tgt_len = 6;
+  models::TransformerSeq2Seq m(c, words("ABCDEF"), words("XYZ"), 5);
+  ParamList ps;
+  m.collect(ps);
+  return {m.save(o), ps.count(), json::parse(m.config().to_json()), {{"text", "abc"}, {"beam", 2}},
           [](const json& r) {
             EXPECT_EQ(r["cols"], r["input"].size());
             EXPECT_EQ(r["rows"], r["output"].size());
@@ -139,8 +160,9 @@ Sample autoint(const io::SaveOptions& o) {
 }
 
 const std::map<std::string, Sample (*)(const io::SaveOptions&)> kSamples = {
-    {"toy-reverse", toy}, {"seq2seq", seq2seq}, {"han", han},
-    {"mmoe", mmoe},       {"din", din},         {"autoint", autoint}};
+    {"toy-reverse", toy}, {"seq2seq", seq2seq}, {"transformer-seq2seq", transformer},
+    {"han", han},         {"mmoe", mmoe},       {"din", din},
+    {"autoint", autoint}};
 
 }  // namespace
 

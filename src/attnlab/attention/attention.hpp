@@ -8,6 +8,7 @@
 //   pooling.hpp       ContextPooling: learned context vector (HAN, MMoE attention gate)
 //   multihead.hpp     MultiheadAttention: PyTorch nn.MultiheadAttention semantics and names
 //   disagreement.hpp  Li et al. 2018 disagreement terms (subspace, position, output)
+//   transformer.hpp   Transformer encoder/decoder layers (PyTorch names), KV-cached decoder step
 //   relative.hpp      RelMultiheadAttention: Transformer-XL relative attention with memory
 //   autoint.hpp       InteractingLayer: AutoInt's multi-head self-attention over feature fields
 //   din.hpp           ActivationUnit: DIN's candidate-vs-behaviour MLP scores (unnormalized by default)
@@ -23,4 +24,5 @@
 #include "attnlab/attention/multihead.hpp"
 #include "attnlab/attention/pooling.hpp"
 #include "attnlab/attention/relative.hpp"
+#include "attnlab/attention/transformer.hpp"
 #include "attnlab/attention/score.hpp"

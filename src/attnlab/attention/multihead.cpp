@@ -15,6 +15,40 @@ template <class A>
 bool given(const A& a) {
   return a.dimension() > 0 && a.size() > 0;
 }
+// mean_pairwise_cosine over the rows of one batch item whose skip flag is false (skip
+// nullptr = every row): kept rows are gathered, and their gradient scattered back into dx
+float cosine_kept(size_t H, size_t rows, size_t cols, const float* x, size_t head_offset,
+                  size_t ld, const bool* skip, float* dx, float scale) {
+  std::vector<size_t> keep;
+  for (size_t r = 0; r < rows; ++r)
+    if (!skip || !skip[r]) keep.push_back(r);
+  if (keep.size() == rows) return mean_pairwise_cosine(H, rows, cols, x, head_offset, ld, dx, scale);
+  const size_t n = keep.size();
+  if (n == 0) return 0.f;
+  std::vector<float> g(H * n * cols), dg(dx ? H * n * cols : 0, 0.f);
+  for (size_t h = 0; h < H; ++h)
+    for (size_t i = 0; i < n; ++i)
+      std::copy(x + h * head_offset + keep[i] * ld, x + h * head_offset + keep[i] * ld + cols,
+                g.data() + (h * n + i) * cols);
+  const float v = mean_pairwise_cosine(H, n, cols, g.data(), n * cols, cols,
+                                       dx ? dg.data() : nullptr, scale);
+  if (dx)
+    for (size_t h = 0; h < H; ++h)
+      for (size_t i = 0; i < n; ++i)
+        k::add(cols, dg.data() + (h * n + i) * cols, dx + h * head_offset + keep[i] * ld);
+  return v;
+}
+// sum over heads of the (T,S) weights of one batch item, rows of skipped queries zeroed
+void head_sum(size_t H, size_t T, size_t S, const float* P, const bool* skip, float* sum) {
+  std::fill(sum, sum + T * S, 0.f);
+  for (size_t h = 0; h < H; ++h) k::add(T * S, P + h * T * S, sum);
+  if (skip)
+    for (size_t t = 0; t < T; ++t)
+      if (skip[t]) std::fill(sum + t * S, sum + (t + 1) * S, 0.f);
+}
+const bool* row_flags(const BoolTensor2& m, size_t b) {
+  return m.size() ? m.data() + b * m.shape(1) : nullptr;
+}
 }  // namespace
 
 MultiheadAttention::MultiheadAttention(size_t embed_dim, size_t num_heads, Rng& rng, bool bias)
@@ -202,6 +236,18 @@ MhaResult MultiheadAttention::forward(const Tensor3& query, const Tensor3& key,
     }
   }
   if (cache) {
+    cache->skip_keys = BoolTensor2();
+    cache->skip_queries = BoolTensor2();
+    if (opt.disagreement_skip_padding) {
+      if (opt.query_padding_mask.size())
+        ATTNLAB_CHECK(opt.query_padding_mask.shape(0) == B && opt.query_padding_mask.shape(1) == T,
+                      "MultiheadAttention: query_padding_mask must be (", B, ",", T, "), got ",
+                      detail::shape_of(opt.query_padding_mask));
+      cache->skip_keys = opt.key_padding_mask;
+      cache->skip_queries = opt.query_padding_mask.size()
+                                ? opt.query_padding_mask
+                                : (packed ? opt.key_padding_mask : BoolTensor2());
+    }
     cache->packed = packed;
     cache->q_off = qo, cache->k_off = ko, cache->v_off = vo;
     cache->ldq = ldq, cache->ldk = ldk, cache->ldv = ldv;
@@ -245,8 +291,8 @@ void MultiheadAttention::backward(const Tensor3& dout, const Cache& c, Tensor3& 
                           bias_ ? out_proj_bias.grad.data() : nullptr);
   if (reg && reg->output != 0.f)
     for (size_t b = 0; b < B; ++b)
-      mean_pairwise_cosine(H, T, Dh, c.ctx.data() + b * T * E, Dh, E, dctx.data() + b * T * E,
-                           reg->output / float(B));
+      cosine_kept(H, T, Dh, c.ctx.data() + b * T * E, Dh, E, row_flags(c.skip_queries, b),
+                  dctx.data() + b * T * E, reg->output / float(B));
 
   // ---- attention, per (batch, head)
   std::vector<float> dproj(c.proj.size(), 0.f), dP(T * S), sumP;
@@ -254,10 +300,7 @@ void MultiheadAttention::backward(const Tensor3& dout, const Cache& c, Tensor3& 
   if (pos) sumP.resize(T * S);
   const float scale = 1.f / std::sqrt(float(Dh));
   for (size_t b = 0; b < B; ++b) {
-    if (pos) {
-      std::fill(sumP.begin(), sumP.end(), 0.f);
-      for (size_t h = 0; h < H; ++h) k::add(T * S, c.P.data() + (b * H + h) * T * S, sumP.data());
-    }
+    if (pos) head_sum(H, T, S, c.P.data() + b * H * T * S, row_flags(c.skip_queries, b), sumP.data());
     for (size_t h = 0; h < H; ++h) {
       const float* Pbh = c.P.data() + (b * H + h) * T * S;
       const float* g = dctx.data() + b * T * E + h * Dh;
@@ -281,8 +324,8 @@ void MultiheadAttention::backward(const Tensor3& dout, const Cache& c, Tensor3& 
   }
   if (reg && reg->subspace != 0.f)
     for (size_t b = 0; b < B; ++b)
-      mean_pairwise_cosine(H, S, Dh, pr + vo + b * S * ldv, Dh, ldv,
-                           dproj.data() + vo + b * S * ldv, reg->subspace / float(B));
+      cosine_kept(H, S, Dh, pr + vo + b * S * ldv, Dh, ldv, row_flags(c.skip_keys, b),
+                  dproj.data() + vo + b * S * ldv, reg->subspace / float(B));
 
   // ---- input projections
   const float* Win = in_proj_weight.value.data();
@@ -302,11 +345,15 @@ void MultiheadAttention::backward(const Tensor3& dout, const Cache& c, Tensor3& 
 DisagreementTerms MultiheadAttention::disagreement(const Cache& c) const {
   const size_t B = c.P.shape(0), H = H_, T = c.P.shape(2), S = c.P.shape(3), E = E_, Dh = E / H;
   DisagreementTerms r;
+  std::vector<float> sum(T * S);
   for (size_t b = 0; b < B; ++b) {
-    r.subspace += mean_pairwise_cosine(H, S, Dh, c.proj.data() + c.v_off + b * S * c.ldv, Dh,
-                                       c.ldv, nullptr, 0.f);
-    r.position += mean_pairwise_product(H, T * S, c.P.data() + b * H * T * S, T * S, nullptr, 0.f);
-    r.output += mean_pairwise_cosine(H, T, Dh, c.ctx.data() + b * T * E, Dh, E, nullptr, 0.f);
+    r.subspace += cosine_kept(H, S, Dh, c.proj.data() + c.v_off + b * S * c.ldv, Dh, c.ldv,
+                              row_flags(c.skip_keys, b), nullptr, 0.f);
+    // |sum_h A_h|^2 / H^2 over the kept query rows
+    head_sum(H, T, S, c.P.data() + b * H * T * S, row_flags(c.skip_queries, b), sum.data());
+    r.position += k::dot(T * S, sum.data(), sum.data()) / float(H * H);
+    r.output += cosine_kept(H, T, Dh, c.ctx.data() + b * T * E, Dh, E,
+                            row_flags(c.skip_queries, b), nullptr, 0.f);
   }
   r.subspace /= float(B);
   r.position /= float(B);

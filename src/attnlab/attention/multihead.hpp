@@ -43,6 +43,13 @@ struct MhaOptions {
   bool is_causal = false;
   bool need_weights = true;
   bool average_attn_weights = true;
+  // Disagreement terms only (disagreement() and backward's reg), off by default (the
+  // terms then use every row, as the paper's formulas): when true, keys masked by
+  // key_padding_mask are left out of the subspace term, and padded queries out of the
+  // position and output terms. Padded queries = query_padding_mask (B,T), true = padded;
+  // when it is not given in self-attention, key_padding_mask. Attention itself is unchanged.
+  bool disagreement_skip_padding = false;
+  BoolTensor2 query_padding_mask;
 };
 
 struct MhaResult {
@@ -60,6 +67,7 @@ class MultiheadAttention {
     bool packed = false;
     Tensor4 P;    // (B,H,T,S) softmax weights
     Tensor3 ctx;  // (B,T,E) heads' outputs before out_proj
+    BoolTensor2 skip_keys, skip_queries;  // rows left out of the disagreement terms (size 0 = none)
   };
 
   MultiheadAttention() = default;

@@ -65,7 +65,7 @@ struct G2PEval {
   size_t words = 0;
   double seconds = 0;
 };
-G2PEval eval_g2p(const Seq2Seq& m, const data::CmuDict& dict, const std::vector<size_t>& entries,
+G2PEval eval_g2p(const models::Translator& m, const data::CmuDict& dict, const std::vector<size_t>& entries,
                  size_t limit, size_t beam, float alpha = 0.6f,
                  models::DecodePrecision precision = models::DecodePrecision::Int8) {
   G2PEval e;
@@ -74,11 +74,12 @@ G2PEval eval_g2p(const Seq2Seq& m, const data::CmuDict& dict, const std::vector<
   o.precision = precision;
   o.beam = beam;
   o.length_alpha = alpha;
+  o.head_maps = false;
   const size_t n = limit ? std::min(limit, entries.size()) : entries.size();
   for (size_t i = 0; i < n; ++i) {
     const data::CmuEntry& en = dict.entries[entries[i]];
     data::Pron hyp;
-    if (en.word.size() <= m.config().max_src_len) hyp = m.translate(en.word, o).tokens;
+    if (en.word.size() <= m.max_src_len()) hyp = m.translate(en.word, o).tokens;
     e.score.add(hyp, en.prons);
     if (dict.keep_stress) e.stripped.add(strip_pron(hyp), strip_prons(en.prons));
   }
@@ -91,7 +92,7 @@ struct DateEval {
   data::ExactMatch em;
   double seconds = 0;
 };
-DateEval eval_dates(const Seq2Seq& m, const std::vector<data::DatePair>& pairs, size_t limit,
+DateEval eval_dates(const models::Translator& m, const std::vector<data::DatePair>& pairs, size_t limit,
                     size_t beam, float alpha = 0.6f,
                     models::DecodePrecision precision = models::DecodePrecision::Int8) {
   DateEval e;
@@ -100,6 +101,7 @@ DateEval eval_dates(const Seq2Seq& m, const std::vector<data::DatePair>& pairs, 
   o.precision = precision;
   o.beam = beam;
   o.length_alpha = alpha;
+  o.head_maps = false;
   const size_t n = limit ? std::min(limit, pairs.size()) : pairs.size();
   for (size_t i = 0; i < n; ++i) {
     const std::string out = m.translate(pairs[i].input, o).text;
@@ -147,6 +149,8 @@ std::vector<FlagSpec> seq2seq_train_flags() {
   d.checkpoint_every_help = "steps between checkpoints";
   return with_common_train_flags(
       {
+          {"arch", "rnn|transformer", "rnn", "model kind (g2p --arch transformer: see "
+                                             "'attnlab train g2p --arch transformer --help')"},
           {"data", "PATH", data::kCmudictRelPath, "g2p: CMUdict text (cmudict-0.7b format)"},
           {"split-seed", "N", "1234", "seed of the train/valid/test split (90/5/5, by word or date)"},
           {"stress", "", "", "g2p: keep CMUdict's stress digits (vowels as AH0/AH1/AH2)"},
@@ -296,6 +300,8 @@ int train_seq2seq(const std::string& task, const Argv& argv) {
     return 0;
   }
   if (!a.positional().empty()) throw UsageError("unexpected argument '" + a.positional()[0] + "'");
+  if (a.get("arch") != "rnn")
+    throw UsageError("--arch must be rnn or transformer (g2p only), got '" + a.get("arch") + "'");
   const bool g2p = task == "g2p", stress = a.flag("stress");
   if (stress && !g2p) throw UsageError("--stress applies to g2p only");
   TrainScaffold run(a, "train " + task);
@@ -380,7 +386,16 @@ int train_seq2seq(const std::string& task, const Argv& argv) {
 
 }  // namespace
 
-int cmd_train_g2p(const Argv& argv) { return train_seq2seq("g2p", argv); }
+int cmd_train_g2p(const Argv& argv) {
+  for (size_t i = 0; i < argv.size(); ++i)
+    if (argv[i] == "--arch=transformer" ||
+        (argv[i] == "--arch" && i + 1 < argv.size() && argv[i + 1] == "transformer")) {
+      Argv t{"g2p"};
+      t.insert(t.end(), argv.begin(), argv.end());
+      return cmd_train_transformer(t);
+    }
+  return train_seq2seq("g2p", argv);
+}
 int cmd_train_dates(const Argv& argv) { return train_seq2seq("dates", argv); }
 
 // ---------------------------------------------------------------- eval / predict
@@ -407,15 +422,17 @@ int cmd_eval_seq2seq(const models::ModelFile& file, const Argv& argv) {
   }
   const std::string& path = file.source;
   const io::SafeTensors& st = file.tensors;
-  auto m = Seq2Seq::load(st);
+  auto m = models::load_translator(st);
   const uint64_t split_seed = std::stoull(st.meta("split_seed", "1234"));
   const std::string which = a.get("split");
   if (which != "test" && which != "valid") throw UsageError("--split must be test or valid");
   const size_t limit = a.u64("limit"), beam = a.u64("beam", 1, 64);
   const float alpha = static_cast<float>(a.num("alpha", 0, 10));
   const models::DecodePrecision prec = parse_precision(a.get("precision"));
-  json j = {{"model", path}, {"split", which}, {"split_seed", split_seed},
-            {"precision", precision_name(prec)}, {"config", json::parse(m->config().to_json())}};
+  // the Transformer decodes in float32 whatever --precision says
+  const char* pname = std::string(m->kind()) == "seq2seq" ? precision_name(prec) : "f32";
+  json j = {{"model", path}, {"split", which}, {"split_seed", split_seed}, {"precision", pname},
+            {"kind", m->kind()}, {"config", json::parse(m->config_json())}};
   if (st.meta("data") == "cmudict") {
     const bool stress = st.meta("stress", "0") == "1";
     const G2PData gd = load_g2p(a.get("data"), split_seed, stress);
@@ -435,7 +452,7 @@ int cmd_eval_seq2seq(const models::ModelFile& file, const Argv& argv) {
     } else {
       std::printf("%s: G2P on %zu %s words (split seed %llu, %s, %s decoder)\n", path.c_str(),
                   g.words, which.c_str(), static_cast<unsigned long long>(split_seed),
-                  stress ? "with stress" : "stress stripped", precision_name(prec));
+                  stress ? "with stress" : "stress stripped", pname);
       auto line = [&](const char* name, const G2PEval& e) {
         std::printf("  %s  WER %.2f%%  PER %.2f%%", name, 100 * e.score.wer(), 100 * e.score.per());
         if (stress)
@@ -473,7 +490,7 @@ int cmd_eval_seq2seq(const models::ModelFile& file, const Argv& argv) {
     } else {
       std::printf("%s: dates, %zu %s dates x 20 formats = %zu pairs (split seed %llu, %s decoder)\n",
                   path.c_str(), dates.size(), which.c_str(), pairs.size(),
-                  static_cast<unsigned long long>(split_seed), precision_name(prec));
+                  static_cast<unsigned long long>(split_seed), pname);
       for (size_t e = 0; e < evs.size(); ++e) {
         std::printf("  %s: exact match %.3f%%  (%.1f s)\n", e == 0 ? "greedy" : "beam",
                     100 * evs[e].em.accuracy(), evs[e].seconds);

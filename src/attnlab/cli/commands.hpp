@@ -44,6 +44,7 @@ int cmd_experiment(const Argv& args);  // attnlab experiment mmoe ...
 // Training commands (arguments after the model name).
 int cmd_train_toy(const Argv& args);
 int cmd_train_g2p(const Argv& args);
+int cmd_train_transformer(const Argv& args);  // train g2p --arch transformer (from cmd_train_g2p)
 int cmd_train_dates(const Argv& args);
 int cmd_train_han(const Argv& args);
 int cmd_train_mmoe(const Argv& args);

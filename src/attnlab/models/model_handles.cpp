@@ -8,6 +8,7 @@
 #include "attnlab/models/han.hpp"
 #include "attnlab/models/mmoe.hpp"
 #include "attnlab/models/seq2seq.hpp"
+#include "attnlab/models/transformer.hpp"
 #include "attnlab/nn/toy_seq2seq.hpp"
 
 namespace attnlab::models {
@@ -92,11 +93,13 @@ class ToyHandle : public Handle<nn::ToySeq2Seq> {
   ParamList ps_;
 };
 
-class Seq2SeqHandle : public Handle<Seq2Seq> {
+// Any seq2seq kind (models::Translator): RNN Seq2Seq, TransformerSeq2Seq.
+template <class M>
+class Seq2SeqHandle : public Handle<M> {
  public:
-  explicit Seq2SeqHandle(std::unique_ptr<Seq2Seq> m) : Handle(std::move(m)) { m_->collect(ps_); }
+  explicit Seq2SeqHandle(std::unique_ptr<M> m) : Handle<M>(std::move(m)) { this->m_->collect(ps_); }
   const ParamList& params() const override { return ps_; }
-  json config() const override { return json::parse(m_->config().to_json()); }
+  json config() const override { return json::parse(this->m_->config_json()); }
   json predict(const json& in) const override {
     const json& text = field(in, "text", "seq2seq", R"({"text": "..."})");
     ATTNLAB_CHECK(text.is_string(), "seq2seq predict: 'text' must be a string, got ", text.dump());
@@ -110,7 +113,7 @@ class Seq2SeqHandle : public Handle<Seq2Seq> {
     }
     if (in.contains("precision"))
       o.precision = parse_decode_precision(in["precision"].get<std::string>());
-    const Translation t = m_->translate(text.get<std::string>(), o);
+    const Translation t = this->m_->translate(text.get<std::string>(), o);
     return {{"input", t.input_tokens}, {"output", t.tokens}, {"text", t.text},
             {"probs", t.probs},        {"attention", t.attention}, {"rows", t.rows},
             {"cols", t.cols},          {"logprob", t.logprob}};
@@ -195,7 +198,10 @@ std::unique_ptr<Model> load_toy_reverse_model(const ModelFile& f) {
   return std::make_unique<ToyHandle>(nn::ToySeq2Seq::load(f.tensors), f.info.vocab);
 }
 std::unique_ptr<Model> load_seq2seq_model(const ModelFile& f) {
-  return std::make_unique<Seq2SeqHandle>(Seq2Seq::load(f.tensors));
+  return std::make_unique<Seq2SeqHandle<Seq2Seq>>(Seq2Seq::load(f.tensors));
+}
+std::unique_ptr<Model> load_transformer_seq2seq_model(const ModelFile& f) {
+  return std::make_unique<Seq2SeqHandle<TransformerSeq2Seq>>(TransformerSeq2Seq::load(f.tensors));
 }
 std::unique_ptr<Model> load_han_model(const ModelFile& f) {
   return std::make_unique<HANHandle>(HAN::load(f.tensors));

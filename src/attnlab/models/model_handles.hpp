@@ -8,6 +8,7 @@ namespace attnlab::models {
 
 std::unique_ptr<Model> load_toy_reverse_model(const ModelFile& f);
 std::unique_ptr<Model> load_seq2seq_model(const ModelFile& f);
+std::unique_ptr<Model> load_transformer_seq2seq_model(const ModelFile& f);
 std::unique_ptr<Model> load_han_model(const ModelFile& f);
 std::unique_ptr<Model> load_mmoe_model(const ModelFile& f);
 std::unique_ptr<Model> load_din_model(const ModelFile& f);

@@ -18,6 +18,12 @@ const std::vector<ModelKind>& model_kinds() {
        "attnlab train g2p | attnlab train dates",
        R"J({"text": "...", "beam": 1, "max_len": 0, "alpha": 0.6, "precision": "int8|int16|f32"})J",
        load_seq2seq_model},
+      {"transformer-seq2seq", "Transformer seq2seq",
+       "Transformer encoder-decoder (Vaswani et al. 2017) with optional disagreement "
+       "regularization of its heads (Li et al. 2018): grapheme-to-phoneme on CMUdict.",
+       "attnlab train g2p --arch transformer",
+       R"J({"text": "...", "beam": 1, "max_len": 0, "alpha": 0.6})J",
+       load_transformer_seq2seq_model},
       {"han", "hierarchical attention network",
        "Word and sentence bi-GRUs with context-vector attention; spam vs ham on SpamAssassin.",
        "attnlab train han", R"J({"text": "an e-mail message (RFC 822, plain text or HTML)"})J",

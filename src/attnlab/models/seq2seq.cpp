@@ -11,6 +11,7 @@
 
 #include "attnlab/io/config_reader.hpp"
 #include "attnlab/kernels/kernels.hpp"
+#include "attnlab/models/beam_search.hpp"
 #include "attnlab/nn/loss.hpp"
 
 namespace attnlab::models {
@@ -475,17 +476,18 @@ std::string describe_char(const std::string& text, size_t i, size_t* len) {
 }
 }  // namespace
 
-std::vector<int> Seq2Seq::encode_input(const std::string& text) const {
-  ATTNLAB_CHECK(!text.empty(), "empty input: expected 1..", cfg_.max_src_len, " characters");
-  ATTNLAB_CHECK(text.size() <= cfg_.max_src_len, "input too long: ", text.size(),
-                " characters, this model accepts at most ", cfg_.max_src_len);
+std::vector<int> encode_chars(const std::string& text, const data::Vocab& vocab, bool uppercase,
+                              size_t max_len) {
+  ATTNLAB_CHECK(!text.empty(), "empty input: expected 1..", max_len, " characters");
+  ATTNLAB_CHECK(text.size() <= max_len, "input too long: ", text.size(),
+                " characters, this model accepts at most ", max_len);
   std::vector<int> ids;
   ids.reserve(text.size());
   for (size_t i = 0; i < text.size(); ++i) {
     char ch = text[i];
-    if (cfg_.uppercase && ch >= 'a' && ch <= 'z') ch = static_cast<char>(ch - 'a' + 'A');
+    if (uppercase && ch >= 'a' && ch <= 'z') ch = static_cast<char>(ch - 'a' + 'A');
     const std::string tok(1, ch);
-    if (!src_.contains(tok) || src_.id(tok) < 4) {
+    if (!vocab.contains(tok) || vocab.id(tok) < 4) {
       size_t pos = 0;  // in characters, not bytes
       for (size_t j = 0; j < i;) {
         size_t len = 1;
@@ -496,13 +498,17 @@ std::vector<int> Seq2Seq::encode_input(const std::string& text) const {
       size_t len = 1;
       const std::string shown = describe_char(text, i, &len);
       std::string known;
-      for (size_t j = 4; j < src_.size(); ++j) known += src_.token(int(j));
+      for (size_t j = 4; j < vocab.size(); ++j) known += vocab.token(int(j));
       throw Error("unknown character " + shown + " at position " + std::to_string(pos) +
                   " of the input (this model knows: " + known + ")");
     }
-    ids.push_back(src_.id(tok));
+    ids.push_back(vocab.id(tok));
   }
   return ids;
+}
+
+std::vector<int> Seq2Seq::encode_input(const std::string& text) const {
+  return encode_chars(text, src_, cfg_.uppercase, cfg_.max_src_len);
 }
 
 Translation Seq2Seq::translate(const std::string& text, const DecodeOptions& o) const {
@@ -510,21 +516,6 @@ Translation Seq2Seq::translate(const std::string& text, const DecodeOptions& o) 
 }
 
 // ---------------------------------------------------------------- decoding
-namespace {
-struct Hyp {
-  std::vector<int> ids;
-  std::vector<float> probs, attn;  // attn: one row of S per token
-  double logp = 0;
-  float eos_prob = 0;
-  bool done = false;
-  size_t parent = 0;
-};
-double norm_score(const Hyp& h, float alpha) {
-  if (alpha <= 0) return h.logp;
-  const double len = double(h.ids.size() + (h.done ? 1 : 0));
-  return h.logp / std::pow((5.0 + len) / 6.0, double(alpha));
-}
-}  // namespace
 
 // ---------------------------------------------------------------- inference helpers
 // Small-row linear maps and RNN steps for decoding (1..beam rows): one gemv per row instead
@@ -710,83 +701,28 @@ Translation Seq2Seq::decode(const std::vector<int>& src, const DecodeOptions& o)
   const InferCtx ctx = plan ? fast_prepare(src, *plan) : infer_prepare(src);
   const Stepper dec = plan ? fast_stepper(ctx, *plan) : f32_stepper(ctx);
   const size_t SS = dec.state_size;
-  std::vector<Hyp> alive(1), finished;
   std::vector<float> state = dec.init, state_out;  // (n, SS) of the alive hypotheses
-  // per-step buffers, reused: previous tokens, attention (n,S), log-probabilities (n,V)
-  struct Cand {
-    double logp;
-    size_t hyp;
-    int tok;
-  };
-  std::vector<int> prev, order;
-  std::vector<float> w, lp;
-  std::vector<Cand> cands;
-  for (size_t t = 0; t <= max_len && !alive.empty(); ++t) {
-    const size_t n = alive.size();
-    prev.resize(n);
-    for (size_t i = 0; i < n; ++i)
-      prev[i] = alive[i].ids.empty() ? data::Vocab::kBos : alive[i].ids.back();
-    w.resize(n * S);
-    lp.resize(n * V);
+  BeamStepper bs;
+  bs.vocab = V;
+  bs.width = S;
+  bs.step = [&](size_t n, const int* prev, float* w, float* lp) {
     state_out.resize(n * SS);
-    dec.step(n, prev.data(), state.data(), state_out.data(), w.data(), lp.data());
-    // candidates: (score, hyp, token)
-    cands.clear();
-    const bool last = t == max_len;  // only </s> or cut
-    for (size_t i = 0; i < n; ++i) {
-      // top K tokens of this hypothesis (specials other than </s> are never produced)
-      order.clear();
-      for (size_t v = 3; v < V; ++v) order.push_back(int(v));
-      const size_t kk = std::min(K, order.size());
-      std::partial_sort(order.begin(), order.begin() + long(kk), order.end(), [&](int a, int b) {
-        const float la = lp[i * V + size_t(a)], lb = lp[i * V + size_t(b)];
-        return la != lb ? la > lb : a < b;
-      });
-      for (size_t j = 0; j < kk; ++j)
-        cands.push_back({alive[i].logp + lp[i * V + size_t(order[j])], i, order[j]});
-    }
-    std::stable_sort(cands.begin(), cands.end(),
-                     [](const Cand& a, const Cand& b) { return a.logp > b.logp; });
-    std::vector<Hyp> next;
-    std::vector<size_t> parents;
-    for (const Cand& c : cands) {
-      if (next.size() + finished.size() >= K) break;  // the beam shrinks as hypotheses finish
-      Hyp h = alive[c.hyp];
-      h.logp = c.logp;
-      const float p = std::exp(lp[c.hyp * V + size_t(c.tok)]);
-      if (c.tok == data::Vocab::kEos) {
-        h.done = true;
-        h.eos_prob = p;
-        finished.push_back(std::move(h));
-        continue;
-      }
-      if (last) continue;  // cannot grow past max_len
-      h.ids.push_back(c.tok);
-      h.probs.push_back(p);
-      h.attn.insert(h.attn.end(), w.begin() + long(c.hyp * S), w.begin() + long((c.hyp + 1) * S));
-      parents.push_back(c.hyp);
-      next.push_back(std::move(h));
-    }
-    if (finished.size() >= K) break;
-    if (last) {
-      // cut: keep the alive ones (without </s>) as candidates
-      for (size_t i = 0; i < n; ++i) finished.push_back(alive[i]);
-      break;
-    }
+    dec.step(n, prev, state.data(), state_out.data(), w, lp);
+  };
+  bs.reorder = [&](const std::vector<size_t>& parents) {
     // gather the states of the surviving hypotheses
-    state.resize(next.size() * SS);
-    for (size_t j = 0; j < next.size(); ++j)
-      std::copy(state_out.begin() + long(parents[j] * SS), state_out.begin() + long((parents[j] + 1) * SS),
-                state.begin() + long(j * SS));
-    alive = std::move(next);
-  }
-  if (finished.empty()) finished = alive;
-  ATTNLAB_CHECK(!finished.empty(), "seq2seq decode: no hypothesis (internal error)");
-  size_t best = 0;
-  for (size_t i = 1; i < finished.size(); ++i)
-    if (norm_score(finished[i], o.length_alpha) > norm_score(finished[best], o.length_alpha))
-      best = i;
-  const Hyp& h = finished[best];
+    state.resize(parents.size() * SS);
+    for (size_t j = 0; j < parents.size(); ++j)
+      std::copy(state_out.begin() + long(parents[j] * SS),
+                state_out.begin() + long((parents[j] + 1) * SS), state.begin() + long(j * SS));
+  };
+  return translation_from(beam_search(bs, K, max_len, o.length_alpha), src, src_, tgt_,
+                          cfg_.output_sep);
+}
+
+Translation translation_from(const BeamHyp& h, const std::vector<int>& src,
+                             const data::Vocab& src_vocab, const data::Vocab& tgt_vocab,
+                             const std::string& sep) {
   Translation r;
   r.ids = h.ids;
   r.probs = h.probs;
@@ -794,12 +730,12 @@ Translation Seq2Seq::decode(const std::vector<int>& src, const DecodeOptions& o)
   r.logprob = h.logp;
   r.attention = h.attn;
   r.rows = h.ids.size();
-  r.cols = S;
+  r.cols = src.size();
   for (size_t i = 0; i < h.ids.size(); ++i) {
-    r.tokens.push_back(tgt_.token(h.ids[i]));
-    r.text += (i ? cfg_.output_sep : std::string()) + r.tokens.back();
+    r.tokens.push_back(tgt_vocab.token(h.ids[i]));
+    r.text += (i ? sep : std::string()) + r.tokens.back();
   }
-  for (int id : src) r.input_tokens.push_back(src_.token(id));
+  for (int id : src) r.input_tokens.push_back(src_vocab.token(id));
   return r;
 }
 

@@ -44,6 +44,7 @@
 #include "attnlab/core/param.hpp"
 #include "attnlab/data/vocab.hpp"
 #include "attnlab/io/safetensors.hpp"
+#include "attnlab/models/beam_search.hpp"
 #include "attnlab/nn/layers.hpp"
 #include "attnlab/nn/rnn.hpp"
 
@@ -98,6 +99,20 @@ struct DecodeOptions {
   size_t max_len = 0;        // output tokens; 0 = config.max_tgt_len
   float length_alpha = 0.6f; // beam score = logp / ((5 + len) / 6)^alpha (GNMT); 0 = none
   DecodePrecision precision = DecodePrecision::Int8;
+  // Transformer models: fill Translation::cross / enc_self / dec_self (one extra forward
+  // pass over the chosen output; off for bulk scoring)
+  bool head_maps = true;
+};
+
+// Attention of every layer and head (Transformer models; empty for the RNN seq2seq):
+// data is (layers, heads, rows, cols) row-major.
+struct HeadMaps {
+  size_t layers = 0, heads = 0, rows = 0, cols = 0;
+  std::vector<float> data;
+  bool empty() const { return data.empty(); }
+  const float* map(size_t layer, size_t head) const {
+    return data.data() + (layer * heads + head) * rows * cols;
+  }
 };
 
 struct Translation {
@@ -110,7 +125,21 @@ struct Translation {
   std::vector<float> attention;      // (rows, cols) row-major: rows = tokens, cols = inputs
   size_t rows = 0, cols = 0;
   std::vector<std::string> input_tokens;
+  // Transformer models: cross-attention (rows = output tokens, cols = inputs), encoder
+  // self-attention (inputs x inputs) and decoder self-attention (outputs x outputs), per
+  // layer and head; `attention` above is then the last layer's cross-attention averaged
+  // over heads.
+  HeadMaps cross, enc_self, dec_self;
 };
+
+// Text -> source ids: characters (a-z upper-cased when `uppercase`) looked up in `vocab`;
+// the error contract above (empty, too long, unknown character with its position).
+std::vector<int> encode_chars(const std::string& text, const data::Vocab& vocab, bool uppercase,
+                              size_t max_len);
+// A beam-search result as a Translation (tokens, text joined with sep, input tokens).
+Translation translation_from(const BeamHyp& h, const std::vector<int>& src,
+                             const data::Vocab& src_vocab, const data::Vocab& tgt_vocab,
+                             const std::string& sep);
 
 // A padded, teacher-forced batch: tgt_in = <s> y, tgt_out = y </s>, <pad> past each length.
 struct Seq2SeqBatch {
@@ -124,15 +153,37 @@ Seq2SeqBatch make_seq2seq_batch(const std::vector<std::vector<int>>& src,
                                 const std::vector<std::vector<int>>& tgt,
                                 const std::vector<size_t>& idx);
 
-class Seq2Seq {
+// One API over the seq2seq model kinds (the RNN Seq2Seq below, TransformerSeq2Seq in
+// models/transformer.hpp): what evaluation, prediction and the bindings use.
+class Translator {
+ public:
+  virtual ~Translator() = default;
+  virtual const char* kind() const = 0;  // the model file's kind
+  virtual std::string config_json() const = 0;
+  virtual size_t max_src_len() const = 0;
+  virtual const data::Vocab& src_vocab() const = 0;
+  virtual const data::Vocab& tgt_vocab() const = 0;
+  virtual std::vector<int> encode_input(const std::string& text) const = 0;
+  virtual Translation translate(const std::string& text, const DecodeOptions& o = {}) const = 0;
+  virtual Translation decode(const std::vector<int>& src, const DecodeOptions& o = {}) const = 0;
+};
+// Loads any seq2seq model file by its kind ("seq2seq", "transformer-seq2seq"); other kinds
+// are an error naming the known ones. (models/translator.cpp)
+std::unique_ptr<Translator> load_translator(const io::SafeTensors& st);
+bool is_translator_kind(const std::string& kind);
+
+class Seq2Seq : public Translator {
  public:
   using Tensor = nn::Tensor;
   Seq2Seq(const Seq2SeqConfig& cfg, const data::Vocab& src, const data::Vocab& tgt,
           uint64_t seed);
   void collect(ParamList& ps);
   const Seq2SeqConfig& config() const { return cfg_; }
-  const data::Vocab& src_vocab() const { return src_; }
-  const data::Vocab& tgt_vocab() const { return tgt_; }
+  const char* kind() const override { return "seq2seq"; }
+  std::string config_json() const override { return cfg_.to_json(); }
+  size_t max_src_len() const override { return cfg_.max_src_len; }
+  const data::Vocab& src_vocab() const override { return src_; }
+  const data::Vocab& tgt_vocab() const override { return tgt_; }
 
   // Teacher-forced forward (+ backward when `backward`): mean token cross-entropy over the
   // non-pad targets; parameter grads ACCUMULATE. label_smoothing as nn::cross_entropy.
@@ -148,9 +199,9 @@ class Seq2Seq {
   // collect() (which hands out mutable parameters) and train_step() drop it. Code that
   // changes parameters after a decode in another way calls reset_decode_plan().
   void reset_decode_plan() { plan_[0].reset(); plan_[1].reset(); }
-  std::vector<int> encode_input(const std::string& text) const;
-  Translation translate(const std::string& text, const DecodeOptions& o = {}) const;
-  Translation decode(const std::vector<int>& src, const DecodeOptions& o = {}) const;
+  std::vector<int> encode_input(const std::string& text) const override;
+  Translation translate(const std::string& text, const DecodeOptions& o = {}) const override;
+  Translation decode(const std::vector<int>& src, const DecodeOptions& o = {}) const override;
 
   // One safetensors file: kind "seq2seq", config, src vocab in "vocab", target vocab in
   // "tgt_vocab", plus `extra` metadata.

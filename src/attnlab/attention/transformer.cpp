@@ -1,0 +1,406 @@
+#include "attnlab/attention/transformer.hpp"
+
+#include <cmath>
+
+#include "attnlab/attention/attend.hpp"
+#include "attnlab/kernels/kernels.hpp"
+
+namespace attnlab::attention {
+
+namespace k = attnlab::kernels;
+
+void TransformerLayerConfig::validate() const {
+  ATTNLAB_CHECK(d_model > 0 && nhead > 0 && d_model % nhead == 0,
+                "Transformer layer: d_model (", d_model, ") must be a positive multiple of nhead (",
+                nhead, ")");
+  ATTNLAB_CHECK(dim_feedforward > 0, "Transformer layer: dim_feedforward must be > 0");
+  ATTNLAB_CHECK(dropout >= 0.f && dropout < 1.f, "Transformer layer: dropout must be in [0, 1), got ",
+                dropout);
+  ATTNLAB_CHECK(activation == nn::Act::ReLU || activation == nn::Act::GELU,
+                "Transformer layer: activation must be relu or gelu, got ", nn::act_name(activation));
+  ATTNLAB_CHECK(layer_norm_eps > 0.f, "Transformer layer: layer_norm_eps must be > 0");
+}
+
+void detail::dropout_inplace(float p, Rng& rng, size_t n, float* x, std::vector<float>& mask) {
+  // x: (n) -> x * mask, mask: 0 or 1/(1-p)
+  mask.resize(n);
+  const float keep = 1.f / (1.f - p);
+  for (size_t i = 0; i < n; ++i) mask[i] = rng.uniform() < p ? 0.f : keep;
+  k::mul(n, x, mask.data(), x);
+}
+
+namespace {
+
+using detail::FeedForwardCache;
+using detail::ResidualCache;
+
+bool dropping(const TransformerLayerConfig& c, bool training) { return training && c.dropout > 0.f; }
+
+
+// ---- one residual sub-block: pre-norm  y = x + drop(f(LN(x)))
+//                              post-norm y = LN(x + drop(f(x)))
+// x: (rows,E) -> s: (rows,E), the sublayer's input
+void block_in(bool norm_first, const nn::LayerNorm& ln, size_t rows, const float* x, float* s,
+              ResidualCache& c) {
+  const size_t E = ln.dim;
+  if (!norm_first) {
+    std::copy(x, x + rows * E, s);
+    return;
+  }
+  c.ln_in.assign(x, x + rows * E);
+  c.mean.resize(rows);
+  c.rstd.resize(rows);
+  k::layernorm(rows, E, x, ln.weight.value.data(), ln.bias.value.data(), ln.eps, s, c.mean.data(),
+               c.rstd.data());
+}
+// ds: (rows,E) gradient w.r.t. the sublayer's input -> dx += its share
+void block_in_backward(bool norm_first, nn::LayerNorm& ln, size_t rows, const float* ds,
+                       const ResidualCache& c, float* dx) {
+  const size_t E = ln.dim;
+  if (!norm_first) {
+    k::add(rows * E, ds, dx);
+    return;
+  }
+  std::vector<float> t(rows * E);
+  k::layernorm_backward(rows, E, ds, c.ln_in.data(), ln.weight.value.data(), c.mean.data(),
+                        c.rstd.data(), t.data(), ln.weight.grad.data(), ln.bias.grad.data());
+  k::add(rows * E, t.data(), dx);
+}
+// x: block input (rows,E), a: sublayer output (rows,E, dropout applied in place) -> y (rows,E)
+void block_out(bool norm_first, const nn::LayerNorm& ln, float p, Rng* rng, bool drop, size_t rows,
+               const float* x, float* a, float* y, ResidualCache& c) {
+  const size_t E = ln.dim, n = rows * E;
+  if (drop) detail::dropout_inplace(p, *rng, n, a, c.mask);
+  else c.mask.clear();
+  if (norm_first) {
+    for (size_t i = 0; i < n; ++i) y[i] = x[i] + a[i];
+    return;
+  }
+  c.ln_in.resize(n);
+  for (size_t i = 0; i < n; ++i) c.ln_in[i] = x[i] + a[i];
+  c.mean.resize(rows);
+  c.rstd.resize(rows);
+  k::layernorm(rows, E, c.ln_in.data(), ln.weight.value.data(), ln.bias.value.data(), ln.eps, y,
+               c.mean.data(), c.rstd.data());
+}
+// dy: (rows,E) -> dx (direct path, overwritten), da (sublayer output, overwritten)
+void block_out_backward(bool norm_first, nn::LayerNorm& ln, size_t rows, const float* dy,
+                        const ResidualCache& c, float* dx, float* da) {
+  const size_t E = ln.dim, n = rows * E;
+  if (norm_first) std::copy(dy, dy + n, dx);
+  else
+    k::layernorm_backward(rows, E, dy, c.ln_in.data(), ln.weight.value.data(), c.mean.data(),
+                          c.rstd.data(), dx, ln.weight.grad.data(), ln.bias.grad.data());
+  if (c.mask.empty()) std::copy(dx, dx + n, da);
+  else k::mul(n, dx, c.mask.data(), da);
+}
+
+// ---- feed-forward: x (rows,E) -> y (rows,E) = linear2(drop(act(linear1(x))))
+void ff_forward(const nn::Linear& l1, const nn::Linear& l2, nn::Act act, float p, Rng* rng,
+                bool drop, size_t rows, const float* x, float* y, FeedForwardCache& c) {
+  const size_t E = l1.in_features, F = l1.out_features;
+  c.in.assign(x, x + rows * E);
+  c.pre.resize(rows * F);
+  c.act.resize(rows * F);
+  l1.forward(rows, x, c.pre.data());
+  nn::Activation::forward(act, rows * F, c.pre.data(), c.act.data());
+  if (drop) detail::dropout_inplace(p, *rng, rows * F, c.act.data(), c.mask);
+  else c.mask.clear();
+  l2.forward(rows, c.act.data(), y);
+}
+// dy: (rows,E) -> dx: (rows,E) overwritten
+void ff_backward(nn::Linear& l1, nn::Linear& l2, nn::Act act, size_t rows, const float* dy,
+                 const FeedForwardCache& c, float* dx) {
+  const size_t F = l1.out_features;
+  std::vector<float> dh(rows * F);
+  l2.backward(rows, c.act.data(), dy, dh.data());
+  if (!c.mask.empty()) k::mul(rows * F, dh.data(), c.mask.data(), dh.data());
+  // relu and gelu derivatives need only the input (pre)
+  nn::Activation::backward(act, rows * F, c.pre.data(), c.act.data(), dh.data(), dh.data());
+  l1.backward(rows, c.in.data(), dh.data(), dx);
+}
+
+Tensor3 like(size_t B, size_t T, size_t E) { return Tensor3::from_shape({B, T, E}); }
+
+void check_input(const char* who, const Tensor3& x, size_t E) {
+  ATTNLAB_CHECK(x.shape(2) == E && x.shape(0) > 0 && x.shape(1) > 0, who,
+                ": expected input (B,T,", E, ") with B, T > 0, got ", detail::shape_of(x));
+}
+
+}  // namespace
+
+// ================================================================= encoder layer
+TransformerEncoderLayer::TransformerEncoderLayer(const TransformerLayerConfig& cfg, Rng& rng)
+    : cfg_(cfg) {
+  cfg_.validate();
+  const size_t E = cfg_.d_model, F = cfg_.dim_feedforward;
+  self_attn = MultiheadAttention(E, cfg_.nhead, rng);
+  linear1 = nn::Linear(E, F, rng);
+  linear2 = nn::Linear(F, E, rng);
+  norm1 = nn::LayerNorm(E, cfg_.layer_norm_eps);
+  norm2 = nn::LayerNorm(E, cfg_.layer_norm_eps);
+}
+
+void TransformerEncoderLayer::collect(ParamList& out, const std::string& prefix) {
+  self_attn.collect(out, prefix + "self_attn.");
+  linear1.collect(out, prefix + "linear1.");
+  linear2.collect(out, prefix + "linear2.");
+  norm1.collect(out, prefix + "norm1.");
+  norm2.collect(out, prefix + "norm2.");
+}
+
+Tensor3 TransformerEncoderLayer::forward(const Tensor3& x, const MhaOptions& self_opt, Cache* c,
+                                         Rng* rng, bool training, Tensor4* head_weights) {
+  // x: (B,T,E) -> y: (B,T,E), head_weights: (B,H,T,T)
+  const size_t E = cfg_.d_model;
+  check_input("TransformerEncoderLayer", x, E);
+  const size_t B = x.shape(0), T = x.shape(1), rows = B * T, n = rows * E;
+  const bool drop = dropping(cfg_, training);
+  ATTNLAB_CHECK(!drop || rng, "TransformerEncoderLayer: training with dropout needs an Rng");
+  const bool nf = cfg_.norm_first;
+  Cache local;
+  Cache& cc = c ? *c : local;
+  // block 1: self-attention
+  Tensor3 s = like(B, T, E);
+  block_in(nf, norm1, rows, x.data(), s.data(), cc.r1);
+  MhaOptions o = self_opt;
+  o.need_weights = head_weights != nullptr;
+  o.average_attn_weights = false;
+  MhaResult a = self_attn.forward(s, s, s, o, c ? &c->sa : nullptr);
+  if (head_weights) *head_weights = std::move(a.head_weights);
+  std::vector<float> h1(n);
+  block_out(nf, norm1, cfg_.dropout, rng, drop, rows, x.data(), a.out.data(), h1.data(), cc.r1);
+  // block 2: feed-forward
+  block_in(nf, norm2, rows, h1.data(), s.data(), cc.r2);
+  std::vector<float> f(n);
+  ff_forward(linear1, linear2, cfg_.activation, cfg_.dropout, rng, drop, rows, s.data(), f.data(),
+             cc.ff);
+  Tensor3 y = like(B, T, E);
+  block_out(nf, norm2, cfg_.dropout, rng, drop, rows, h1.data(), f.data(), y.data(), cc.r2);
+  return y;
+}
+
+void TransformerEncoderLayer::backward(const Tensor3& dy, const Cache& c, Tensor3& dx,
+                                       const DisagreementWeights* reg) {
+  const size_t B = c.sa.P.shape(0), T = c.sa.P.shape(2), E = cfg_.d_model, rows = B * T,
+               n = rows * E;
+  ATTNLAB_CHECK(dy.shape(0) == B && dy.shape(1) == T && dy.shape(2) == E,
+                "TransformerEncoderLayer backward: expected dy (", B, ",", T, ",", E, "), got ",
+                detail::shape_of(dy));
+  const bool nf = cfg_.norm_first;
+  // block 2
+  std::vector<float> dh1(n), df(n), ds(n);
+  block_out_backward(nf, norm2, rows, dy.data(), c.r2, dh1.data(), df.data());
+  ff_backward(linear1, linear2, cfg_.activation, rows, df.data(), c.ff, ds.data());
+  block_in_backward(nf, norm2, rows, ds.data(), c.r2, dh1.data());
+  // block 1
+  dx = like(B, T, E);
+  Tensor3 da = like(B, T, E), dq, dk, dv;
+  block_out_backward(nf, norm1, rows, dh1.data(), c.r1, dx.data(), da.data());
+  self_attn.backward(da, c.sa, dq, dk, dv, reg);
+  k::add(n, dk.data(), dq.data());
+  k::add(n, dv.data(), dq.data());
+  block_in_backward(nf, norm1, rows, dq.data(), c.r1, dx.data());
+}
+
+// ================================================================= decoder layer
+TransformerDecoderLayer::TransformerDecoderLayer(const TransformerLayerConfig& cfg, Rng& rng)
+    : cfg_(cfg) {
+  cfg_.validate();
+  const size_t E = cfg_.d_model, F = cfg_.dim_feedforward;
+  self_attn = MultiheadAttention(E, cfg_.nhead, rng);
+  multihead_attn = MultiheadAttention(E, cfg_.nhead, rng);
+  linear1 = nn::Linear(E, F, rng);
+  linear2 = nn::Linear(F, E, rng);
+  norm1 = nn::LayerNorm(E, cfg_.layer_norm_eps);
+  norm2 = nn::LayerNorm(E, cfg_.layer_norm_eps);
+  norm3 = nn::LayerNorm(E, cfg_.layer_norm_eps);
+}
+
+void TransformerDecoderLayer::collect(ParamList& out, const std::string& prefix) {
+  self_attn.collect(out, prefix + "self_attn.");
+  multihead_attn.collect(out, prefix + "multihead_attn.");
+  linear1.collect(out, prefix + "linear1.");
+  linear2.collect(out, prefix + "linear2.");
+  norm1.collect(out, prefix + "norm1.");
+  norm2.collect(out, prefix + "norm2.");
+  norm3.collect(out, prefix + "norm3.");
+}
+
+Tensor3 TransformerDecoderLayer::forward(const Tensor3& x, const Tensor3& memory,
+                                         const MhaOptions& self_opt, const MhaOptions& cross_opt,
+                                         Cache* c, Rng* rng, bool training, Tensor4* self_w,
+                                         Tensor4* cross_w) {
+  // x: (B,T,E), memory: (B,S,E) -> y: (B,T,E), self_w: (B,H,T,T), cross_w: (B,H,T,S)
+  const size_t E = cfg_.d_model;
+  check_input("TransformerDecoderLayer", x, E);
+  check_input("TransformerDecoderLayer memory", memory, E);
+  ATTNLAB_CHECK(memory.shape(0) == x.shape(0), "TransformerDecoderLayer: memory batch ",
+                memory.shape(0), " differs from the input's ", x.shape(0));
+  const size_t B = x.shape(0), T = x.shape(1), rows = B * T, n = rows * E;
+  const bool drop = dropping(cfg_, training);
+  ATTNLAB_CHECK(!drop || rng, "TransformerDecoderLayer: training with dropout needs an Rng");
+  const bool nf = cfg_.norm_first;
+  Cache local;
+  Cache& cc = c ? *c : local;
+  // block 1: masked self-attention
+  Tensor3 s = like(B, T, E);
+  block_in(nf, norm1, rows, x.data(), s.data(), cc.r1);
+  MhaOptions o = self_opt;
+  o.need_weights = self_w != nullptr;
+  o.average_attn_weights = false;
+  MhaResult a = self_attn.forward(s, s, s, o, c ? &c->sa : nullptr);
+  if (self_w) *self_w = std::move(a.head_weights);
+  std::vector<float> h1(n);
+  block_out(nf, norm1, cfg_.dropout, rng, drop, rows, x.data(), a.out.data(), h1.data(), cc.r1);
+  // block 2: cross-attention over memory
+  block_in(nf, norm2, rows, h1.data(), s.data(), cc.r2);
+  MhaOptions oc = cross_opt;
+  oc.need_weights = cross_w != nullptr;
+  oc.average_attn_weights = false;
+  MhaResult ca = multihead_attn.forward(s, memory, memory, oc, c ? &c->ca : nullptr);
+  if (cross_w) *cross_w = std::move(ca.head_weights);
+  std::vector<float> h2(n);
+  block_out(nf, norm2, cfg_.dropout, rng, drop, rows, h1.data(), ca.out.data(), h2.data(), cc.r2);
+  // block 3: feed-forward
+  block_in(nf, norm3, rows, h2.data(), s.data(), cc.r3);
+  std::vector<float> f(n);
+  ff_forward(linear1, linear2, cfg_.activation, cfg_.dropout, rng, drop, rows, s.data(), f.data(),
+             cc.ff);
+  Tensor3 y = like(B, T, E);
+  block_out(nf, norm3, cfg_.dropout, rng, drop, rows, h2.data(), f.data(), y.data(), cc.r3);
+  return y;
+}
+
+void TransformerDecoderLayer::backward(const Tensor3& dy, const Cache& c, Tensor3& dx,
+                                       Tensor3& dmemory, const DisagreementWeights* reg_self,
+                                       const DisagreementWeights* reg_cross) {
+  const size_t B = c.sa.P.shape(0), T = c.sa.P.shape(2), E = cfg_.d_model, rows = B * T,
+               n = rows * E;
+  ATTNLAB_CHECK(dy.shape(0) == B && dy.shape(1) == T && dy.shape(2) == E,
+                "TransformerDecoderLayer backward: expected dy (", B, ",", T, ",", E, "), got ",
+                detail::shape_of(dy));
+  const bool nf = cfg_.norm_first;
+  // block 3
+  std::vector<float> dh2(n), dh1(n), ds(n);
+  Tensor3 da = like(B, T, E), dq, dk, dv;
+  block_out_backward(nf, norm3, rows, dy.data(), c.r3, dh2.data(), da.data());
+  ff_backward(linear1, linear2, cfg_.activation, rows, da.data(), c.ff, ds.data());
+  block_in_backward(nf, norm3, rows, ds.data(), c.r3, dh2.data());
+  // block 2
+  block_out_backward(nf, norm2, rows, dh2.data(), c.r2, dh1.data(), da.data());
+  multihead_attn.backward(da, c.ca, dq, dk, dv, reg_cross);
+  dmemory = std::move(dk);
+  k::add(dmemory.size(), dv.data(), dmemory.data());
+  block_in_backward(nf, norm2, rows, dq.data(), c.r2, dh1.data());
+  // block 1
+  dx = like(B, T, E);
+  block_out_backward(nf, norm1, rows, dh1.data(), c.r1, dx.data(), da.data());
+  self_attn.backward(da, c.sa, dq, dk, dv, reg_self);
+  k::add(n, dk.data(), dq.data());
+  k::add(n, dv.data(), dq.data());
+  block_in_backward(nf, norm1, rows, dq.data(), c.r1, dx.data());
+}
+
+// ================================================================= incremental decoding
+void DecoderLayerState::reorder(const std::vector<size_t>& parents, size_t E) {
+  const size_t m = parents.size(), row = cap * E, used = len * E;
+  std::vector<float> nk(m * row), nv(m * row);
+  for (size_t j = 0; j < m; ++j) {
+    ATTNLAB_CHECK(parents[j] < n, "decoder state: parent ", parents[j], " out of range [0, ", n, ")");
+    std::copy(k.begin() + long(parents[j] * row), k.begin() + long(parents[j] * row + used),
+              nk.begin() + long(j * row));
+    std::copy(v.begin() + long(parents[j] * row), v.begin() + long(parents[j] * row + used),
+              nv.begin() + long(j * row));
+  }
+  k.swap(nk);
+  v.swap(nv);
+  n = m;
+}
+
+void TransformerDecoderLayer::start(const float* memory, size_t S, size_t n, size_t cap,
+                                    DecoderLayerState& st) const {
+  // memory: (S,E) -> st.mk, st.mv: (S,E) cross-attention keys and values
+  const size_t E = cfg_.d_model;
+  ATTNLAB_CHECK(S > 0 && n > 0 && cap > 0, "TransformerDecoderLayer::start: expected S, n, cap > 0");
+  st.n = n;
+  st.cap = cap;
+  st.len = 0;
+  st.S = S;
+  st.k.assign(n * cap * E, 0.f);
+  st.v.assign(n * cap * E, 0.f);
+  st.mk.resize(S * E);
+  st.mv.resize(S * E);
+  const float* W = multihead_attn.in_proj_weight.value.data();
+  const float* b = multihead_attn.in_proj_bias.value.data();
+  detail::linear_forward(S, E, E, memory, E, W + E * E, b + E, st.mk.data(), E);
+  detail::linear_forward(S, E, E, memory, E, W + 2 * E * E, b + 2 * E, st.mv.data(), E);
+}
+
+void TransformerDecoderLayer::step(const float* x, float* y, DecoderLayerState& st, float* self_w,
+                                   float* cross_w) const {
+  // x: (n,E) rows at position t = st.len -> y: (n,E); self_w: (n,H,t+1), cross_w: (n,H,S)
+  const size_t E = cfg_.d_model, H = cfg_.nhead, Dh = E / H, n = st.n, t = st.len, S = st.S;
+  const size_t L = t + 1, F = cfg_.dim_feedforward;
+  ATTNLAB_CHECK(t < st.cap, "TransformerDecoderLayer::step: the state holds ", st.cap,
+                " positions, all used");
+  const bool nf = cfg_.norm_first;
+  const float scale = 1.f / std::sqrt(float(Dh));
+  std::vector<float> s(n * E), a(n * E), ctx(n * E), h1(n * E), h2(n * E),
+      work(sdpa_workspace_size(std::max(L, S)));
+  auto ln = [&](const nn::LayerNorm& l, const float* in, float* out) {
+    k::layernorm(n, E, in, l.weight.value.data(), l.bias.value.data(), l.eps, out, nullptr, nullptr);
+  };
+  auto residual = [&](const nn::LayerNorm& l, const float* in, const float* sub, float* out) {
+    for (size_t i = 0; i < n * E; ++i) out[i] = in[i] + sub[i];
+    if (!nf) ln(l, out, out);
+  };
+  // block 1: self-attention over positions 0..t of each hypothesis
+  if (nf) ln(norm1, x, s.data());
+  else std::copy(x, x + n * E, s.data());
+  {
+    std::vector<float> qkv(n * 3 * E);
+    detail::linear_forward(n, E, 3 * E, s.data(), E, self_attn.in_proj_weight.value.data(),
+                           self_attn.in_proj_bias.value.data(), qkv.data(), 3 * E);
+    for (size_t i = 0; i < n; ++i) {
+      float* kr = st.k.data() + (i * st.cap + t) * E;
+      float* vr = st.v.data() + (i * st.cap + t) * E;
+      std::copy(qkv.begin() + long(i * 3 * E + E), qkv.begin() + long(i * 3 * E + 2 * E), kr);
+      std::copy(qkv.begin() + long(i * 3 * E + 2 * E), qkv.begin() + long((i + 1) * 3 * E), vr);
+      for (size_t h = 0; h < H; ++h)
+        sdpa_raw(1, L, Dh, Dh, scale, qkv.data() + i * 3 * E + h * Dh, 3 * E,
+                 st.k.data() + i * st.cap * E + h * Dh, E, st.v.data() + i * st.cap * E + h * Dh, E,
+                 nullptr, 0, ctx.data() + i * E + h * Dh, E,
+                 self_w ? self_w + (i * H + h) * L : nullptr, L, work.data());
+    }
+  }
+  detail::linear_forward(n, E, E, ctx.data(), E, self_attn.out_proj_weight.value.data(),
+                         self_attn.out_proj_bias.value.data(), a.data(), E);
+  residual(norm1, x, a.data(), h1.data());
+  // block 2: cross-attention; every hypothesis queries the same source keys
+  if (nf) ln(norm2, h1.data(), s.data());
+  else std::copy(h1.begin(), h1.end(), s.begin());
+  {
+    std::vector<float> q(n * E);
+    detail::linear_forward(n, E, E, s.data(), E, multihead_attn.in_proj_weight.value.data(),
+                           multihead_attn.in_proj_bias.value.data(), q.data(), E);
+    for (size_t h = 0; h < H; ++h)
+      sdpa_raw(n, S, Dh, Dh, scale, q.data() + h * Dh, E, st.mk.data() + h * Dh, E,
+               st.mv.data() + h * Dh, E, nullptr, 0, ctx.data() + h * Dh, E,
+               cross_w ? cross_w + h * S : nullptr, H * S, work.data());
+  }
+  detail::linear_forward(n, E, E, ctx.data(), E, multihead_attn.out_proj_weight.value.data(),
+                         multihead_attn.out_proj_bias.value.data(), a.data(), E);
+  residual(norm2, h1.data(), a.data(), h2.data());
+  // block 3: feed-forward
+  if (nf) ln(norm3, h2.data(), s.data());
+  else std::copy(h2.begin(), h2.end(), s.begin());
+  std::vector<float> hid(n * F);
+  linear1.forward(n, s.data(), hid.data());
+  nn::Activation::forward(cfg_.activation, n * F, hid.data(), hid.data());
+  linear2.forward(n, hid.data(), a.data());
+  residual(norm3, h2.data(), a.data(), y);
+  ++st.len;
+}
+
+}  // namespace attnlab::attention
