@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "attnlab/io/safetensors.hpp"
 #include "attnlab/models/seq2seq.hpp"
 #include "common.hpp"
 
@@ -18,20 +19,22 @@ namespace {
 
 class JsSeq2Seq {
  public:
-  explicit JsSeq2Seq(std::unique_ptr<m::Seq2Seq> model) : model_(std::move(model)) {}
+  explicit JsSeq2Seq(std::unique_ptr<m::Translator> model) : model_(std::move(model)) {}
+  // any seq2seq kind of the model list (RNN "seq2seq", "transformer-seq2seq")
   static JsSeq2Seq* from_bytes(val bytes) {
     return guard([&] {
       const std::vector<uint8_t> b = to_bytes(bytes, "Seq2Seq model bytes");
-      return new JsSeq2Seq(m::Seq2Seq::load(b.data(), b.size()));
+      return new JsSeq2Seq(m::load_translator(attnlab::io::decode(b)));
     });
   }
 
   // {kind, config, srcVocab, tgtVocab} as JSON text
   val info() const {
     return guard([&] {
-      nlohmann::json j = {{"kind", "seq2seq"},
-                          {"config", nlohmann::json::parse(model_->config().to_json())},
-                          {"score", model_->config().score},
+      const nlohmann::json cfg = nlohmann::json::parse(model_->config_json());
+      nlohmann::json j = {{"kind", model_->kind()},
+                          {"config", cfg},
+                          {"score", cfg.value("score", std::string("multihead"))},
                           {"srcVocab", model_->src_vocab().tokens()},
                           {"tgtVocab", model_->tgt_vocab().tokens()}};
       return val(j.dump());
@@ -49,6 +52,7 @@ class JsSeq2Seq {
       o.max_len = opt_size(opts, "maxLen", 0, 100000, 0);
       o.length_alpha = static_cast<float>(opt_number(opts, "alpha", 0, 10, 0.6));
       o.precision = m::parse_decode_precision(opt_string(opts, "precision", "int8"));
+      o.head_maps = opt_bool(opts, "heads", true);
       const auto t0 = std::chrono::steady_clock::now();
       const m::Translation t = model_->translate(text, o);
       const double ms =
@@ -67,12 +71,29 @@ class JsSeq2Seq {
       out.set("logprob", t.logprob);
       out.set("eosProb", t.eos_prob);
       out.set("ms", ms);
+      // Transformer models: every layer's and head's attention, (layers, heads, rows, cols)
+      if (!t.cross.empty()) {
+        val heads = val::object();
+        auto maps = [](const m::HeadMaps& h) {
+          val o = val::object();
+          o.set("layers", h.layers);
+          o.set("heads", h.heads);
+          o.set("rows", h.rows);
+          o.set("cols", h.cols);
+          o.set("data", from_floats(h.data));
+          return o;
+        };
+        heads.set("cross", maps(t.cross));
+        heads.set("encSelf", maps(t.enc_self));
+        heads.set("decSelf", maps(t.dec_self));
+        out.set("heads", heads);
+      }
       return out;
     });
   }
 
  private:
-  std::unique_ptr<m::Seq2Seq> model_;
+  std::unique_ptr<m::Translator> model_;
 };
 
 }  // namespace

@@ -354,6 +354,8 @@ export interface TranslateOptions {
    * throughout, the same arithmetic as training.
    */
   precision?: 'int8' | 'int16' | 'f32';
+  /** Transformer models: return every layer's and head's attention (default true) */
+  heads?: boolean;
 }
 
 export interface Translation {
@@ -375,6 +377,12 @@ export interface Translation {
   eosProb: number;
   /** time spent in wasm, milliseconds */
   ms: number;
+  /**
+   * Transformer models only: cross-attention (output tokens x input characters), encoder
+   * self-attention (inputs x inputs) and decoder self-attention (outputs x outputs) of every
+   * layer and head; `attention` is then the last layer's cross-attention averaged over heads.
+   */
+  heads?: { cross: HeadMaps; encSelf: HeadMaps; decSelf: HeadMaps };
 }
 
 /**
@@ -383,6 +391,15 @@ export interface Translation {
  * input, an input longer than config.max_src_len, or a character outside the source
  * vocabulary (the message names it and its 0-based position); the object stays usable.
  */
+/** Attention of every layer and head of a Transformer model: data is (layers, heads, rows, cols). */
+export interface HeadMaps {
+  layers: number;
+  heads: number;
+  rows: number;
+  cols: number;
+  data: Float32Array;
+}
+
 export declare class Seq2Seq {
   private constructor();
   static fromBytes(bytes: Uint8Array | ArrayBuffer): Seq2Seq;
