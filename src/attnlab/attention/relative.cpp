@@ -41,6 +41,21 @@ void RelMultiheadAttention::set_memory(const Tensor3& m) {
   mem_ = m;
 }
 
+void RelMultiheadAttention::set_mem_len(size_t mem_len) {
+  cfg_.mem_len = mem_len;
+  if (mem_.size() == 0 || mem_.shape(1) <= mem_len) return;
+  if (mem_len == 0) {
+    mem_ = Tensor3();
+    return;
+  }
+  const size_t B = mem_.shape(0), M = mem_.shape(1), E = mem_.shape(2);
+  Tensor3 nm = Tensor3::from_shape({B, mem_len, E});
+  for (size_t b = 0; b < B; ++b)
+    std::copy(mem_.data() + (b * M + M - mem_len) * E, mem_.data() + (b + 1) * M * E,
+              nm.data() + b * mem_len * E);
+  mem_ = std::move(nm);
+}
+
 Tensor2 RelMultiheadAttention::sinusoids(size_t L, size_t E) {
   Tensor2 R = Tensor2::from_shape({L, E});
   const size_t half = E / 2;

@@ -58,6 +58,9 @@ class RelMultiheadAttention {
   const Tensor3& memory() const { return mem_; }
   void set_memory(const Tensor3& m);  // (B,M,E), M <= mem_len
   void reset_memory() { mem_ = Tensor3(); }
+  // Memory length from now on (e.g. longer at evaluation); a longer memory held
+  // now is cut to its last mem_len rows.
+  void set_mem_len(size_t mem_len);
 
   // (L,E) sinusoidal encodings for distances L-1, L-2, ..., 0
   static Tensor2 sinusoids(size_t L, size_t E);
