@@ -38,6 +38,7 @@ const char* kMainHelp =
     "  train <model>   train a model and save it as one .safetensors file\n"
     "  eval            evaluate a saved model file\n"
     "  predict         run a saved model on an input\n"
+    "  generate        continue a prompt with a character language model\n"
     "  bench           measure training throughput on this machine\n"
     "  experiment mmoe the MMoE paper's synthetic experiment, softmax vs attention gates\n"
     "  help [command]  show help (also: attnlab <command> --help)\n"
@@ -48,6 +49,9 @@ const char* kMainHelp =
     "        attnlab train mmoe --help)\n"
     "        han (hierarchical attention network, SpamAssassin spam vs ham; see\n"
     "        attnlab train han --help; eval/predict accept HAN model files)\n"
+    "        lm (Transformer-XL character language model or its memory-less\n"
+    "        baseline on the State of the Union addresses; see attnlab train lm\n"
+    "        --help; eval and generate accept its model files)\n"
     "\n"
     "exit codes: 0 ok, 1 runtime failure, 2 usage error\n";
 
@@ -470,6 +474,7 @@ int main(int argc, char** argv) {
         if (rest[0] == "predict") return cmd_predict(h);
         if (rest[0] == "bench") return cmd_bench(h);
         if (rest[0] == "experiment") return cli::cmd_experiment(h);
+        if (rest[0] == "generate") return cli::cmd_generate(h);
         throw UsageError("no help for unknown command '" + rest[0] + "'");
       }
       std::cout << kMainHelp;
@@ -477,6 +482,10 @@ int main(int argc, char** argv) {
     }
     if (cmd == "train" && !rest.empty() && rest[0] == "mmoe")
       return cli::cmd_train_mmoe(std::vector<std::string>(rest.begin() + 1, rest.end()));
+    if (cmd == "train" && !rest.empty() && rest[0] == "lm")
+      return cli::cmd_train_lm(std::vector<std::string>(rest.begin() + 1, rest.end()));
+    if (cmd == "eval" && cli::is_lm_model(rest)) return cli::cmd_eval_lm(rest);
+    if (cmd == "generate") return cli::cmd_generate(rest);
     if (cmd == "train" && !rest.empty() && rest[0] == "han")
       return cli::cmd_train_han(std::vector<std::string>(rest.begin() + 1, rest.end()));
     if (cmd == "eval" && cli::is_han_model(rest)) return cli::cmd_eval_han(rest);
@@ -490,7 +499,7 @@ int main(int argc, char** argv) {
     if (cmd == "eval") return cmd_eval(rest);
     if (cmd == "predict") return cmd_predict(rest);
     if (cmd == "bench") return cmd_bench(rest);
-    throw UsageError("unknown command '" + cmd + "' (commands: train, eval, predict, bench, experiment, help)");
+    throw UsageError("unknown command '" + cmd + "' (commands: train, eval, predict, generate, bench, experiment, help)");
   } catch (const UsageError& e) {
     std::cerr << "attnlab: usage error: " << e.what() << "\n";
     return 2;
