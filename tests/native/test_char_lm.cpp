@@ -391,3 +391,27 @@ TEST(CharLMGenerate, TopKSamplesOnlyTheLikeliest) {
   EXPECT_EQ(seen.size(), 5u);
   EXPECT_EQ(sample_logits(z.data(), z.size(), 0.f, 0, rng), 1);
 }
+
+// The inference cache (memory keys/values and relative encodings kept between
+// calls) changes nothing in the outputs, also when the memory is cut to
+// mem_len rows; a training forward (with a Cache) is refused while it is on.
+TEST(RelMultiheadAttentionInference, CachedProjectionsGiveTheSameOutputs) {
+  Rng rng(31);
+  const size_t B = 2, E = 8;
+  attention::RelMultiheadAttention a({E, 2, 3, 5}, rng);
+  attention::RelMultiheadAttention b = a;
+  b.set_inference_cache(true);
+  for (size_t T : {3, 1, 1, 4, 1, 2, 1}) {
+    Tensor3 x = Tensor3::from_shape({B, T, E});
+    for (auto& v : x) v = rng.normal(0.f, 1.f);
+    Tensor3 ya = a.forward(x), yb = b.forward(x);
+    for (size_t i = 0; i < ya.size(); ++i) EXPECT_NEAR(ya.data()[i], yb.data()[i], 1e-5) << T;
+    ASSERT_EQ(a.memory().shape(1), b.memory().shape(1));
+  }
+  attention::RelMultiheadAttention::Cache c;
+  Tensor3 x = Tensor3::from_shape({B, 1, E});
+  x.fill(0.5f);
+  EXPECT_THROW(b.forward(x, &c), Error);
+  b.set_inference_cache(false);
+  EXPECT_NO_THROW(b.forward(x, &c));
+}

@@ -39,10 +39,19 @@ void RelMultiheadAttention::set_memory(const Tensor3& m) {
                 "RelMultiheadAttention::set_memory: expected (B,M<=", cfg_.mem_len, ",",
                 cfg_.d_model, "), got ", detail::shape_of(m));
   mem_ = m;
+  mem_kv_ = Tensor3();  // projected again by the next forward
+}
+
+void RelMultiheadAttention::set_inference_cache(bool on) {
+  infer_ = on;
+  mem_kv_ = Tensor3();
+  r_cache_ = Tensor2();
+  r_cache_L_ = 0;
 }
 
 void RelMultiheadAttention::set_mem_len(size_t mem_len) {
   cfg_.mem_len = mem_len;
+  mem_kv_ = Tensor3();
   if (mem_.size() == 0 || mem_.shape(1) <= mem_len) return;
   if (mem_len == 0) {
     mem_ = Tensor3();
@@ -87,6 +96,8 @@ Tensor3 RelMultiheadAttention::forward(const Tensor3& x, Cache* cache, bool upda
   const size_t L = M + T;
   detail::check_param_shape("qkv_net.weight", qkv_weight, {3 * I, E});
 
+  ATTNLAB_CHECK(!(infer_ && cache), "RelMultiheadAttention: the inference cache is on; turn it ",
+                "off (set_inference_cache(false)) before a training forward");
   Cache local;
   Cache& c = cache ? *cache : local;
   c.M = M;
@@ -95,14 +106,32 @@ Tensor3 RelMultiheadAttention::forward(const Tensor3& x, Cache* cache, bool upda
     if (M) std::copy(mem_.data() + b * M * E, mem_.data() + (b + 1) * M * E, c.cat.data() + b * L * E);
     std::copy(x.data() + b * T * E, x.data() + (b + 1) * T * E, c.cat.data() + (b * L + M) * E);
   }
-  c.R = sinusoids(L, E);
   c.q = Tensor3::from_shape({B, T, I});
   c.kv = Tensor3::from_shape({B, L, 2 * I});
-  c.r = Tensor2::from_shape({L, I});
   const float* W = qkv_weight.value.data();
   detail::linear_forward(B * T, E, I, x.data(), E, W, nullptr, c.q.data(), I);
-  detail::linear_forward(B * L, E, 2 * I, c.cat.data(), E, W + I * E, nullptr, c.kv.data(), 2 * I);
-  detail::linear_forward(L, E, I, c.R.data(), E, r_weight.value.data(), nullptr, c.r.data(), I);
+  const bool kv_cached = infer_ && M > 0 && mem_kv_.size() == B * M * 2 * I;
+  if (kv_cached) {  // memory rows: the kept projections; new rows: projected now
+    for (size_t b = 0; b < B; ++b) {
+      std::copy(mem_kv_.data() + b * M * 2 * I, mem_kv_.data() + (b + 1) * M * 2 * I,
+                c.kv.data() + b * L * 2 * I);
+      detail::linear_forward(T, E, 2 * I, x.data() + b * T * E, E, W + I * E, nullptr,
+                             c.kv.data() + (b * L + M) * 2 * I, 2 * I);
+    }
+  } else {
+    detail::linear_forward(B * L, E, 2 * I, c.cat.data(), E, W + I * E, nullptr, c.kv.data(), 2 * I);
+  }
+  if (infer_ && r_cache_L_ == L) {
+    c.r = r_cache_;
+  } else {
+    c.R = sinusoids(L, E);
+    c.r = Tensor2::from_shape({L, I});
+    detail::linear_forward(L, E, I, c.R.data(), E, r_weight.value.data(), nullptr, c.r.data(), I);
+    if (infer_) {
+      r_cache_ = c.r;
+      r_cache_L_ = L;
+    }
+  }
   c.P = Tensor4::from_shape({B, H, T, L});
   c.ctx = Tensor3::from_shape({B, T, I});
 
@@ -140,6 +169,13 @@ Tensor3 RelMultiheadAttention::forward(const Tensor3& x, Cache* cache, bool upda
       std::copy(c.cat.data() + (b * L + L - keep) * E, c.cat.data() + (b + 1) * L * E,
                 nm.data() + b * keep * E);
     mem_ = std::move(nm);
+    if (infer_) {
+      Tensor3 nkv = Tensor3::from_shape({B, keep, 2 * I});
+      for (size_t b = 0; b < B; ++b)
+        std::copy(c.kv.data() + (b * L + L - keep) * 2 * I, c.kv.data() + (b + 1) * L * 2 * I,
+                  nkv.data() + b * keep * 2 * I);
+      mem_kv_ = std::move(nkv);
+    }
   }
   return out;
 }

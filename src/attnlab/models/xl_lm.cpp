@@ -117,19 +117,19 @@ std::vector<float> CharLM::absolute_positions(size_t T, size_t E) {
   return P;
 }
 
-Tensor3 CharLM::block_forward(Block& blk, const Tensor3& h, BlockCache& c, bool update_memory,
-                              Tensor4* weights) {
+Tensor3 CharLM::block_forward(Block& blk, const Tensor3& h, BlockCache& c, bool train,
+                              bool update_memory, Tensor4* weights) {
   // h: (B,T,E) -> out: (B,T,E); weights: (B,H,T,M+T) xl, (B,H,T,T) baseline
   const size_t B = h.shape(0), T = h.shape(1), E = h.shape(2), F = cfg_.d_inner, n = B * T;
   Tensor3 a;
   if (cfg_.xl()) {
-    a = blk.rel.forward(h, &c.rel, update_memory, weights);
+    a = blk.rel.forward(h, train ? &c.rel : nullptr, update_memory, weights);
   } else {
     attention::MhaOptions o;
     o.is_causal = true;
     o.need_weights = weights != nullptr;
     o.average_attn_weights = false;
-    attention::MhaResult r = blk.mha.forward(h, h, h, o, &c.mha);
+    attention::MhaResult r = blk.mha.forward(h, h, h, o, train ? &c.mha : nullptr);
     a = std::move(r.out);
     if (weights) *weights = std::move(r.head_weights);
   }
@@ -205,7 +205,8 @@ Tensor3 CharLM::forward(const int* ids, size_t B, size_t T, Cache* cache, bool u
   }
   if (weights) weights->assign(blocks_.size(), Tensor4());
   for (size_t l = 0; l < blocks_.size(); ++l)
-    h = block_forward(blocks_[l], h, c.blocks[l], update_memory, weights ? &(*weights)[l] : nullptr);
+    h = block_forward(blocks_[l], h, c.blocks[l], cache != nullptr, update_memory,
+                      weights ? &(*weights)[l] : nullptr);
   c.last.assign(h.data(), h.data() + n * E);
   Tensor3 logits = Tensor3::from_shape({B, T, V});
   out_.forward(n, h.data(), logits.data());
@@ -242,6 +243,19 @@ void CharLM::set_mem_len(size_t mem_len) {
     for (auto& b : blocks_) b.rel.set_mem_len(mem_len);
 }
 
+void CharLM::set_inference_cache(bool on) {
+  if (cfg_.xl())
+    for (auto& b : blocks_) b.rel.set_inference_cache(on);
+}
+
+namespace {
+struct InferenceCache {  // on for a scope, off again even on an exception
+  CharLM& m;
+  explicit InferenceCache(CharLM& m_) : m(m_) { m.set_inference_cache(true); }
+  ~InferenceCache() { m.set_inference_cache(false); }
+};
+}  // namespace
+
 std::vector<Tensor3> CharLM::memory() const {
   std::vector<Tensor3> m;
   if (cfg_.xl())
@@ -268,6 +282,7 @@ double CharLM::bits_per_char(const std::vector<int>& stream, size_t seg_len, siz
   const size_t saved_len = mem_len_;
   reset_memory();
   set_mem_len(mem_len);
+  InferenceCache inference(*this);
   double nats = 0;
   const size_t total = N - 1;  // predictions
   std::vector<float> lse;
@@ -358,6 +373,7 @@ Generation generate(CharLM& m, const std::string& prompt, const GenerateOptions&
   Generation g;
   std::vector<float> last(V);
   if (cfg.xl()) {
+    InferenceCache inference(m);
     m.reset_memory();
     m.set_mem_len(opt.mem_len ? opt.mem_len : cfg.seg_len + cfg.mem_len);
     for (size_t s = 0; s < ctx.size(); s += cfg.seg_len) {  // the prompt, segment by segment

@@ -104,6 +104,9 @@ class CharLM {
   size_t mem_len() const { return mem_len_; }
   std::vector<Tensor3> memory() const;
   void set_memory(const std::vector<Tensor3>& m);
+  // xl: keep the memory's key/value projections between forwards (inference
+  // only: bits_per_char and generate turn it on and off themselves).
+  void set_inference_cache(bool on);
 
   // Bits per character over a stream, segment after segment (one stream, B=1):
   // every character but the first is predicted once. xl: memory of mem_len
@@ -129,9 +132,9 @@ class CharLM {
     nn::LayerNorm norm1, norm2;
     nn::Linear ff1, ff2;
   };
-  // h: (B,T,E) -> (B,T,E)
-  Tensor3 block_forward(Block& blk, const Tensor3& h, BlockCache& c, bool update_memory,
-                        Tensor4* weights);
+  // h: (B,T,E) -> (B,T,E); train: keep the attention's cache for backward
+  Tensor3 block_forward(Block& blk, const Tensor3& h, BlockCache& c, bool train,
+                        bool update_memory, Tensor4* weights);
   // dout: (B,T,E) -> dh (B,T,E)
   Tensor3 block_backward(Block& blk, const Tensor3& dout, BlockCache& c);
 
