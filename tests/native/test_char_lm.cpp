@@ -401,17 +401,33 @@ TEST(RelMultiheadAttentionInference, CachedProjectionsGiveTheSameOutputs) {
   attention::RelMultiheadAttention a({E, 2, 3, 5}, rng);
   attention::RelMultiheadAttention b = a;
   b.set_inference_cache(true);
-  for (size_t T : {3, 1, 1, 4, 1, 2, 1}) {
+  size_t call = 0;
+  for (size_t T : {3, 1, 1, 4, 1, 2, 1, 1, 1, 1, 1, 1, 1, 6, 1, 1}) {
     Tensor3 x = Tensor3::from_shape({B, T, E});
     for (auto& v : x) v = rng.normal(0.f, 1.f);
-    Tensor3 ya = a.forward(x), yb = b.forward(x);
-    for (size_t i = 0; i < ya.size(); ++i) EXPECT_NEAR(ya.data()[i], yb.data()[i], 1e-5) << T;
-    ASSERT_EQ(a.memory().shape(1), b.memory().shape(1));
+    const bool update = call != 5;  // one call leaves the memory as it was
+    Tensor3 ya = a.forward(x, nullptr, update), yb = b.forward(x, nullptr, update);
+    for (size_t i = 0; i < ya.size(); ++i) EXPECT_NEAR(ya.data()[i], yb.data()[i], 1e-5) << call;
+    const Tensor3 ma = a.memory(), mb = b.memory();
+    ASSERT_EQ(ma.shape(1), mb.shape(1)) << call;
+    for (size_t i = 0; i < ma.size(); ++i) EXPECT_EQ(ma.data()[i], mb.data()[i]) << call;
+    if (call == 8) {  // shorter memory from here on, then a memory set from outside
+      a.set_mem_len(3);
+      b.set_mem_len(3);
+    }
+    if (call == 11) {
+      b.set_memory(a.memory());
+      b.set_mem_len(7);
+      a.set_mem_len(7);
+    }
+    ++call;
   }
+
   attention::RelMultiheadAttention::Cache c;
   Tensor3 x = Tensor3::from_shape({B, 1, E});
   x.fill(0.5f);
   EXPECT_THROW(b.forward(x, &c), Error);
-  b.set_inference_cache(false);
+  b.set_inference_cache(false);  // the memory survives turning the cache off
+  EXPECT_EQ(b.memory().shape(1), a.memory().shape(1));
   EXPECT_NO_THROW(b.forward(x, &c));
 }
