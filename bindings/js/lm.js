@@ -1,0 +1,59 @@
+// LanguageModel: a character language model (Transformer-XL with segment
+// memory, or its memory-less baseline) trained by `attnlab train lm`.
+//   const lm = await al.LanguageModel.fromUrl('models/xl-sotu/model.safetensors');
+//   const { text } = lm.generate('Fellow-Citizens', { n: 300, temperature: 0.8, topK: 20, seed: 1,
+//                                                    onToken: (ch, i) => out.append(ch) });
+//   lm.delete();
+// The same prompt, options and seed give the same text. Transformer-XL reads
+// each new character as a segment of one and carries its memory (memLen rows,
+// default segLen + memLen of training) from segment to segment.
+import { checkAlive, fetchBytes } from './util.js';
+
+export function install(api, mod) {
+  class LanguageModel {
+    constructor(_handle) {
+      if (!_handle) throw new Error('attnlab: create a LanguageModel with LanguageModel.fromBytes(bytes) or LanguageModel.fromUrl(url)');
+      this._h = _handle;
+      const c = JSON.parse(this._h.config());
+      this.config = {
+        arch: c.arch, vocab: c.vocab, dModel: c.d_model, nHead: c.n_head, dHead: c.d_head,
+        dInner: c.d_inner, nLayer: c.n_layer, segLen: c.seg_len, memLen: c.mem_len,
+      };
+    }
+    /** Loads a model file (Uint8Array or ArrayBuffer of a .safetensors written by attnlab train lm). */
+    static fromBytes(bytes) {
+      if (!(bytes instanceof Uint8Array || bytes instanceof ArrayBuffer))
+        throw new Error('attnlab: LanguageModel.fromBytes expects a Uint8Array or ArrayBuffer');
+      const u8 = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
+      return new LanguageModel(mod.CharLMModel.fromBytes(u8));
+    }
+    /** Loads from a URL (fetch), or in Node from a file path too. */
+    static async fromUrl(src, init) { return LanguageModel.fromBytes(await fetchBytes(src, init)); }
+    get paramCount() { checkAlive(this, 'LanguageModel'); return this._h.paramCount(); }
+    /**
+     * Continues `prompt` (empty = the start of an address) by n characters.
+     * onToken(ch, i) is called for each new character; return false to stop early.
+     */
+    generate(prompt = '', { n = 200, temperature = 1, topK = 0, seed = 0, memLen = 0, onToken } = {}) {
+      checkAlive(this, 'LanguageModel');
+      if (typeof prompt !== 'string') throw new Error(`attnlab: LanguageModel.generate expects a string prompt, got ${prompt === null ? 'null' : typeof prompt}`);
+      if (onToken !== undefined && typeof onToken !== 'function') throw new Error('attnlab: onToken must be a function');
+      let failure = null;
+      const cb = onToken && ((ch, i) => {
+        try {
+          return onToken(ch, i) !== false;
+        } catch (e) {
+          failure = e;  // stop, then rethrow outside the wasm frames
+          return false;
+        }
+      });
+      const text = this._h.generate(prompt, { n, temperature, topK, seed, memLen }, cb);
+      if (failure) throw failure;
+      return { text, chars: [...text].length };
+    }
+    /** Frees the wasm memory; the object is unusable afterwards. */
+    delete() { if (this._h) { this._h.delete(); this._h = null; } }
+    get deleted() { return !this._h; }
+  }
+  api.LanguageModel = LanguageModel;
+}
