@@ -38,9 +38,9 @@ class JsLM {
     return guard([&] { return model_->config().to_json().dump(); });
   }
   double param_count() const { return static_cast<double>(model_->params().count()); }
-  // options {n, temperature, topK, seed, memLen}; on_token(text, index) -> false stops
-  // -> the generated text
-  std::string generate(std::string prompt, val opts, val on_token) {
+  // options {n, temperature, topK, seed, memLen, attention}; on_token(text, index) -> false
+  // stops -> {text, promptChars, attention?: [{query, keys, memory, weights: Float32Array}]}
+  val generate(std::string prompt, val opts, val on_token) {
     return guard([&] {
       m::GenerateOptions o;
       o.n = opt_size(opts, "n", 0, 10000000, 200);
@@ -48,6 +48,7 @@ class JsLM {
       o.top_k = opt_size(opts, "topK", 0, 1 << 20, 0);
       o.seed = opt_size(opts, "seed", 0, 9007199254740991ull, 0);
       o.mem_len = opt_size(opts, "memLen", 0, 65536, 0);
+      o.attention = attnlab::bindings::opt_bool(opts, "attention", false);
       if (!on_token.isUndefined() && !on_token.isNull()) {
         size_t i = 0;
         o.on_token = [&](int, const std::string& s) {
@@ -55,7 +56,23 @@ class JsLM {
           return !r.isFalse();
         };
       }
-      return m::generate(*model_, prompt, o).text;
+      const m::Generation g = m::generate(*model_, prompt, o);
+      val r = val::object();
+      r.set("text", g.text);
+      r.set("promptChars", static_cast<double>(g.prompt_ids.size()));
+      if (o.attention) {
+        val list = val::array();
+        for (const m::GenAttention& a : g.attention) {
+          val e = val::object();
+          e.set("query", static_cast<double>(a.query));
+          e.set("keys", static_cast<double>(a.keys));
+          e.set("memory", static_cast<double>(a.memory));
+          e.set("weights", attnlab::bindings::from_floats(a.weights));
+          list.call<void>("push", e);
+        }
+        r.set("attention", list);
+      }
+      return r;
     });
   }
 

@@ -399,14 +399,37 @@ export interface GenerateOptions {
   seed?: number;
   /** xl: memory rows kept while generating, 0 = segLen + memLen of training (default 0) */
   memLen?: number;
+  /** record, per generated character, the attention that chose it (default false) */
+  attention?: boolean;
   /** called with each new character and its 0-based index; return false to stop early */
   onToken?: (ch: string, index: number) => boolean | void;
+}
+
+/**
+ * The attention of the query that chose one generated character. Positions count
+ * characters of the model's input: the prompt (or "\n" for an empty prompt), then
+ * the generated text. Key j is the character at query + 1 - keys + j.
+ */
+export interface GenerationAttention {
+  /** position of the query (the character before the generated one) */
+  query: number;
+  keys: number;
+  /** keys [0, memory) came from the Transformer-XL memory, the rest from the current segment */
+  memory: number;
+  layers: number;
+  heads: number;
+  /** (layers, heads, keys), each (layer, head) row sums to 1 */
+  weights: Float32Array;
 }
 
 export interface Generated {
   text: string;
   /** number of characters (code points) in text */
   chars: number;
+  /** characters of the model's input before the generated text */
+  promptChars: number;
+  /** one entry per generated character when opts.attention */
+  attention?: GenerationAttention[];
 }
 
 /**

@@ -33,8 +33,12 @@ export function install(api, mod) {
     /**
      * Continues `prompt` (empty = the start of an address) by n characters.
      * onToken(ch, i) is called for each new character; return false to stop early.
+     * attention: true adds, per generated character, the attention of the query
+     * that chose it (the character before): weights (layers, heads, keys) over the
+     * keys query+1-keys .. query of the model's input (prompt, or "\n" for an empty
+     * prompt, then the generated text); keys [0, memory) came from the XL memory.
      */
-    generate(prompt = '', { n = 200, temperature = 1, topK = 0, seed = 0, memLen = 0, onToken } = {}) {
+    generate(prompt = '', { n = 200, temperature = 1, topK = 0, seed = 0, memLen = 0, attention = false, onToken } = {}) {
       checkAlive(this, 'LanguageModel');
       if (typeof prompt !== 'string') throw new Error(`attnlab: LanguageModel.generate expects a string prompt, got ${prompt === null ? 'null' : typeof prompt}`);
       if (onToken !== undefined && typeof onToken !== 'function') throw new Error('attnlab: onToken must be a function');
@@ -47,9 +51,14 @@ export function install(api, mod) {
           return false;
         }
       });
-      const text = this._h.generate(prompt, { n, temperature, topK, seed, memLen }, cb);
+      const r = this._h.generate(prompt, { n, temperature, topK, seed, memLen, attention }, cb);
       if (failure) throw failure;
-      return { text, chars: [...text].length };
+      const out = { text: r.text, chars: [...r.text].length, promptChars: r.promptChars };
+      if (attention) {
+        const { nLayer, nHead } = this.config;
+        out.attention = r.attention.map((a) => ({ ...a, layers: nLayer, heads: nHead }));
+      }
+      return out;
     }
     /** Frees the wasm memory; the object is unusable afterwards. */
     delete() { if (this._h) { this._h.delete(); this._h = null; } }

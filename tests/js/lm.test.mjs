@@ -37,11 +37,35 @@ test('generation is reproducible for a seed and streams every character', { skip
   }
 });
 
+test('attention per generated character: rows are distributions over memory + segment', { skip }, () => {
+  const lm = al.LanguageModel.fromBytes(readFileSync(MODEL));
+  try {
+    const plain = lm.generate('We the People', { n: 30, seed: 4 });
+    const g = lm.generate('We the People', { n: 30, seed: 4, attention: true });
+    assert.equal(g.text, plain.text);
+    assert.equal(g.promptChars, 13);
+    assert.equal(g.attention.length, 30);
+    const { nLayer, nHead } = lm.config;
+    g.attention.forEach((a, i) => {
+      assert.equal(a.query, 12 + i);
+      assert.equal(a.weights.length, nLayer * nHead * a.keys);
+      assert.ok(a.memory < a.keys);
+      for (let r = 0; r < nLayer * nHead; ++r) {
+        const s = a.weights.subarray(r * a.keys, (r + 1) * a.keys).reduce((x, y) => x + y, 0);
+        assert.ok(Math.abs(s - 1) < 1e-4, `row sums to ${s}`);
+      }
+    });
+  } finally {
+    lm.delete();
+  }
+});
+
 test('bad options and bad bytes are Errors; the model stays usable; delete', { skip }, () => {
   const lm = al.LanguageModel.fromBytes(readFileSync(MODEL));
   assert.throws(() => lm.generate('x', { temperature: -1 }), /temperature/);
   assert.throws(() => lm.generate('x', { n: 1.5 }), /n: expected a whole number/);
   assert.throws(() => lm.generate(3), /string prompt/);
+  assert.throws(() => lm.generate('x', { attention: 1 }), /attention: expected true or false/);
   assert.throws(() => lm.generate('x', { n: 5, onToken: () => { throw new Error('from the callback'); } }),
                 /from the callback/);
   assert.equal(lm.generate('x', { n: 5, seed: 2 }).chars, 5);

@@ -431,3 +431,39 @@ TEST(RelMultiheadAttentionInference, CachedProjectionsGiveTheSameOutputs) {
   EXPECT_EQ(b.memory().shape(1), a.memory().shape(1));
   EXPECT_NO_THROW(b.forward(x, &c));
 }
+
+// Recorded attention: one record per generated character, its query the
+// character before, every (layer, head) row a distribution over at most
+// mem_len + 1 keys (xl) or seg_len keys (baseline); recording changes nothing.
+TEST(CharLMGenerate, RecordsTheAttentionThatChoseEachCharacter) {
+  for (const std::string arch : {"xl", "baseline"}) {
+    SCOPED_TRACE(arch);
+    CharLM m(tiny_config(arch), tiny_vocab(), 17);
+    GenerateOptions o;
+    o.n = 30;
+    o.seed = 2;
+    o.mem_len = 6;
+    const Generation plain = generate(m, "abcdefa", o);
+    o.attention = true;
+    const Generation g = generate(m, "abcdefa", o);
+    EXPECT_EQ(g.text, plain.text);
+    ASSERT_EQ(g.attention.size(), 30u);
+    const size_t H = 2, layers = 2, span = arch == "xl" ? 6 + 1 : 5;
+    for (size_t i = 0; i < g.attention.size(); ++i) {
+      const GenAttention& a = g.attention[i];
+      EXPECT_EQ(a.query, 6 + i);
+      EXPECT_LE(a.keys, std::max<size_t>(span, 5));
+      EXPECT_LE(a.keys, a.query + 1);
+      if (i > 3) {
+        EXPECT_EQ(a.keys, span);
+        EXPECT_EQ(a.memory, arch == "xl" ? span - 1 : 0u);
+      }
+      ASSERT_EQ(a.weights.size(), layers * H * a.keys);
+      for (size_t r = 0; r < layers * H; ++r) {
+        double sum = 0;
+        for (size_t j = 0; j < a.keys; ++j) sum += a.weights[r * a.keys + j];
+        EXPECT_NEAR(sum, 1.0, 1e-5);
+      }
+    }
+  }
+}

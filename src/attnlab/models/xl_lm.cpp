@@ -364,6 +364,23 @@ int sample_logits(const float* logits, size_t V, float temperature, size_t top_k
   return static_cast<int>(idx[K - 1]);
 }
 
+namespace {
+// the last query row of every block's weights (1,H,T,L) -> (layers, H, L)
+GenAttention last_query_attention(const std::vector<Tensor4>& w, size_t query) {
+  GenAttention a;
+  const size_t H = w.at(0).shape(1), T = w[0].shape(2), L = w[0].shape(3);
+  a.query = query;
+  a.keys = L;
+  a.memory = L - T;
+  a.weights.resize(w.size() * H * L);
+  for (size_t l = 0; l < w.size(); ++l)
+    for (size_t h = 0; h < H; ++h)
+      std::copy(w[l].data() + (h * T + T - 1) * L, w[l].data() + (h * T + T) * L,
+                a.weights.data() + (l * H + h) * L);
+  return a;
+}
+}  // namespace
+
 Generation generate(CharLM& m, const std::string& prompt, const GenerateOptions& opt) {
   const CharLMConfig& cfg = m.config();
   const size_t V = cfg.vocab;
@@ -371,36 +388,43 @@ Generation generate(CharLM& m, const std::string& prompt, const GenerateOptions&
   if (ctx.empty()) ctx.push_back(data::CharVocab::kBoundary);
   Rng rng(opt.seed);
   Generation g;
+  g.prompt_ids = ctx;
   std::vector<float> last(V);
+  std::vector<Tensor4> w;
+  std::vector<Tensor4>* wp = opt.attention ? &w : nullptr;
+  GenAttention pending;  // attention of the forward whose logits choose the next character
+  auto emit = [&](int id) {
+    g.ids.push_back(id);
+    if (opt.attention) g.attention.push_back(std::move(pending));
+    const std::string& sym = m.vocab().symbol(id);
+    g.text += sym;
+    return !opt.on_token || opt.on_token(id, sym);
+  };
   if (cfg.xl()) {
     InferenceCache inference(m);
     m.reset_memory();
     m.set_mem_len(opt.mem_len ? opt.mem_len : cfg.seg_len + cfg.mem_len);
     for (size_t s = 0; s < ctx.size(); s += cfg.seg_len) {  // the prompt, segment by segment
       const size_t T = std::min(cfg.seg_len, ctx.size() - s);
-      Tensor3 lg = m.forward(ctx.data() + s, 1, T, nullptr, true);
+      Tensor3 lg = m.forward(ctx.data() + s, 1, T, nullptr, true, wp);
       std::copy(lg.data() + (T - 1) * V, lg.data() + T * V, last.data());
+      if (wp) pending = last_query_attention(w, s + T - 1);
     }
     for (size_t i = 0; i < opt.n; ++i) {
       const int id = sample_logits(last.data(), V, opt.temperature, opt.top_k, rng);
-      g.ids.push_back(id);
-      const std::string& sym = m.vocab().symbol(id);
-      g.text += sym;
-      if (opt.on_token && !opt.on_token(id, sym)) break;
-      if (i + 1 == opt.n) break;
-      Tensor3 lg = m.forward(&id, 1, 1, nullptr, true);  // a segment of one character
+      if (!emit(id) || i + 1 == opt.n) break;
+      Tensor3 lg = m.forward(&id, 1, 1, nullptr, true, wp);  // a segment of one character
       std::copy(lg.data(), lg.data() + V, last.data());
+      if (wp) pending = last_query_attention(w, ctx.size() + i);
     }
   } else {
     for (size_t i = 0; i < opt.n; ++i) {
       const size_t T = std::min(cfg.seg_len, ctx.size());
-      Tensor3 lg = m.forward(ctx.data() + ctx.size() - T, 1, T, nullptr, false);
+      Tensor3 lg = m.forward(ctx.data() + ctx.size() - T, 1, T, nullptr, false, wp);
+      if (wp) pending = last_query_attention(w, ctx.size() - 1);
       const int id = sample_logits(lg.data() + (T - 1) * V, V, opt.temperature, opt.top_k, rng);
       ctx.push_back(id);
-      g.ids.push_back(id);
-      const std::string& sym = m.vocab().symbol(id);
-      g.text += sym;
-      if (opt.on_token && !opt.on_token(id, sym)) break;
+      if (!emit(id)) break;
     }
   }
   return g;

@@ -154,12 +154,24 @@ struct GenerateOptions {
   size_t top_k = 0;           // 0 = all characters
   uint64_t seed = 0;
   size_t mem_len = 0;         // xl: memory rows kept while generating; 0 = seg_len + mem_len
+  bool attention = false;     // record, per generated character, the attention that chose it
   // called after each generated character (id, its text); return false to stop
   std::function<bool(int, const std::string&)> on_token;
+};
+// The attention of the query that predicted one generated character: the
+// query is the character before it, at `query` in the model's input sequence
+// (the prompt as encoded, or "\n" for an empty prompt, then the generated
+// characters). Key j is the character at query + 1 - keys + j; keys [0, memory)
+// came from the XL memory, the rest from the current segment.
+struct GenAttention {
+  size_t query = 0, keys = 0, memory = 0;
+  std::vector<float> weights;  // (layers, heads, keys); each (layer, head) row sums to 1
 };
 struct Generation {
   std::vector<int> ids;  // generated ids (without the prompt)
   std::string text;      // their text
+  std::vector<int> prompt_ids;  // the model's input before the generated characters
+  std::vector<GenAttention> attention;  // per generated character (options.attention)
 };
 // Feeds the prompt (empty = the address boundary "\n"), then samples one
 // character at a time. xl: each new character is one segment of length 1 whose
