@@ -413,3 +413,78 @@ export declare class Seq2Seq {
 export interface Attnlab {
   Seq2Seq: typeof Seq2Seq;
 }
+
+// ---------------------------------------------------------------- character language model
+export interface LanguageModelConfig {
+  /** 'xl': relative attention with segment memory; 'baseline': absolute positions, no memory */
+  arch: 'xl' | 'baseline';
+  /** characters incl. the unknown symbol (U+FFFD) and the address boundary ("\n") */
+  vocab: number;
+  dModel: number; nHead: number; dHead: number; dInner: number; nLayer: number;
+  /** training segment and memory lengths */
+  segLen: number; memLen: number;
+}
+
+export interface GenerateOptions {
+  /** characters to generate (default 200) */
+  n?: number;
+  /** sampling temperature, 0 = greedy (default 1) */
+  temperature?: number;
+  /** sample among the k likeliest characters, 0 = all (default 0) */
+  topK?: number;
+  /** same seed, prompt and options: the same text (default 0) */
+  seed?: number;
+  /** xl: memory rows kept while generating, 0 = segLen + memLen of training (default 0) */
+  memLen?: number;
+  /** record, per generated character, the attention that chose it (default false) */
+  attention?: boolean;
+  /** called with each new character and its 0-based index; return false to stop early */
+  onToken?: (ch: string, index: number) => boolean | void;
+}
+
+/**
+ * The attention of the query that chose one generated character. Positions count
+ * characters of the model's input: the prompt (or "\n" for an empty prompt), then
+ * the generated text. Key j is the character at query + 1 - keys + j.
+ */
+export interface GenerationAttention {
+  /** position of the query (the character before the generated one) */
+  query: number;
+  keys: number;
+  /** keys [0, memory) came from the Transformer-XL memory, the rest from the current segment */
+  memory: number;
+  layers: number;
+  heads: number;
+  /** (layers, heads, keys), each (layer, head) row sums to 1 */
+  weights: Float32Array;
+}
+
+export interface Generated {
+  text: string;
+  /** number of characters (code points) in text */
+  chars: number;
+  /** characters of the model's input before the generated text */
+  promptChars: number;
+  /** one entry per generated character when opts.attention */
+  attention?: GenerationAttention[];
+}
+
+/**
+ * Character language model trained by `attnlab train lm` (Transformer-XL or its
+ * baseline). Owns wasm memory: call delete() when done (a deleted object throws).
+ */
+export declare class LanguageModel {
+  private constructor();
+  static fromBytes(bytes: Uint8Array | ArrayBuffer): LanguageModel;
+  static fromUrl(url: string | URL, init?: RequestInit): Promise<LanguageModel>;
+  readonly config: LanguageModelConfig;
+  readonly paramCount: number;
+  readonly deleted: boolean;
+  /** continues prompt ('' = the start of an address) */
+  generate(prompt?: string, opts?: GenerateOptions): Generated;
+  delete(): void;
+}
+
+export interface Attnlab {
+  LanguageModel: typeof LanguageModel;
+}

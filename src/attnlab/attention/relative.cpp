@@ -1,6 +1,7 @@
 #include "attnlab/attention/relative.hpp"
 
 #include <cmath>
+#include <cstring>
 
 #include "attnlab/kernels/kernels.hpp"
 
@@ -39,6 +40,56 @@ void RelMultiheadAttention::set_memory(const Tensor3& m) {
                 "RelMultiheadAttention::set_memory: expected (B,M<=", cfg_.mem_len, ",",
                 cfg_.d_model, "), got ", detail::shape_of(m));
   mem_ = m;
+  if (infer_) load_windows(mem_);
+}
+
+void RelMultiheadAttention::reset_memory() {
+  mem_ = Tensor3();
+  hwin_.reset(0, 0);
+  kvwin_.reset(0, 0);
+}
+
+const Tensor3& RelMultiheadAttention::memory() const {
+  if (infer_) {  // the hidden rows live in the window: copy them out
+    const size_t B = hwin_.B, M = hwin_.rows, E = cfg_.d_model;
+    mem_ = M ? Tensor3::from_shape({B, M, E}) : Tensor3();
+    for (size_t b = 0; b < B && M; ++b)
+      std::copy(hwin_.row(b, 0), hwin_.row(b, 0) + M * E, mem_.data() + b * M * E);
+  }
+  return mem_;
+}
+
+void RelMultiheadAttention::set_inference_cache(bool on) {
+  if (infer_) memory();  // mem_ = the window's rows
+  infer_ = on;
+  r_cache_ = Tensor2();
+  r_cache_L_ = 0;
+  if (on) {
+    load_windows(mem_);
+  } else {
+    hwin_.reset(0, 0);
+    kvwin_.reset(0, 0);
+  }
+}
+
+void RelMultiheadAttention::set_mem_len(size_t mem_len) {
+  cfg_.mem_len = mem_len;
+  if (infer_) {
+    hwin_.keep_last(mem_len);
+    kvwin_.keep_last(mem_len);
+    return;
+  }
+  if (mem_.size() == 0 || mem_.shape(1) <= mem_len) return;
+  if (mem_len == 0) {
+    mem_ = Tensor3();
+    return;
+  }
+  const size_t B = mem_.shape(0), M = mem_.shape(1), E = mem_.shape(2);
+  Tensor3 nm = Tensor3::from_shape({B, mem_len, E});
+  for (size_t b = 0; b < B; ++b)
+    std::copy(mem_.data() + (b * M + M - mem_len) * E, mem_.data() + (b + 1) * M * E,
+              nm.data() + b * mem_len * E);
+  mem_ = std::move(nm);
 }
 
 Tensor2 RelMultiheadAttention::sinusoids(size_t L, size_t E) {
@@ -55,6 +106,49 @@ Tensor2 RelMultiheadAttention::sinusoids(size_t L, size_t E) {
   return R;
 }
 
+void RelMultiheadAttention::attend(size_t B, size_t T, size_t M, const float* q, const float* kv,
+                                   size_t kv_stride, const float* r, float* P, float* ctx) const {
+  // q: (B,T,I), kv: B blocks of (L,2I) kv_stride floats apart, r: (L,I) -> P: (B,H,T,L), ctx: (B,T,I)
+  const size_t H = cfg_.n_head, Dh = cfg_.d_head, I = H * Dh, L = M + T;
+  const float scale = 1.f / std::sqrt(float(Dh));
+  std::vector<float> qu(T * Dh), qv(T * Dh), bd(T * L);
+  for (size_t b = 0; b < B; ++b)
+    for (size_t h = 0; h < H; ++h) {
+      const float* qh = q + b * T * I + h * Dh;
+      for (size_t i = 0; i < T; ++i)
+        for (size_t d = 0; d < Dh; ++d) {
+          qu[i * Dh + d] = qh[i * I + d] + r_w_bias.value(h, d);
+          qv[i * Dh + d] = qh[i * I + d] + r_r_bias.value(h, d);
+        }
+      float* S = P + (b * H + h) * T * L;
+      const float* kh = kv + b * kv_stride + h * Dh;
+      const float* vh = kh + I;
+      k::gemm(false, true, T, L, Dh, scale, qu.data(), Dh, kh, 2 * I, 0.f, S, L);  // content
+      k::gemm(false, true, T, L, Dh, scale, qv.data(), Dh, r + h * Dh, I, 0.f, bd.data(),
+              L);  // position, columns by distance L-1..0
+      for (size_t i = 0; i < T; ++i) {
+        const size_t off = T - 1 - i;  // relative shift
+        for (size_t j = 0; j <= M + i; ++j) S[i * L + j] += bd[i * L + j + off];
+        for (size_t j = M + i + 1; j < L; ++j) S[i * L + j] = kNegInf;  // causal
+      }
+      k::softmax_rows(T, L, S, L, nullptr, 0, S, L);
+      k::gemm(false, false, T, Dh, L, 1.f, S, L, vh, 2 * I, 0.f, ctx + b * T * I + h * Dh, I);
+    }
+}
+
+const float* RelMultiheadAttention::projected_sinusoids(size_t L, Tensor2& R, Tensor2& r) {
+  // -> (L,I): r = R W_r^T, kept for the next call with the same L when the inference cache is on
+  const size_t E = cfg_.d_model, I = cfg_.n_head * cfg_.d_head;
+  if (infer_ && r_cache_L_ == L) return r_cache_.data();
+  R = sinusoids(L, E);
+  r = Tensor2::from_shape({L, I});
+  detail::linear_forward(L, E, I, R.data(), E, r_weight.value.data(), nullptr, r.data(), I);
+  if (!infer_) return r.data();
+  r_cache_ = r;
+  r_cache_L_ = L;
+  return r_cache_.data();
+}
+
 Tensor3 RelMultiheadAttention::forward(const Tensor3& x, Cache* cache, bool update_memory,
                                        Tensor4* weights) {
   // x: (B,T,E), memory: (B,M,E) -> out: (B,T,E), weights: (B,H,T,M+T)
@@ -65,12 +159,15 @@ Tensor3 RelMultiheadAttention::forward(const Tensor3& x, Cache* cache, bool upda
   const size_t B = x.shape(0), T = x.shape(1);
   ATTNLAB_CHECK(B > 0 && T > 0, "RelMultiheadAttention: empty input ", detail::shape_of(x));
   detail::check_finite("RelMultiheadAttention input", x.data(), x.size());
+  detail::check_param_shape("qkv_net.weight", qkv_weight, {3 * I, E});
+  ATTNLAB_CHECK(!(infer_ && cache), "RelMultiheadAttention: the inference cache is on; turn it ",
+                "off (set_inference_cache(false)) before a training forward");
+  if (infer_) return forward_inference(x, update_memory, weights);
   const size_t M = mem_.size() ? mem_.shape(1) : 0;
   if (M)
     ATTNLAB_CHECK(mem_.shape(0) == B, "RelMultiheadAttention: memory holds batch ", mem_.shape(0),
                   " but input has batch ", B, " (call reset_memory() when the batch changes)");
   const size_t L = M + T;
-  detail::check_param_shape("qkv_net.weight", qkv_weight, {3 * I, E});
 
   Cache local;
   Cache& c = cache ? *cache : local;
@@ -80,41 +177,15 @@ Tensor3 RelMultiheadAttention::forward(const Tensor3& x, Cache* cache, bool upda
     if (M) std::copy(mem_.data() + b * M * E, mem_.data() + (b + 1) * M * E, c.cat.data() + b * L * E);
     std::copy(x.data() + b * T * E, x.data() + (b + 1) * T * E, c.cat.data() + (b * L + M) * E);
   }
-  c.R = sinusoids(L, E);
   c.q = Tensor3::from_shape({B, T, I});
   c.kv = Tensor3::from_shape({B, L, 2 * I});
-  c.r = Tensor2::from_shape({L, I});
   const float* W = qkv_weight.value.data();
   detail::linear_forward(B * T, E, I, x.data(), E, W, nullptr, c.q.data(), I);
   detail::linear_forward(B * L, E, 2 * I, c.cat.data(), E, W + I * E, nullptr, c.kv.data(), 2 * I);
-  detail::linear_forward(L, E, I, c.R.data(), E, r_weight.value.data(), nullptr, c.r.data(), I);
+  projected_sinusoids(L, c.R, c.r);
   c.P = Tensor4::from_shape({B, H, T, L});
   c.ctx = Tensor3::from_shape({B, T, I});
-
-  const float scale = 1.f / std::sqrt(float(Dh));
-  std::vector<float> qu(T * Dh), qv(T * Dh), bd(T * L);
-  for (size_t b = 0; b < B; ++b)
-    for (size_t h = 0; h < H; ++h) {
-      const float* qh = c.q.data() + b * T * I + h * Dh;
-      for (size_t i = 0; i < T; ++i)
-        for (size_t d = 0; d < Dh; ++d) {
-          qu[i * Dh + d] = qh[i * I + d] + r_w_bias.value(h, d);
-          qv[i * Dh + d] = qh[i * I + d] + r_r_bias.value(h, d);
-        }
-      float* S = c.P.data() + (b * H + h) * T * L;
-      const float* kh = c.kv.data() + b * L * 2 * I + h * Dh;
-      const float* vh = kh + I;
-      k::gemm(false, true, T, L, Dh, scale, qu.data(), Dh, kh, 2 * I, 0.f, S, L);  // content
-      k::gemm(false, true, T, L, Dh, scale, qv.data(), Dh, c.r.data() + h * Dh, I, 0.f, bd.data(),
-              L);  // position, columns by distance L-1..0
-      for (size_t i = 0; i < T; ++i) {
-        const size_t off = T - 1 - i;  // relative shift
-        for (size_t j = 0; j <= M + i; ++j) S[i * L + j] += bd[i * L + j + off];
-        for (size_t j = M + i + 1; j < L; ++j) S[i * L + j] = kNegInf;  // causal
-      }
-      k::softmax_rows(T, L, S, L, nullptr, 0, S, L);
-      k::gemm(false, false, T, Dh, L, 1.f, S, L, vh, 2 * I, 0.f, c.ctx.data() + b * T * I + h * Dh, I);
-    }
+  attend(B, T, M, c.q.data(), c.kv.data(), L * 2 * I, c.r.data(), c.P.data(), c.ctx.data());
   Tensor3 out = Tensor3::from_shape({B, T, E});
   detail::linear_forward(B * T, I, E, c.ctx.data(), I, o_weight.value.data(), nullptr, out.data(), E);
   if (weights) *weights = c.P;
@@ -125,6 +196,90 @@ Tensor3 RelMultiheadAttention::forward(const Tensor3& x, Cache* cache, bool upda
       std::copy(c.cat.data() + (b * L + L - keep) * E, c.cat.data() + (b + 1) * L * E,
                 nm.data() + b * keep * E);
     mem_ = std::move(nm);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- inference cache
+void RelMultiheadAttention::RowWindow::reset(size_t B_, size_t W_) {
+  B = B_, W = W_, cap = 0, start = 0, rows = 0;
+  buf.clear();
+}
+
+void RelMultiheadAttention::RowWindow::make_room(size_t n) {
+  if (start + rows + n <= cap) return;
+  if (rows + n <= cap) {  // slide the window to the front
+    for (size_t b = 0; b < B; ++b)
+      std::memmove(buf.data() + b * cap * W, buf.data() + (b * cap + start) * W,
+                   rows * W * sizeof(float));
+  } else {  // grow: twice what is needed now, so slides stay rare
+    const size_t ncap = 2 * (rows + n);
+    std::vector<float> nb(B * ncap * W);
+    for (size_t b = 0; b < B; ++b)
+      std::copy(buf.data() + (b * cap + start) * W, buf.data() + (b * cap + start + rows) * W,
+                nb.data() + b * ncap * W);
+    buf.swap(nb);
+    cap = ncap;
+  }
+  start = 0;
+}
+
+void RelMultiheadAttention::RowWindow::keep_last(size_t k) {
+  if (k >= rows) return;
+  start += rows - k;
+  rows = k;
+}
+
+void RelMultiheadAttention::load_windows(const Tensor3& m) {
+  // m: (B,M,E) hidden rows -> the windows hold them and their key/value projections
+  const size_t E = cfg_.d_model, I = cfg_.n_head * cfg_.d_head;
+  const size_t B = m.size() ? m.shape(0) : 0, M = m.size() ? m.shape(1) : 0;
+  hwin_.reset(B, E);
+  kvwin_.reset(B, 2 * I);
+  if (!M) return;
+  hwin_.make_room(M);
+  kvwin_.make_room(M);
+  for (size_t b = 0; b < B; ++b) {
+    std::copy(m.data() + b * M * E, m.data() + (b + 1) * M * E, hwin_.row(b, 0));
+    detail::linear_forward(M, E, 2 * I, m.data() + b * M * E, E, qkv_weight.value.data() + I * E,
+                           nullptr, kvwin_.row(b, 0), 2 * I);
+  }
+  hwin_.rows = kvwin_.rows = M;
+}
+
+Tensor3 RelMultiheadAttention::forward_inference(const Tensor3& x, bool update_memory,
+                                                 Tensor4* weights) {
+  // x: (B,T,E) -> out: (B,T,E); the windows hold the memory rows and their projections
+  const size_t E = cfg_.d_model, H = cfg_.n_head, Dh = cfg_.d_head, I = H * Dh;
+  const size_t B = x.shape(0), T = x.shape(1);
+  if (hwin_.rows == 0) {
+    hwin_.reset(B, E);
+    kvwin_.reset(B, 2 * I);
+  }
+  ATTNLAB_CHECK(hwin_.B == B, "RelMultiheadAttention: memory holds batch ", hwin_.B,
+                " but input has batch ", B, " (call reset_memory() when the batch changes)");
+  const size_t M = hwin_.rows, L = M + T;
+  hwin_.make_room(T);
+  kvwin_.make_room(T);
+  const float* W = qkv_weight.value.data();
+  for (size_t b = 0; b < B; ++b) {  // the new rows go right after the memory rows
+    std::copy(x.data() + b * T * E, x.data() + (b + 1) * T * E, hwin_.row(b, M));
+    detail::linear_forward(T, E, 2 * I, x.data() + b * T * E, E, W + I * E, nullptr,
+                           kvwin_.row(b, M), 2 * I);
+  }
+  std::vector<float> q(B * T * I), ctx(B * T * I);
+  detail::linear_forward(B * T, E, I, x.data(), E, W, nullptr, q.data(), I);
+  Tensor2 R, r;
+  const float* rp = projected_sinusoids(L, R, r);
+  Tensor4 P = Tensor4::from_shape({B, H, T, L});
+  attend(B, T, M, q.data(), kvwin_.row(0, 0), kvwin_.cap * 2 * I, rp, P.data(), ctx.data());
+  Tensor3 out = Tensor3::from_shape({B, T, E});
+  detail::linear_forward(B * T, I, E, ctx.data(), I, o_weight.value.data(), nullptr, out.data(), E);
+  if (weights) *weights = std::move(P);
+  if (update_memory && cfg_.mem_len > 0) {
+    hwin_.rows = kvwin_.rows = L;
+    hwin_.keep_last(cfg_.mem_len);
+    kvwin_.keep_last(cfg_.mem_len);
   }
   return out;
 }

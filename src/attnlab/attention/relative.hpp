@@ -55,9 +55,20 @@ class RelMultiheadAttention {
   // dout: (B,T,E) -> dx (B,T,E) overwritten; parameter grads accumulate; memory gets none.
   void backward(const Tensor3& dout, const Cache& cache, Tensor3& dx);
 
-  const Tensor3& memory() const { return mem_; }
+  const Tensor3& memory() const;
   void set_memory(const Tensor3& m);  // (B,M,E), M <= mem_len
-  void reset_memory() { mem_ = Tensor3(); }
+  void reset_memory();
+  // Memory length from now on (e.g. longer at evaluation); a longer memory held
+  // now is cut to its last mem_len rows.
+  void set_mem_len(size_t mem_len);
+  // Inference only (evaluation, generation): keep the key/value projections of
+  // the memory rows and the projected relative encodings between calls, so a
+  // forward projects only its new rows (one character at a time costs O(M Dh)
+  // per head instead of O(M E I)). The results are the same as without it. The
+  // parameters must not change while it is on, and forward with a Cache
+  // (training) is refused.
+  void set_inference_cache(bool on);
+  bool inference_cache() const { return infer_; }
 
   // (L,E) sinusoidal encodings for distances L-1, L-2, ..., 0
   static Tensor2 sinusoids(size_t L, size_t E);
@@ -65,8 +76,33 @@ class RelMultiheadAttention {
   Param qkv_weight, r_weight, o_weight, r_w_bias, r_r_bias;
 
  private:
+  // Per batch item a window of `rows` consecutive rows of width W inside (B,cap,W)
+  // storage: new rows are appended after the window, old ones dropped from its
+  // front; the window slides back to the front only when the storage end is hit.
+  struct RowWindow {
+    size_t B = 0, W = 0, cap = 0, start = 0, rows = 0;
+    std::vector<float> buf;
+    void reset(size_t B_, size_t W_);
+    void make_room(size_t n);  // room for n rows after the window
+    void keep_last(size_t k);
+    float* row(size_t b, size_t i) { return buf.data() + (b * cap + start + i) * W; }
+    const float* row(size_t b, size_t i) const { return buf.data() + (b * cap + start + i) * W; }
+  };
+  // scores (content + shifted position terms, causal), softmax, context; one path
+  // for training and inference. q: (B,T,I), kv: B blocks of (M+T,2I) rows kv_stride
+  // floats apart, r: (M+T,I) -> P: (B,H,T,M+T), ctx: (B,T,I)
+  void attend(size_t B, size_t T, size_t M, const float* q, const float* kv, size_t kv_stride,
+              const float* r, float* P, float* ctx) const;
+  const float* projected_sinusoids(size_t L, Tensor2& R, Tensor2& r);
+  Tensor3 forward_inference(const Tensor3& x, bool update_memory, Tensor4* weights);
+  void load_windows(const Tensor3& m);
+
   RelConfig cfg_;
-  Tensor3 mem_;
+  mutable Tensor3 mem_;  // with the inference cache on: a copy of hwin_ made by memory()
+  bool infer_ = false;
+  RowWindow hwin_, kvwin_;  // inference cache: memory rows (B,M,E) and their k,v (B,M,2I)
+  Tensor2 r_cache_;         // (L,I) projected encodings for r_cache_L_
+  size_t r_cache_L_ = 0;
 };
 
 }  // namespace attnlab::attention

@@ -50,6 +50,8 @@ int cmd_train_han(const Argv& args);
 int cmd_train_mmoe(const Argv& args);
 int cmd_train_din(const Argv& args);
 int cmd_train_autoint(const Argv& args);
+int cmd_train_lm(const Argv& args);  // Transformer-XL character LM (cmd_lm.cpp)
+int cmd_generate(const Argv& args);  // attnlab generate --model LM-FILE ...
 
 // Per-kind eval / predict on a model file read once by the dispatcher.
 int cmd_eval_toy(const models::ModelFile& f, const Argv& args);
@@ -61,5 +63,6 @@ int cmd_predict_han(const models::ModelFile& f, const Argv& args);
 int cmd_eval_mmoe(const models::ModelFile& f, const Argv& args);
 int cmd_eval_din(const models::ModelFile& f, const Argv& args);
 int cmd_eval_autoint(const models::ModelFile& f, const Argv& args);
+int cmd_eval_lm(const models::ModelFile& f, const Argv& args);
 
 }  // namespace attnlab::cli

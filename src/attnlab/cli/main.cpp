@@ -29,6 +29,8 @@ const std::vector<TrainCommand>& train_commands() {
       {"din", "din", "Deep Interest Network on synthetic behaviour data (click-through)",
        cmd_train_din},
       {"autoint", "autoint", "AutoInt on synthetic CTR data (click-through)", cmd_train_autoint},
+      {"lm", "char-lm", "Transformer-XL character LM (or its baseline) on the State of the Union",
+       cmd_train_lm},
   };
   return cmds;
 }
@@ -59,6 +61,7 @@ std::string main_help() {
          "  eval            evaluate a saved model file (any kind; see attnlab eval --help)\n"
          "  predict         run a saved model on an input (any kind; see attnlab predict --help)\n"
          "  describe        show a model file's kind, config, parameters and metadata\n"
+         "  generate        continue a prompt with a character language model (attnlab generate --help)\n"
          "  models          list the model kinds (--json for the machine-readable list)\n"
          "  bench           measure training throughput on this machine\n"
          "  experiment mmoe the MMoE paper's synthetic experiment, softmax vs attention gates\n"
@@ -109,7 +112,7 @@ int main(int argc, char** argv) {
   const std::vector<std::pair<std::string, int (*)(const Argv&)>> commands = {
       {"train", cmd_train},       {"eval", cmd_eval},     {"predict", cmd_predict},
       {"describe", cmd_describe}, {"models", cmd_models}, {"bench", cmd_bench},
-      {"experiment", cmd_experiment}};
+      {"experiment", cmd_experiment}, {"generate", cmd_generate}};
   try {
     if (args.empty()) {
       std::cerr << main_help();
@@ -129,7 +132,7 @@ int main(int argc, char** argv) {
     for (const auto& c : commands)
       if (cmd == c.first) return c.second(rest);
     throw UsageError("unknown command '" + cmd +
-                     "' (commands: train, eval, predict, describe, models, bench, experiment, help)");
+                     "' (commands: train, eval, predict, describe, models, generate, bench, experiment, help)");
   } catch (const UsageError& e) {
     std::cerr << "attnlab: usage error: " << e.what() << "\n";
     return 2;

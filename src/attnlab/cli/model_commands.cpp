@@ -107,6 +107,9 @@ const std::vector<KindCommands>& kind_commands() {
       {"autoint", cmd_eval_autoint, nullptr,
        "ROC-AUC and log-loss on fresh samples of the synthetic CTR data",
        "--input '{\"ids\": [[one id per field], ...]}' -> p(click)"},
+      {"char-lm", cmd_eval_lm, nullptr,
+       "bits per character on the held-out State of the Union addresses, per memory length",
+       "--input '{\"prompt\": \"...\", \"n\": 200, \"temperature\": 1, \"top_k\": 0, \"seed\": 0}'"},
   };
   return cmds;
 }

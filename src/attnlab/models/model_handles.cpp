@@ -9,6 +9,7 @@
 #include "attnlab/models/mmoe.hpp"
 #include "attnlab/models/seq2seq.hpp"
 #include "attnlab/models/transformer.hpp"
+#include "attnlab/models/xl_lm.hpp"
 #include "attnlab/nn/toy_seq2seq.hpp"
 
 namespace attnlab::models {
@@ -192,6 +193,37 @@ class AutoIntHandle : public Handle<AutoInt> {
   }
 };
 
+class CharLMHandle : public Model {
+ public:
+  explicit CharLMHandle(std::unique_ptr<CharLM> m) : m_(std::move(m)) {}
+  const ParamList& params() const override { return m_->params(); }
+  json config() const override { return m_->config().to_json(); }
+  std::vector<uint8_t> save(const io::SaveOptions& o) const override { return m_->save(o.dtype, o.meta); }
+  json predict(const json& in) const override {
+    GenerateOptions g;
+    g.n = opt_size(in, "n", 200, 100000, "char-lm");
+    g.top_k = opt_size(in, "top_k", 0, 100000, "char-lm");
+    g.seed = opt_size(in, "seed", 0, size_t{1} << 30, "char-lm");
+    if (in.contains("temperature")) {
+      ATTNLAB_CHECK(in["temperature"].is_number() && in["temperature"].get<double>() >= 0 &&
+                        in["temperature"].get<double>() <= 100,
+                    "char-lm predict: 'temperature' must be a number in [0, 100]");
+      g.temperature = in["temperature"].get<float>();
+    }
+    std::string prompt;
+    if (in.contains("prompt")) {
+      ATTNLAB_CHECK(in["prompt"].is_string(), "char-lm predict: 'prompt' must be a string");
+      prompt = in["prompt"].get<std::string>();
+    }
+    m_->reset_memory();
+    const Generation r = generate(*m_, prompt, g);
+    return {{"prompt", prompt}, {"text", r.text}, {"n", r.ids.size()}};
+  }
+
+ private:
+  std::unique_ptr<CharLM> m_;
+};
+
 }  // namespace
 
 std::unique_ptr<Model> load_toy_reverse_model(const ModelFile& f) {
@@ -214,6 +246,10 @@ std::unique_ptr<Model> load_din_model(const ModelFile& f) {
 }
 std::unique_ptr<Model> load_autoint_model(const ModelFile& f) {
   return std::make_unique<AutoIntHandle>(AutoInt::load(f.tensors));
+}
+
+std::unique_ptr<Model> load_char_lm_model(const ModelFile& f) {
+  return std::make_unique<CharLMHandle>(CharLM::load(f.tensors));
 }
 
 }  // namespace attnlab::models

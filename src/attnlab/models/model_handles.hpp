@@ -13,5 +13,6 @@ std::unique_ptr<Model> load_han_model(const ModelFile& f);
 std::unique_ptr<Model> load_mmoe_model(const ModelFile& f);
 std::unique_ptr<Model> load_din_model(const ModelFile& f);
 std::unique_ptr<Model> load_autoint_model(const ModelFile& f);
+std::unique_ptr<Model> load_char_lm_model(const ModelFile& f);
 
 }  // namespace attnlab::models

@@ -41,6 +41,12 @@ const std::vector<ModelKind>& model_kinds() {
        "Click-through model: multi-head self-attention over field embeddings on synthetic "
        "CTR data.",
        "attnlab train autoint", R"J({"ids": [[one id per field], ...]})J", load_autoint_model},
+      {"char-lm", "character language model",
+       "Transformer-XL (relative positions, segment memory) or its memory-less baseline, "
+       "trained on the State of the Union addresses.",
+       "attnlab train lm",
+       R"J({"prompt": "...", "n": 200, "temperature": 1, "top_k": 0, "seed": 0})J",
+       load_char_lm_model},
   };
   return kinds;
 }
