@@ -44,10 +44,10 @@ class JsLM {
     return guard([&] {
       const std::string prompt = attnlab::bindings::to_string(prompt_, "LanguageModel.generate: prompt");
       m::GenerateOptions o;
-      o.n = opt_size(opts, "n", 0, 10000000, 200);
+      o.n = opt_size(opts, "n", 0, 100000, 200);  // 100,000 characters: about 20 s in wasm
       o.temperature = static_cast<float>(opt_number(opts, "temperature", 0, 100, 1));
       o.top_k = opt_size(opts, "topK", 0, 1 << 20, 0);
-      o.seed = opt_size(opts, "seed", 0, 9007199254740991ull, 0);
+      o.seed = attnlab::bindings::opt_seed(opts, "seed", 0);
       o.mem_len = opt_size(opts, "memLen", 0, 65536, 0);
       o.attention = attnlab::bindings::opt_bool(opts, "attention", false);
       if (!on_token.isUndefined() && !on_token.isNull()) {

@@ -56,7 +56,6 @@ export function install(api, mod) {
       }
       return out;
     }
-    /** Frees the wasm memory; the object is unusable afterwards. */
   }
   api.LanguageModel = LanguageModel;
 }

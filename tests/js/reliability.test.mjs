@@ -24,6 +24,7 @@ const model = (name) => readFileSync(join(ROOT, 'models', name, 'model.safetenso
 const dates = al.Seq2Seq.fromBytes(model('dates'));
 const han = al.HAN.fromBytes(model('han-spam'));
 const mmoe = new al.MMoE({ gate: 'attention' });
+const lm = al.LanguageModel.fromBytes(model('xl-sotu'));
 
 // Rejected `fn` REPEATS times: same Error each time, and nothing moves.
 function assertFlat(name, fn, pattern) {
@@ -88,6 +89,10 @@ const REJECTED = [
   ['playground.multihead (heads)', () => al.playground.multihead({ T: 2, E: 6, heads: 4, x: new Float32Array(12) }), /divisible/],
   ['recsys.din (pooling)', () => al.recsys.din({ pooling: 'max' }), /pooling: expected/],
   ['recsys.autoint (fields)', () => al.recsys.autoint({ fields: 1 }), /fields: expected a whole number/],
+  ['LanguageModel.fromBytes (damaged)', () => al.LanguageModel.fromBytes(new Uint8Array(16)), /header|bytes/],
+  ['LanguageModel.generate (n 1.5)', () => lm.generate('We', { n: 1.5 }), /n: expected a whole number/],
+  ['LanguageModel.generate (n 10^7)', () => lm.generate('We', { n: 1e7 }), /n: expected a whole number in \[0, 100000\]/],
+  ['LanguageModel.generate (temperature NaN)', () => lm.generate('We', { temperature: NaN }), /temperature: expected a number/],
   ['kernels.bench (negative size)', () => al.kernels.bench('softmax_rows', [-1, 8]), /shape: expected a whole number/],
   ['kernels.bench (unknown)', () => al.kernels.bench('no_such_kernel', [1]), /unknown kernel/],
   ['kernels.attention (op)', () => al.kernels.attention('conv', { minMs: 0 }), /op must be/],

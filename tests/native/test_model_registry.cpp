@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attnlab/core/error.hpp"
+#include "attnlab/data/sotu.hpp"
 #include "attnlab/models/autoint.hpp"
 #include "attnlab/models/din.hpp"
 #include "attnlab/models/han.hpp"
@@ -20,6 +21,7 @@
 #include "attnlab/models/registry.hpp"
 #include "attnlab/models/seq2seq.hpp"
 #include "attnlab/models/transformer.hpp"
+#include "attnlab/models/xl_lm.hpp"
 #include "attnlab/nn/toy_seq2seq.hpp"
 
 using namespace attnlab;
@@ -159,10 +161,27 @@ Sample autoint(const io::SaveOptions& o) {
           [](const json& r) { EXPECT_EQ(r["p_click"].size(), 2u); }};
 }
 
+Sample char_lm(const io::SaveOptions& o) {
+  models::CharLMConfig c;
+  c.d_model = 8;
+  c.n_head = 2;
+  c.d_inner = 12;
+  c.n_layer = 1;
+  c.seg_len = 5;
+  c.mem_len = 4;
+  models::CharLM m(c, data::CharVocab::from_symbols({data::utf8_encode(0xFFFD), "\n", "a", "b", "c"}), 9);
+  return {m.save(o.dtype, o.meta), m.params().count(), m.config().to_json(),
+          {{"prompt", "ab"}, {"n", 7}, {"seed", 3}}, [](const json& r) {
+            EXPECT_EQ(r["n"].get<size_t>(), 7u);
+            EXPECT_EQ(r["prompt"], "ab");
+            EXPECT_FALSE(r["text"].get<std::string>().empty());
+          }};
+}
+
 const std::map<std::string, Sample (*)(const io::SaveOptions&)> kSamples = {
     {"toy-reverse", toy}, {"seq2seq", seq2seq}, {"transformer-seq2seq", transformer},
     {"han", han},         {"mmoe", mmoe},       {"din", din},
-    {"autoint", autoint}};
+    {"autoint", autoint}, {"char-lm", char_lm}};
 
 }  // namespace
 

@@ -194,9 +194,9 @@ TEST_F(Cli, HanEvalWritesPredictions) {
 // The lists drive the help: every training command and every model kind is named in
 // 'attnlab help', 'train --help', 'eval --help', 'predict --help' and 'models --json'.
 TEST_F(Cli, HelpListsEveryModelAndKind) {
-  const std::vector<std::string> trains = {"toy-reverse", "g2p", "dates", "han", "mmoe", "din", "autoint"};
+  const std::vector<std::string> trains = {"toy-reverse", "g2p", "dates", "han", "mmoe", "din", "autoint", "lm"};
   const std::vector<std::string> kinds = {"toy-reverse", "seq2seq", "transformer-seq2seq", "han",
-                                          "mmoe",        "din",     "autoint"};
+                                          "mmoe",        "din",     "autoint",             "char-lm"};
   const CliRun h = run("help"), th = run("train --help"), eh = run("eval --help"),
                ph = run("predict --help"), mj = run("models --json");
   for (const CliRun* r : {&h, &th, &eh, &ph, &mj}) ASSERT_EQ(r->code, 0) << r->err;

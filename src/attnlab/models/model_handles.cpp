@@ -210,11 +210,9 @@ class CharLMHandle : public Model {
                     "char-lm predict: 'temperature' must be a number in [0, 100]");
       g.temperature = in["temperature"].get<float>();
     }
-    std::string prompt;
-    if (in.contains("prompt")) {
-      ATTNLAB_CHECK(in["prompt"].is_string(), "char-lm predict: 'prompt' must be a string");
-      prompt = in["prompt"].get<std::string>();
-    }
+    const json& p = field(in, "prompt", "char-lm", R"({"prompt": "...", "n": 200})");
+    ATTNLAB_CHECK(p.is_string(), "char-lm predict: 'prompt' must be a string (\"\" = an address start)");
+    const std::string prompt = p.get<std::string>();
     m_->reset_memory();
     const Generation r = generate(*m_, prompt, g);
     return {{"prompt", prompt}, {"text", r.text}, {"n", r.ids.size()}};
