@@ -8,9 +8,10 @@ import { init as initHAN } from './views/han.js';
 import { init as initMMoE } from './views/mmoe.js';
 import { init as initRecsys } from './views/recsys.js';
 import { init as initPlayground } from './views/playground.js';
+import { init as initLM } from './views/lm.js';
 import { init as initEngine } from './views/engine.js';
 
-const VIEWS = [initTranslate, initHAN, initMMoE, initRecsys, initPlayground, initEngine];
+const VIEWS = [initTranslate, initHAN, initMMoE, initRecsys, initLM, initPlayground, initEngine];
 
 const client = new WorkerClient((msg) => setStatus(`worker failed: ${msg}`, true));
 export const call = (op, args, onProgress) => client.call(op, args, onProgress);

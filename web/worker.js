@@ -94,6 +94,14 @@ const ops = {
     return { ...r, ms: performance.now() - t0 };
   },
 
+  // Continue a prompt with a shipped character LM; each character streams as progress.
+  async lmGenerate(al, { url, prompt, n, temperature, topK, seed }, progress) {
+    const lm = await cachedModel(al, 'LanguageModel', url);
+    const r = lm.generate(prompt, { n, temperature, topK, seed, attention: true,
+      onToken: (ch, i) => { progress({ ch, i }); } });
+    return r;
+  },
+
   // Attention playground (the functions arrive with the playground bindings)
   playground: (al, args) => {
     if (!al.playground) throw new Error('the attention playground is not in this build');

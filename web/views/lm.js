@@ -1,0 +1,116 @@
+// Language model: a Transformer-XL character LM continues a prompt in the
+// worker, character by character (streamed). Click any generated character to
+// see, per layer, every head's attention over the keys that predicted it: the
+// XL memory (left of the bar, carried over from earlier segments) and the
+// current segment.
+import { heatmap } from '../lib/plot.js';
+
+const $ = (s) => document.querySelector(s);
+const CELL = 12;
+
+function labelOf(ch) {
+  return ch === '\n' ? '⏎' : ch === ' ' ? '␣' : ch;
+}
+
+export function init(call, manifest) {
+  const models = manifest.filter((m) => m.kind === 'char-lm');
+  const sel = $('#lm-model');
+  sel.replaceChildren(...models.map((m, i) => {
+    const o = document.createElement('option');
+    o.value = String(i);
+    o.textContent = m.title;
+    return o;
+  }));
+  if (!models.length) {
+    $('#lm-error').textContent = 'no language model in models/index.json';
+    return;
+  }
+  let last = null;
+
+  function showAttention(k) {
+    const a = last.attention[k];
+    const box = $('#lm-attention');
+    box.replaceChildren();
+    box.dataset.char = String(k);
+    const seq = last.seq;
+    // key j is the character at query + 1 - keys + j of the model's input
+    const keyChars = Array.from({ length: a.keys }, (_, j) => labelOf(seq[a.query + 1 - a.keys + j] ?? '?'));
+    const head = document.createElement('p');
+    head.textContent = `“${labelOf(last.generated[k])}” was predicted from “${labelOf(seq[a.query])}”: ` +
+      `${a.memory} keys from the memory (left of the bar), ${a.keys - a.memory} from the current segment; ` +
+      'rows are heads, one map per layer, each row sums to 1.';
+    box.append(head);
+    for (let l = 0; l < a.layers; ++l) {
+      const wrap = document.createElement('div');
+      wrap.className = 'lm-layer';
+      const values = a.weights.subarray(l * a.heads * a.keys, (l + 1) * a.heads * a.keys);
+      const rowLabels = Array.from({ length: a.heads }, (_, h) => `L${l + 1} h${h + 1}`);
+      const canvas = heatmap(wrap, values, a.heads, a.keys, { rowLabels, colLabels: keyChars, cell: CELL, title: `layer ${l + 1}` });
+      // the memory boundary: a bar after the last memory key (layout as in plot.heatmap)
+      if (a.memory > 0) {
+        const padL = 8 + 9 * Math.max(1, ...rowLabels.map((s) => s.length));
+        const padT = 8 + 9;
+        const g = canvas.getContext('2d');
+        g.strokeStyle = '#d22';
+        g.lineWidth = 2;
+        g.beginPath();
+        g.moveTo(padL + a.memory * CELL - 0.5, padT - 6);
+        g.lineTo(padL + a.memory * CELL - 0.5, padT + a.heads * CELL);
+        g.stroke();
+      }
+      box.append(wrap);
+    }
+  }
+
+  async function run() {
+    const m = models[Number(sel.value)];
+    const out = $('#lm-output');
+    out.replaceChildren();
+    delete out.dataset.text;
+    $('#lm-error').textContent = '';
+    $('#lm-attention').replaceChildren();
+    const prompt = $('#lm-prompt').value;
+    const p = document.createElement('span');
+    p.className = 'lm-prompt';
+    p.textContent = prompt;
+    out.append(p);
+    const btn = $('#lm-generate');
+    btn.disabled = true;
+    const spans = [];
+    const t0 = performance.now();
+    try {
+      const args = { url: m.url, prompt, n: Number($('#lm-n').value), temperature: Number($('#lm-temp').value),
+        topK: Number($('#lm-topk').value), seed: Number($('#lm-seed').value) };
+      const r = await call('lmGenerate', args, ({ ch, i }) => {
+        const s = document.createElement('span');
+        s.className = 'lm-char';
+        s.textContent = ch;
+        s.dataset.i = String(i);
+        spans.push(s);
+        out.append(s);
+      });
+      const generated = [...r.text];
+      last = { ...r, generated, seq: [...(prompt || '\n'), ...generated] };
+      out.dataset.text = r.text;
+      $('#lm-speed').textContent = `${generated.length} characters in ${((performance.now() - t0) / 1000).toFixed(2)} s ` +
+        `(${(generated.length / ((performance.now() - t0) / 1000)).toFixed(0)} per second, with the attention recorded); ` +
+        'click a character to see its attention';
+      if (generated.length) showAttention(generated.length - 1);
+    } catch (e) {
+      $('#lm-error').textContent = e.message;
+    } finally {
+      btn.disabled = false;
+    }
+  }
+
+  $('#lm-output').addEventListener('click', (ev) => {
+    const i = ev.target.dataset?.i;
+    if (i === undefined || !last) return;
+    for (const s of document.querySelectorAll('#lm-output .lm-char.on')) s.classList.remove('on');
+    ev.target.classList.add('on');
+    showAttention(Number(i));
+  });
+  $('#lm-generate').addEventListener('click', run);
+  $('#lm-about').textContent = models[0].about || '';
+  sel.addEventListener('change', () => { $('#lm-about').textContent = models[Number(sel.value)].about || ''; });
+}
