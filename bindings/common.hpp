@@ -159,31 +159,8 @@ inline void check_options(const emscripten::val& o, const char* what) {
 inline bool has_opt(const emscripten::val& o, const char* key) {
   return !(o.isUndefined() || o.isNull() || o[key].isUndefined());
 }
-inline double opt_number(const emscripten::val& o, const char* key, double lo, double hi, double def) {
-  if (!has_opt(o, key)) return def;
-  const emscripten::val v = o[key];
-  ATTNLAB_CHECK(v.isNumber(), key, ": expected a number in [", lo, ", ", hi, "], got ", js_type(v));
-  const double x = v.as<double>();
-  ATTNLAB_CHECK(std::isfinite(x) && x >= lo && x <= hi, key, ": expected a number in [", lo, ", ",
-                hi, "], got ", x);
-  return x;
-}
-inline uint64_t opt_whole(const emscripten::val& o, const char* key, uint64_t lo, uint64_t hi,
-                          uint64_t def) {
-  if (!has_opt(o, key)) return def;
-  const emscripten::val v = o[key];
-  ATTNLAB_CHECK(v.isNumber(), key, ": expected a whole number in [", lo, ", ", hi, "], got ",
-                js_type(v));
-  return checked_whole(key, v.as<double>(), lo, hi);
-}
-inline size_t opt_size(const emscripten::val& o, const char* key, size_t lo, size_t hi, size_t def) {
-  return static_cast<size_t>(opt_whole(o, key, lo, hi, def));
-}
-// Seeds: whole numbers in [0, 2^53) (exactly representable in JS).
-inline uint64_t opt_seed(const emscripten::val& o, const char* key, uint64_t def) {
-  return opt_whole(o, key, 0, (uint64_t{1} << 53) - 1, def);
-}
-// Positional arguments: the same checks, `def` when undefined.
+// Positional arguments: type, finiteness, whole numbers and range checked; `def`
+// when undefined. The option readers below use the same two.
 inline double arg_number(const emscripten::val& v, const char* what, double lo, double hi, double def) {
   if (v.isUndefined()) return def;
   ATTNLAB_CHECK(v.isNumber(), what, ": expected a number in [", lo, ", ", hi, "], got ", js_type(v));
@@ -198,6 +175,20 @@ inline uint64_t arg_whole(const emscripten::val& v, const char* what, uint64_t l
   ATTNLAB_CHECK(v.isNumber(), what, ": expected a whole number in [", lo, ", ", hi, "], got ",
                 js_type(v));
   return checked_whole(what, v.as<double>(), lo, hi);
+}
+inline double opt_number(const emscripten::val& o, const char* key, double lo, double hi, double def) {
+  return has_opt(o, key) ? arg_number(o[key], key, lo, hi, def) : def;
+}
+inline uint64_t opt_whole(const emscripten::val& o, const char* key, uint64_t lo, uint64_t hi,
+                          uint64_t def) {
+  return has_opt(o, key) ? arg_whole(o[key], key, lo, hi, def) : def;
+}
+inline size_t opt_size(const emscripten::val& o, const char* key, size_t lo, size_t hi, size_t def) {
+  return static_cast<size_t>(opt_whole(o, key, lo, hi, def));
+}
+// Seeds: whole numbers in [0, 2^53) (exactly representable in JS).
+inline uint64_t opt_seed(const emscripten::val& o, const char* key, uint64_t def) {
+  return opt_whole(o, key, 0, (uint64_t{1} << 53) - 1, def);
 }
 inline std::string opt_string(const emscripten::val& o, const char* key, const std::string& def) {
   if (!has_opt(o, key)) return def;

@@ -14,47 +14,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_test_util.hpp"
+
 namespace {
 
-std::string self_dir() {
-  char buf[4096];
-  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return ".";
-  std::string p(buf, static_cast<size_t>(n));
-  return p.substr(0, p.rfind('/'));
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-struct CliRun {
-  int code;
-  std::string out, err;
-};
-
-class Cli : public ::testing::Test {
- protected:
-  void SetUp() override {
-    bin_ = self_dir() + "/attnlab";
-    if (access(bin_.c_str(), X_OK) != 0) GTEST_SKIP() << "attnlab binary not built at " << bin_;
-    dir_ = "/tmp/attnlab_cli_test_" + std::to_string(getpid());
-    ASSERT_EQ(std::system(("mkdir -p " + dir_).c_str()), 0);
-  }
-  void TearDown() override {
-    if (!dir_.empty()) (void)std::system(("rm -rf " + dir_).c_str());
-  }
-  CliRun run(const std::string& args) {
-    const std::string o = dir_ + "/out.txt", e = dir_ + "/err.txt";
-    const std::string cmd = "cd " + dir_ + " && " + bin_ + " " + args + " >" + o + " 2>" + e;
-    const int st = std::system(cmd.c_str());
-    return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, slurp(o), slurp(e)};
-  }
-  std::string bin_, dir_;
-};
+using attnlab::testing::CliRun;
+using attnlab::testing::slurp;
+using Cli = attnlab::testing::CliTest;
 
 const std::string kSmall = "train toy-reverse --epochs 2 --samples 256 --val-samples 32 --quiet";
 

