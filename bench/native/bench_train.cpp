@@ -7,10 +7,11 @@
 
 #include "attnlab/nn/optim.hpp"
 #include "attnlab/nn/rnn.hpp"
-#include "attnlab/nn/toy_seq2seq.hpp"
+#include "attnlab/models/toy_seq2seq.hpp"
 
 using namespace attnlab;
 using namespace attnlab::nn;
+using namespace attnlab::models;
 
 namespace {
 constexpr size_t kB = 64, kT = 12, kV = 40, kE = 64, kH = 128;

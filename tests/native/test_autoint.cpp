@@ -14,7 +14,7 @@
 
 #include "attnlab/attention/autoint.hpp"
 #include "attnlab/core/error.hpp"
-#include "attnlab/data/class_metrics.hpp"
+#include "attnlab/eval/class_metrics.hpp"
 #include "attnlab/data/ctr_synthetic.hpp"
 #include "attnlab/io/safetensors.hpp"
 #include "attnlab/models/autoint.hpp"
@@ -425,13 +425,13 @@ double lookup_auc(const data::CtrSyntheticData& train, const data::CtrSyntheticD
     scores[s] = pos[kk] / tot[kk];
     labels[s] = int(test.labels[s]);
   }
-  return data::roc_auc(labels, scores);
+  return eval::roc_auc(labels, scores);
 }
 double auc_of(const std::vector<float>& labels, const std::vector<float>& scores) {
   std::vector<int> l(labels.size());
   std::vector<double> s(scores.size());
   for (size_t i = 0; i < l.size(); ++i) l[i] = int(labels[i]), s[i] = scores[i];
-  return data::roc_auc(l, s);
+  return eval::roc_auc(l, s);
 }
 }  // namespace
 

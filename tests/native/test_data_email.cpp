@@ -16,13 +16,14 @@
 
 #include "attnlab/core/error.hpp"
 #include "attnlab/core/rng.hpp"
-#include "attnlab/data/class_metrics.hpp"
+#include "attnlab/eval/class_metrics.hpp"
 #include "attnlab/data/email.hpp"
 #include "attnlab/data/spam_assassin.hpp"
 #include "attnlab/models/bow_logreg.hpp"
 
 using namespace attnlab;
 using namespace attnlab::data;
+using namespace attnlab::eval;
 using Toks = std::vector<std::string>;
 
 namespace {

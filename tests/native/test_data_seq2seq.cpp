@@ -17,10 +17,11 @@
 #include "attnlab/core/error.hpp"
 #include "attnlab/data/cmudict.hpp"
 #include "attnlab/data/dates.hpp"
-#include "attnlab/data/seq_metrics.hpp"
+#include "attnlab/eval/seq_metrics.hpp"
 
 using namespace attnlab;
 using namespace attnlab::data;
+using namespace attnlab::eval;
 
 namespace {
 

@@ -183,7 +183,7 @@ TEST(ActivationUnit, BadInputIsAClearError) {
 
 // ---------------------------------------------------------------- the DIN model
 #include "attnlab/data/behavior_synthetic.hpp"
-#include "attnlab/data/class_metrics.hpp"
+#include "attnlab/eval/class_metrics.hpp"
 #include "attnlab/data/ctr_synthetic.hpp"
 #include "attnlab/models/din.hpp"
 #include "attnlab/models/recsys_fit.hpp"
@@ -305,7 +305,7 @@ TEST(DINModel, LearnsTheCountOfRelevantBehaviours) {
     cfg.attention = kind > 0;
     cfg.normalize = kind == 2;
     models::DIN m(cfg, 7);
-    if (kind == 1) auc_untrained = data::roc_auc(test.label, models::din_predict(m, test));
+    if (kind == 1) auc_untrained = eval::roc_auc(test.label, models::din_predict(m, test));
     const auto hist = models::fit_din(m, train, test, {});
     ASSERT_EQ(hist.size(), 6u);
     EXPECT_LT(hist.back().loss, hist.front().loss) << names[kind];

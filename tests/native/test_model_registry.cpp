@@ -22,7 +22,7 @@
 #include "attnlab/models/seq2seq.hpp"
 #include "attnlab/models/transformer.hpp"
 #include "attnlab/models/xl_lm.hpp"
-#include "attnlab/nn/toy_seq2seq.hpp"
+#include "attnlab/models/toy_seq2seq.hpp"
 
 using namespace attnlab;
 using json = nlohmann::json;
@@ -46,10 +46,10 @@ struct Sample {
 };
 
 Sample toy(const io::SaveOptions& o) {
-  nn::ToyConfig c;
+  models::ToyConfig c;
   c.emb = 4;
   c.hidden = 5;
-  nn::ToySeq2Seq m(c, 3);
+  models::ToySeq2Seq m(c, 3);
   ParamList ps;
   m.collect(ps);
   return {m.save(o), ps.count(), json::parse(c.to_json()), {{"tokens", {"s1", "s2", "s3"}}},
@@ -222,7 +222,7 @@ TEST(ModelRegistry, EveryKindLoadsSavesAndPredictsThroughTheList) {
 }
 
 TEST(ModelRegistry, BadFilesAndUnknownKindsAreClearErrors) {
-  nn::ToySeq2Seq m(nn::ToyConfig{}, 1);
+  models::ToySeq2Seq m(models::ToyConfig{}, 1);
   ParamList ps;
   m.collect(ps);
   const io::ModelInfo other{"word2vec", "{}", {}, {}};

@@ -10,7 +10,7 @@
 #include "attnlab/core/error.hpp"
 #include "attnlab/data/cmudict.hpp"
 #include "attnlab/data/dates.hpp"
-#include "attnlab/data/seq_metrics.hpp"
+#include "attnlab/eval/seq_metrics.hpp"
 #include "attnlab/models/seq2seq.hpp"
 #include "attnlab/nn/optim.hpp"
 
@@ -418,7 +418,7 @@ void check_dates_model(const std::string& rel, double card_exact) {
   auto m = Seq2Seq::load(io::read_file(path));
   const data::DateSplit ds = data::split_dates(data::all_dates(), 1234);
   std::vector<data::Date> dates(ds.test.begin(), ds.test.begin() + 100);
-  data::ExactMatch em;
+  eval::ExactMatch em;
   for (const auto& p : data::make_date_pairs(dates)) em.add(m->translate(p.input).text, p.output, size_t(p.format));
   EXPECT_EQ(em.num_total(), 2000u);
   EXPECT_GE(100 * em.accuracy(), card_exact - 2.0);
@@ -452,7 +452,7 @@ void check_g2p_model(const std::string& rel, const char* score, const double car
   opt.keep_stress = st.meta("stress", "0") == "1";
   const data::CmuDict dict = data::load_cmudict(dict_path, opt);
   const data::CmuSplit split = data::split_cmudict(dict, std::stoull(st.meta("split_seed")));
-  data::G2PScore greedy, beam, greedy_f32;
+  eval::G2PScore greedy, beam, greedy_f32;
   models::DecodeOptions b4, f32;
   b4.beam = 4;
   f32.precision = models::DecodePrecision::F32;

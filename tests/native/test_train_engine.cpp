@@ -11,12 +11,13 @@
 #include "attnlab/data/batching.hpp"
 #include "attnlab/nn/layers.hpp"
 #include "attnlab/nn/loss.hpp"
-#include "attnlab/nn/toy_seq2seq.hpp"
+#include "attnlab/models/toy_seq2seq.hpp"
 #include "attnlab/nn/train.hpp"
 #include "nn_test_util.hpp"
 
 using namespace attnlab;
 using namespace attnlab::nn;
+using namespace attnlab::models;
 using namespace attnlab::testutil;
 
 TEST(TrainBatching, SeededShuffleCoversEverySampleOnce) {

@@ -254,7 +254,7 @@ int cmd_train_han(const Argv& argv) {
   std::vector<const models::HANDoc*> vdocs;
   std::vector<int> vlab;
   for (size_t i : sp.valid) vdocs.push_back(&docs[i]), vlab.push_back(corpus.records[i].label);
-  data::BinaryMetrics vm;
+  eval::BinaryMetrics vm;
   double vloss = 0;
   size_t best_step = 0;
   nn::TrainHooks hooks = run.hooks(trainer);
@@ -263,7 +263,7 @@ int cmd_train_han(const Argv& argv) {
   };
   hooks.evaluate = [&]() {
     const std::vector<double> p = m.predict_positive(vdocs);
-    vm = data::binary_metrics(vlab, p);
+    vm = eval::binary_metrics(vlab, p);
     vloss = logloss(vlab, p);
     return vloss;
   };
@@ -401,7 +401,7 @@ int cmd_eval_han(const models::ModelFile& f, const Argv& argv) {
   std::printf("%s on the %s split (seed %llu): %zu messages, %zu spam, %zu hard ham\n",
               a.get("model").c_str(), split.c_str(), static_cast<unsigned long long>(split_seed),
               idx.size(), corpus.count(idx, 1), corpus.count_group(idx, "hard-ham-1"));
-  auto row = [](const char* name, const data::BinaryMetrics& x) {
+  auto row = [](const char* name, const eval::BinaryMetrics& x) {
     std::printf("  %-26s %8.4f %9.4f %7.4f %7.4f %8.4f   tp %zu fp %zu tn %zu fn %zu\n", name,
                 x.accuracy, x.precision, x.recall, x.f1, x.roc_auc, x.cm.tp, x.cm.fp, x.cm.tn,
                 x.cm.fn);

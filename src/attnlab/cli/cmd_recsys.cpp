@@ -13,7 +13,7 @@
 #include "attnlab/cli/train_scaffold.hpp"
 #include "attnlab/core/error.hpp"
 #include "attnlab/data/behavior_synthetic.hpp"
-#include "attnlab/data/class_metrics.hpp"
+#include "attnlab/eval/class_metrics.hpp"
 #include "attnlab/data/ctr_synthetic.hpp"
 #include "attnlab/io/config_reader.hpp"
 #include "attnlab/models/recsys_fit.hpp"
@@ -73,7 +73,7 @@ json recorded(const models::ModelFile& f) {
 
 int print_eval(const Args& a, const models::ModelFile& f, size_t n, const std::vector<int>& y,
                const std::vector<double>& p) {
-  const double auc = data::roc_auc(y, p), ll = logloss(y, p);
+  const double auc = eval::roc_auc(y, p), ll = logloss(y, p);
   if (a.flag("json"))
     std::cout << json({{"model", f.source}, {"kind", f.info.kind}, {"samples", n},
                        {"roc_auc", auc}, {"logloss", ll}})

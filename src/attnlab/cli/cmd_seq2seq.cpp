@@ -13,7 +13,7 @@
 #include "attnlab/core/error.hpp"
 #include "attnlab/data/cmudict.hpp"
 #include "attnlab/data/dates.hpp"
-#include "attnlab/data/seq_metrics.hpp"
+#include "attnlab/eval/seq_metrics.hpp"
 #include "attnlab/io/safetensors.hpp"
 #include "attnlab/models/registry.hpp"
 #include "attnlab/models/seq2seq.hpp"
@@ -60,8 +60,8 @@ std::vector<data::Pron> strip_prons(const std::vector<data::Pron>& ps) {
 
 // evaluation of a G2P model on some entries
 struct G2PEval {
-  data::G2PScore score;
-  data::G2PScore stripped;  // the same outputs and references with stress digits removed
+  eval::G2PScore score;
+  eval::G2PScore stripped;  // the same outputs and references with stress digits removed
   size_t words = 0;
   double seconds = 0;
 };
@@ -89,7 +89,7 @@ G2PEval eval_g2p(const models::Translator& m, const data::CmuDict& dict, const s
 }
 
 struct DateEval {
-  data::ExactMatch em;
+  eval::ExactMatch em;
   double seconds = 0;
 };
 DateEval eval_dates(const models::Translator& m, const std::vector<data::DatePair>& pairs, size_t limit,

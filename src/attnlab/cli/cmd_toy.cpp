@@ -16,7 +16,7 @@
 #include "attnlab/kernels/kernels.hpp"
 #include "attnlab/models/registry.hpp"
 #include "attnlab/nn/optim.hpp"
-#include "attnlab/nn/toy_seq2seq.hpp"
+#include "attnlab/models/toy_seq2seq.hpp"
 #include "attnlab/nn/train.hpp"
 
 namespace attnlab::cli {
@@ -41,8 +41,8 @@ std::vector<FlagSpec> toy_flags() {
   };
 }
 
-nn::ToyConfig toy_config_from(const Args& a) {
-  nn::ToyConfig c;
+models::ToyConfig toy_config_from(const Args& a) {
+  models::ToyConfig c;
   c.vocab = a.u64("vocab", 4, 100000);
   c.emb = a.u64("emb", 1, 4096);
   c.hidden = a.u64("hidden", 1, 4096);
@@ -56,7 +56,7 @@ struct Eval {
   double loss = 0, token_acc = 0, exact = 0;
 };
 
-Eval evaluate_toy(const nn::ToySeq2Seq& m, const nn::ToyData& d, bool decode) {
+Eval evaluate_toy(const models::ToySeq2Seq& m, const models::ToyData& d, bool decode) {
   Eval e;
   const size_t n = d.src.size(), bs = 256;
   double wsum = 0;
@@ -67,7 +67,7 @@ Eval evaluate_toy(const nn::ToySeq2Seq& m, const nn::ToyData& d, bool decode) {
       idx.push_back(i);
       toks += d.tgt[i].size() + 1;
     }
-    e.loss += m.loss(nn::make_toy_batch(d, idx)) * static_cast<double>(toks);
+    e.loss += m.loss(models::make_toy_batch(d, idx)) * static_cast<double>(toks);
     wsum += static_cast<double>(toks);
   }
   e.loss /= wsum;
@@ -109,7 +109,7 @@ int cmd_train_toy(const Argv& argv) {
   }
   if (!a.positional().empty()) throw UsageError("unexpected argument '" + a.positional()[0] + "'");
   TrainScaffold run(a, "train toy-reverse");
-  const nn::ToyConfig cfg = toy_config_from(a);
+  const models::ToyConfig cfg = toy_config_from(a);
   const uint64_t seed = run.seed();
   const size_t samples = a.u64("samples", 1, 1 << 26);
   nn::LrSchedule sched;
@@ -122,9 +122,9 @@ int cmd_train_toy(const Argv& argv) {
   }
   sched.step_size = 1000;
 
-  const nn::ToyData train = nn::make_toy_reverse(samples, cfg, seed);
-  const nn::ToyData val = nn::make_toy_reverse(a.u64("val-samples", 1, 1 << 24), cfg, seed + 1);
-  nn::ToySeq2Seq m(cfg, seed);
+  const models::ToyData train = models::make_toy_reverse(samples, cfg, seed);
+  const models::ToyData val = models::make_toy_reverse(a.u64("val-samples", 1, 1 << 24), cfg, seed + 1);
+  models::ToySeq2Seq m(cfg, seed);
   ParamList ps;
   m.collect(ps);
   auto opt = make_optimizer(a.get("optimizer"), ps, sched.base_lr,
@@ -152,7 +152,7 @@ int cmd_train_toy(const Argv& argv) {
 
   nn::TrainHooks hooks = run.hooks(trainer);
   hooks.step = [&](const std::vector<size_t>& idx, Rng&) {
-    return static_cast<double>(m.train_step(nn::make_toy_batch(train, idx)));
+    return static_cast<double>(m.train_step(models::make_toy_batch(train, idx)));
   };
   hooks.evaluate = [&]() { return evaluate_toy(m, val, false).loss; };
   hooks.on_event = [&](const nn::TrainEvent& ev) {
@@ -194,13 +194,13 @@ int cmd_eval_toy(const models::ModelFile& f, const Argv& argv) {
     return 0;
   }
   if (!a.positional().empty()) throw UsageError("eval takes no positional arguments (use --model PATH)");
-  std::unique_ptr<nn::ToySeq2Seq> m;
+  std::unique_ptr<models::ToySeq2Seq> m;
   try {
-    m = nn::ToySeq2Seq::load(f.tensors);
+    m = models::ToySeq2Seq::load(f.tensors);
   } catch (const Error& e) {
     throw Error(f.source + ": " + e.what());
   }
-  const nn::ToyData d = nn::make_toy_reverse(a.u64("samples", 1, 1 << 24), m->cfg, a.u64("seed"));
+  const models::ToyData d = models::make_toy_reverse(a.u64("samples", 1, 1 << 24), m->cfg, a.u64("seed"));
   const Eval e = evaluate_toy(*m, d, true);
   if (a.flag("json"))
     std::cout << json({{"model", f.source}, {"kind", f.info.kind}, {"samples", d.src.size()},
@@ -269,19 +269,19 @@ int cmd_bench(const Argv& argv) {
                         "scripts/bench_torch_train.py measures PyTorch on the same shapes.");
     return 0;
   }
-  nn::ToyConfig cfg;
+  models::ToyConfig cfg;
   cfg.vocab = a.u64("vocab", 4, 100000);
   cfg.emb = a.u64("emb", 1, 4096);
   cfg.hidden = a.u64("hidden", 1, 4096);
   cfg.min_len = cfg.max_len = a.u64("seq", 1, 1000);
   const size_t B = a.u64("batch", 1, 1 << 16), steps = a.u64("steps", 1, 1 << 20);
   // fixed target length = seq (drop the last symbol so tgt_in/out have seq steps)
-  nn::ToyData dd = nn::make_toy_reverse(B, cfg, 1);
+  models::ToyData dd = models::make_toy_reverse(B, cfg, 1);
   for (auto& t : dd.tgt) t.pop_back();
   std::vector<size_t> idx(B);
   for (size_t i = 0; i < B; ++i) idx[i] = i;
-  const nn::ToyBatch b = nn::make_toy_batch(dd, idx);
-  nn::ToySeq2Seq m(cfg, 1);
+  const models::ToyBatch b = models::make_toy_batch(dd, idx);
+  models::ToySeq2Seq m(cfg, 1);
   ParamList ps;
   m.collect(ps);
   nn::Adam adam(ps, 1e-3f);

@@ -13,7 +13,7 @@
 #include "attnlab/cli/args.hpp"
 #include "attnlab/cli/commands.hpp"
 #include "attnlab/data/cmudict.hpp"
-#include "attnlab/data/seq_metrics.hpp"
+#include "attnlab/eval/seq_metrics.hpp"
 #include "attnlab/io/safetensors.hpp"
 #include "attnlab/models/transformer.hpp"
 #include "attnlab/nn/optim.hpp"
@@ -256,7 +256,7 @@ int cmd_train_transformer(const std::vector<std::string>& argv) {
     return double(m.train_step(models::make_seq2seq_batch(src, tgt, idx), lo, rng, &last_info));
   };
   hooks.evaluate = [&]() {
-    data::G2PScore sc;
+    eval::G2PScore sc;
     models::DecodeOptions o;
     o.head_maps = false;
     for (size_t e : val) {

@@ -368,9 +368,9 @@ SpamBaselineResult run_spam_baseline(const data::SpamCorpus& c, const SpamBaseli
   r.spam_train = c.count(sp.train, 1), r.spam_valid = c.count(sp.valid, 1), r.spam_test = c.count(sp.test, 1);
   r.hard_ham_test = c.count_group(sp.test, "hard-ham-1");
   const double th = opt.model.threshold;
-  r.valid = data::binary_metrics(yva, r.model.predict_proba(dva), th);
+  r.valid = eval::binary_metrics(yva, r.model.predict_proba(dva), th);
   const std::vector<double> pte = r.model.predict_proba(dte);
-  r.test = data::binary_metrics(yte, pte, th);
+  r.test = eval::binary_metrics(yte, pte, th);
   std::vector<int> yh, ys;
   std::vector<double> ph, ps;
   for (size_t k = 0; k < sp.test.size(); ++k) {
@@ -378,8 +378,8 @@ SpamBaselineResult run_spam_baseline(const data::SpamCorpus& c, const SpamBaseli
     if (rec.group == "hard-ham-1") yh.push_back(yte[k]), ph.push_back(pte[k]);
     if (rec.group == "hard-ham-1" || rec.label == 1) ys.push_back(yte[k]), ps.push_back(pte[k]);
   }
-  r.test_hard_ham = data::binary_metrics(yh, ph, th);
-  r.test_spam_hard_ham = data::binary_metrics(ys, ps, th);
+  r.test_hard_ham = eval::binary_metrics(yh, ph, th);
+  r.test_spam_hard_ham = eval::binary_metrics(ys, ps, th);
   return r;
 }
 

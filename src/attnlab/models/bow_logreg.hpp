@@ -24,7 +24,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "attnlab/data/class_metrics.hpp"
+#include "attnlab/eval/class_metrics.hpp"
 #include "attnlab/data/email.hpp"
 #include "attnlab/data/spam_assassin.hpp"
 #include "attnlab/data/vocab.hpp"
@@ -101,9 +101,9 @@ struct SpamBaselineResult {
   double l2 = 0;
   double valid_logloss = 0;
   BowFitReport fit;
-  data::BinaryMetrics valid, test;
-  data::BinaryMetrics test_hard_ham;        // hard ham alone (all negatives: accuracy = 1 - FPR)
-  data::BinaryMetrics test_spam_hard_ham;   // test spam + hard ham only
+  eval::BinaryMetrics valid, test;
+  eval::BinaryMetrics test_hard_ham;        // hard ham alone (all negatives: accuracy = 1 - FPR)
+  eval::BinaryMetrics test_spam_hard_ham;   // test spam + hard ham only
   BowLogReg model;
   nlohmann::json to_json() const;           // everything but the model
 };

@@ -31,9 +31,9 @@ HANSpamScores spam_scores(const data::SpamCorpus& c, const std::vector<size_t>& 
     if (r.group == "hard-ham-1") yh.push_back(r.label), ph.push_back(p_spam[k]);
     if (r.group == "hard-ham-1" || r.label == 1) ys.push_back(r.label), ps.push_back(p_spam[k]);
   }
-  s.all = data::binary_metrics(y, p_spam, threshold);
-  s.hard_ham = data::binary_metrics(yh, ph, threshold);
-  s.spam_hard_ham = data::binary_metrics(ys, ps, threshold);
+  s.all = eval::binary_metrics(y, p_spam, threshold);
+  s.hard_ham = eval::binary_metrics(yh, ph, threshold);
+  s.spam_hard_ham = eval::binary_metrics(ys, ps, threshold);
   s.p_spam = std::move(p_spam);
   return s;
 }

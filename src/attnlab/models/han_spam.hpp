@@ -5,7 +5,7 @@
 #pragma once
 #include <vector>
 
-#include "attnlab/data/class_metrics.hpp"
+#include "attnlab/eval/class_metrics.hpp"
 #include "attnlab/data/spam_assassin.hpp"
 #include "attnlab/models/han.hpp"
 
@@ -13,9 +13,9 @@ namespace attnlab::models {
 
 struct HANSpamScores {
   std::vector<double> p_spam;             // one per message of the split, in split order
-  data::BinaryMetrics all;                // every message of the split
-  data::BinaryMetrics hard_ham;           // hard ham alone (all negatives: accuracy = 1 - FPR)
-  data::BinaryMetrics spam_hard_ham;      // spam + hard ham
+  eval::BinaryMetrics all;                // every message of the split
+  eval::BinaryMetrics hard_ham;           // hard ham alone (all negatives: accuracy = 1 - FPR)
+  eval::BinaryMetrics spam_hard_ham;      // spam + hard ham
   nlohmann::json to_json() const;         // the three metric sets
 };
 

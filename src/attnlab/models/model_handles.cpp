@@ -10,7 +10,7 @@
 #include "attnlab/models/seq2seq.hpp"
 #include "attnlab/models/transformer.hpp"
 #include "attnlab/models/xl_lm.hpp"
-#include "attnlab/nn/toy_seq2seq.hpp"
+#include "attnlab/models/toy_seq2seq.hpp"
 
 namespace attnlab::models {
 
@@ -60,9 +60,9 @@ class Handle : public Model {
   std::unique_ptr<M> m_;
 };
 
-class ToyHandle : public Handle<nn::ToySeq2Seq> {
+class ToyHandle : public Handle<models::ToySeq2Seq> {
  public:
-  ToyHandle(std::unique_ptr<nn::ToySeq2Seq> m, std::vector<std::string> vocab)
+  ToyHandle(std::unique_ptr<models::ToySeq2Seq> m, std::vector<std::string> vocab)
       : Handle(std::move(m)), vocab_(std::move(vocab)) {
     m_->collect(ps_);
   }
@@ -225,7 +225,7 @@ class CharLMHandle : public Model {
 }  // namespace
 
 std::unique_ptr<Model> load_toy_reverse_model(const ModelFile& f) {
-  return std::make_unique<ToyHandle>(nn::ToySeq2Seq::load(f.tensors), f.info.vocab);
+  return std::make_unique<ToyHandle>(models::ToySeq2Seq::load(f.tensors), f.info.vocab);
 }
 std::unique_ptr<Model> load_seq2seq_model(const ModelFile& f) {
   return std::make_unique<Seq2SeqHandle<Seq2Seq>>(Seq2Seq::load(f.tensors));

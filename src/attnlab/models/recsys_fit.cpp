@@ -5,7 +5,7 @@
 
 #include "attnlab/core/error.hpp"
 #include "attnlab/core/rng.hpp"
-#include "attnlab/data/class_metrics.hpp"
+#include "attnlab/eval/class_metrics.hpp"
 #include "attnlab/nn/optim.hpp"
 
 namespace attnlab::models {
@@ -101,7 +101,7 @@ std::vector<RecsysEpoch> fit_din(DIN& m, const data::BehaviorData& train,
     opt.step();
     return l;
   };
-  auto eval = [&] { return data::roc_auc(test.label, din_predict(m, test)); };
+  auto eval = [&] { return eval::roc_auc(test.label, din_predict(m, test)); };
   return run(train.n, o, step, eval, on_epoch);
 }
 
@@ -140,7 +140,7 @@ std::vector<RecsysEpoch> fit_autoint(AutoInt& m, const data::CtrSyntheticData& t
   };
   std::vector<int> ylab(test.n);
   for (size_t i = 0; i < test.n; ++i) ylab[i] = test.labels[i] > 0.5f ? 1 : 0;
-  auto eval = [&] { return data::roc_auc(ylab, autoint_predict(m, test)); };
+  auto eval = [&] { return eval::roc_auc(ylab, autoint_predict(m, test)); };
   return run(train.n, o, step, eval, on_epoch);
 }
 

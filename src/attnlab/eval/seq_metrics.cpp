@@ -1,6 +1,6 @@
-#include "attnlab/data/seq_metrics.hpp"
+#include "attnlab/eval/seq_metrics.hpp"
 
-namespace attnlab::data {
+namespace attnlab::eval {
 
 size_t edit_distance_ids(const std::vector<int>& a, const std::vector<int>& b) { return edit_distance(a, b); }
 
@@ -10,4 +10,4 @@ size_t edit_distance_tokens(const std::vector<std::string>& a, const std::vector
 
 size_t edit_distance_chars(const std::string& a, const std::string& b) { return edit_distance(a, b); }
 
-}  // namespace attnlab::data
+}  // namespace attnlab::eval

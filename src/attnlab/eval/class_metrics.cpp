@@ -1,4 +1,4 @@
-#include "attnlab/data/class_metrics.hpp"
+#include "attnlab/eval/class_metrics.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 
 #include "attnlab/core/error.hpp"
 
-namespace attnlab::data {
+namespace attnlab::eval {
 
 ConfusionMatrix confusion_matrix(const std::vector<int>& labels, const std::vector<int>& predicted) {
   ATTNLAB_CHECK(labels.size() == predicted.size(), "confusion_matrix: expected as many predictions (",
@@ -90,4 +90,4 @@ std::string BinaryMetrics::summary() const {
   return buf;
 }
 
-}  // namespace attnlab::data
+}  // namespace attnlab::eval

@@ -1,4 +1,4 @@
-#include "attnlab/nn/toy_seq2seq.hpp"
+#include "attnlab/models/toy_seq2seq.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -9,7 +9,9 @@
 #include "attnlab/kernels/kernels.hpp"
 #include "attnlab/nn/loss.hpp"
 
-namespace attnlab::nn {
+namespace attnlab::models {
+
+using namespace attnlab::nn;  // the layers this toy model composes
 
 namespace k = attnlab::kernels;
 
@@ -230,4 +232,4 @@ std::unique_ptr<ToySeq2Seq> ToySeq2Seq::load(const io::SafeTensors& st) {
   return m;
 }
 
-}  // namespace attnlab::nn
+}  // namespace attnlab::models

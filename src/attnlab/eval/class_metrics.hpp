@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace attnlab::data {
+namespace attnlab::eval {
 
 struct ConfusionMatrix {
   size_t tp = 0, fp = 0, tn = 0, fn = 0;
@@ -35,4 +35,4 @@ double roc_auc(const std::vector<int>& labels, const std::vector<double>& scores
 BinaryMetrics binary_metrics(const std::vector<int>& labels, const std::vector<double>& scores,
                              double threshold = 0.5);
 
-}  // namespace attnlab::data
+}  // namespace attnlab::eval

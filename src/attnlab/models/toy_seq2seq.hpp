@@ -19,7 +19,7 @@
 #include "attnlab/nn/layers.hpp"
 #include "attnlab/nn/rnn.hpp"
 
-namespace attnlab::nn {
+namespace attnlab::models {
 
 struct ToyConfig {
   size_t vocab = 13;  // 3 specials + 10 symbols
@@ -62,12 +62,12 @@ class ToySeq2Seq {
   static std::unique_ptr<ToySeq2Seq> load(const io::SafeTensors& st);
 
   ToyConfig cfg;
-  Embedding src_emb, tgt_emb;
-  GRU encoder, decoder;
-  Linear combine, out;
+  nn::Embedding src_emb, tgt_emb;
+  nn::GRU encoder, decoder;
+  nn::Linear combine, out;
 
  private:
   float run(const ToyBatch& b, bool backward);
 };
 
-}  // namespace attnlab::nn
+}  // namespace attnlab::models

@@ -16,7 +16,7 @@
 
 #include "attnlab/core/error.hpp"
 
-namespace attnlab::data {
+namespace attnlab::eval {
 
 // Levenshtein distance between two sequences of comparable tokens; O(|a||b|)
 // time, O(min(|a|,|b|)) memory.
@@ -132,4 +132,4 @@ size_t edit_distance_ids(const std::vector<int>& a, const std::vector<int>& b);
 size_t edit_distance_tokens(const std::vector<std::string>& a, const std::vector<std::string>& b);
 size_t edit_distance_chars(const std::string& a, const std::string& b);
 
-}  // namespace attnlab::data
+}  // namespace attnlab::eval
