@@ -1,7 +1,6 @@
 // attnlab train g2p --arch transformer: the Transformer seq2seq on CMUdict, on the same
 // split, vocabularies and scorer as the RNN g2p models, through the shared nn::Trainer
 // (warm-up schedule, clipping, checkpoints that resume exactly, progress, JSON events).
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -12,6 +11,7 @@
 
 #include "attnlab/cli/args.hpp"
 #include "attnlab/cli/commands.hpp"
+#include "attnlab/cli/train_scaffold.hpp"
 #include "attnlab/data/cmudict.hpp"
 #include "attnlab/eval/seq_metrics.hpp"
 #include "attnlab/io/safetensors.hpp"
@@ -40,13 +40,8 @@ std::vector<FlagSpec> transformer_train_flags() {
       {"post-norm", "", "", "post-norm layers (the 2017 paper); default pre-norm"},
       {"pos", "sinusoidal|learned", "sinusoidal", "positional encoding"},
       {"tied", "", "", "output projection tied to the target embedding (default: separate)"},
-      {"epochs", "N", "30", "passes over the training pairs"},
-      {"batch-size", "N", "64", "pairs per step"},
       {"max-train", "N", "0", "use only a seeded sample of N training pairs (0 = all)"},
-      {"lr", "F", "0.001", "peak learning rate (Adam, betas 0.9/0.98)"},
       {"schedule", "NAME", "cosine", "decay after warm-up: constant, cosine, linear or step"},
-      {"warmup", "N", "2000", "linear warm-up steps"},
-      {"clip", "F", "1", "clip gradients to this global L2 norm (0 = off)"},
       {"label-smoothing", "F", "0.1", "label smoothing of the token cross-entropy"},
       {"disagree-subspace", "W", "0", "weight of the subspace similarity penalty (Li et al. 2018)"},
       {"disagree-position", "W", "0", "weight of the attended-position similarity penalty (a sum "
@@ -54,31 +49,27 @@ std::vector<FlagSpec> transformer_train_flags() {
       {"disagree-output", "W", "0", "weight of the output similarity penalty"},
       {"disagree-on", "LIST", "enc,dec,cross", "attentions the penalties apply to (comma list of "
                                                "enc, dec, cross)"},
-      {"seed", "N", "1", "seed of the initialisation, dropout and the batch order"},
-      {"max-steps", "N", "0", "stop after this many steps (the schedule still spans all epochs)"},
       {"eval-every", "N", "0", "validate every N steps (0 = every epoch)"},
       {"val-size", "N", "1000", "validation words used during training (greedy WER)"},
-      {"out", "PATH", "g2p-transformer.safetensors", "model file (rewritten at every validation)"},
-      {"dtype", "f32|f16", "f16", "storage type of the model file"},
-      {"checkpoint", "PATH", "", "resumable checkpoint file"},
-      {"checkpoint-every", "N", "500", "steps between checkpoints"},
-      {"resume", "PATH", "", "continue from a checkpoint (same flags as the first run)"},
-      {"json", "", "", "print JSON lines on stdout"},
-      {"quiet", "", "", "no progress bar and no per-validation lines"},
   };
 }
 
-void write_file_atomic(const std::string& path, const std::vector<uint8_t>& bytes) {
-  const std::string tmp = path + ".tmp";
-  io::write_bytes(tmp, bytes);
-  if (std::rename(tmp.c_str(), path.c_str()) != 0)
-    throw Error("could not rename " + tmp + " to " + path);
-}
 
 }  // namespace
 
 int cmd_train_transformer(const std::vector<std::string>& argv) {
-  Args a("train", transformer_train_flags());
+  TrainFlagDefaults d;
+  d.out = "g2p-transformer.safetensors";
+  d.out_help = "model file (rewritten at every validation)";
+  d.dtype = "f16";
+  d.seed_help = "seed of the initialisation, dropout and the batch order";
+  d.epochs = "30";
+  d.batch = "64";
+  d.lr = "0.001";
+  d.warmup = "2000";
+  d.clip = "1";
+  d.checkpoint_every = "500";
+  Args a("train", with_common_train_flags(transformer_train_flags(), d));
   std::vector<std::string> rest(argv.begin() + 1, argv.end());
   a.parse(rest);
   const std::string task = argv.at(0);
@@ -95,8 +86,9 @@ int cmd_train_transformer(const std::vector<std::string>& argv) {
   if (!a.positional().empty()) throw UsageError("unexpected argument '" + a.positional()[0] + "'");
   if (task != "g2p") throw UsageError("--arch transformer is available for g2p only, got '" + task + "'");
   if (a.get("arch") != "transformer") throw UsageError("--arch must be transformer here");
-  const bool stress = a.flag("stress"), as_json = a.flag("json"), quiet = a.flag("quiet");
-  const uint64_t seed = a.u64("seed"), split_seed = a.u64("split-seed");
+  TrainScaffold run(a, "train g2p --arch transformer");
+  const bool stress = a.flag("stress");
+  const uint64_t seed = run.seed(), split_seed = a.u64("split-seed");
 
   models::TransformerConfig cfg;
   cfg.task = "g2p";
@@ -139,13 +131,8 @@ int cmd_train_transformer(const std::vector<std::string>& argv) {
       item.clear();
     }
   }
-  io::DType dtype;
-  try {
-    dtype = io::dtype_from_string(a.get("dtype"));
-  } catch (const Error& e) {
-    throw UsageError(e.what());
-  }
-  const std::string out = a.get("out");
+  const io::DType dtype = run.dtype();
+  const std::string out = run.out();
 
   // data: the RNN g2p models' split and vocabularies
   data::CmuOptions copt;
@@ -186,8 +173,8 @@ int cmd_train_transformer(const std::vector<std::string>& argv) {
   ParamList ps;
   m.collect(ps);
   nn::LrSchedule sched;
-  sched.base_lr = static_cast<float>(a.num("lr", 0, 10));
-  sched.warmup = a.u64("warmup");
+  sched.base_lr = run.lr();
+  sched.warmup = run.warmup();
   try {
     sched.decay = nn::decay_from_string(a.get("schedule"));
   } catch (const Error& e) {
@@ -197,15 +184,10 @@ int cmd_train_transformer(const std::vector<std::string>& argv) {
   nn::Adam opt(ps, sched.base_lr, 0.9f, 0.98f, 1e-9f);
   std::vector<size_t> lens;
   for (auto& s : src) lens.push_back(s.size());
-  const size_t batch = a.u64("batch-size", 1, 1 << 16);
+  const size_t batch = run.batch();
   data::Batcher batcher(lens, batch, seed, true, true);
-  nn::TrainOptions to;
-  to.epochs = a.u64("epochs", 1, 100000);
-  to.clip_norm = static_cast<float>(a.num("clip", 0, 1e6));
+  nn::TrainOptions to = run.train_options(batcher.num_batches());
   to.eval_every = a.u64("eval-every");
-  to.seed = seed;
-  const std::string ckpt = a.get("checkpoint");
-  to.checkpoint_every = ckpt.empty() ? 0 : a.u64("checkpoint-every", 1, SIZE_MAX);
   sched.total = to.epochs * batcher.num_batches();
   const json run_json = {{"task", task},          {"arch", "transformer"},
                          {"config", cfg.to_json()}, {"seed", seed},
@@ -216,42 +198,25 @@ int cmd_train_transformer(const std::vector<std::string>& argv) {
                          {"clip", a.get("clip")},  {"label_smoothing", a.get("label-smoothing")},
                          {"disagree", {w.subspace, w.position, w.output}},
                          {"disagree_on", a.get("disagree-on")}};
-  const std::string run_id = run_json.dump();
+  run.set_run_id(run_json);
+  const std::string run_id = run.run_id();
   to.checkpoint_meta["run"] = run_id;
   nn::Trainer trainer(ps, opt, sched, batcher, to);
-  double prior_seconds = 0;
-  if (!a.get("resume").empty()) {
-    const io::SafeTensors ck = io::read_file(a.get("resume"));
-    if (ck.meta("run") != run_id)
-      throw Error("checkpoint '" + a.get("resume") + "' was made by a different run:\n  saved: " +
-                  ck.meta("run") + "\n  now:   " + run_id +
-                  "\nrerun with the flags of the first run to resume it");
-    trainer.restore(ck);
-    prior_seconds = std::atof(ck.meta("train_seconds", "0").c_str());
-    if (!quiet && !as_json)
-      std::cerr << "resumed from " << a.get("resume") << " at step " << trainer.step() << "\n";
-  }
-  if (!quiet && !as_json)
-    std::cerr << "g2p transformer: " << src.size() << " training pairs, " << batcher.num_batches()
-              << " batches/epoch, " << trainer.total_steps() << " steps, " << ps.count()
-              << " parameters, config " << m.config().to_json() << "\n";
+  run.resume(trainer);
+  run.note("g2p transformer: " + std::to_string(src.size()) + " training pairs, " +
+           std::to_string(batcher.num_batches()) + " batches/epoch, " +
+           std::to_string(trainer.total_steps()) + " steps, " + std::to_string(ps.count()) +
+           " parameters, config " + m.config().to_json());
 
-  const bool tty = isatty(fileno(stderr)) != 0;
-  const size_t stop_at = a.u64("max-steps") ? a.u64("max-steps") : SIZE_MAX;
-  nn::ProgressBar bar(&std::cerr, tty && !quiet && !as_json, std::min(trainer.total_steps(), stop_at));
-  const auto t0 = std::chrono::steady_clock::now();
-  auto elapsed = [&]() {
-    return prior_seconds + std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  };
   auto save_model = [&]() {
     std::map<std::string, std::string> mm = meta;
     mm["trained_steps"] = std::to_string(trainer.step());
-    mm["train_seconds"] = std::to_string(elapsed());
+    mm["train_seconds"] = std::to_string(run.elapsed());
     mm["run"] = run_id;
-    write_file_atomic(out, m.save(dtype, mm));
+    run.write(out, m.save(dtype, mm));
   };
   models::TransformerLossInfo last_info;
-  nn::TrainHooks hooks;
+  nn::TrainHooks hooks = run.hooks(trainer);  // checkpoints, atomically, with the run id
   hooks.step = [&](const std::vector<size_t>& idx, Rng& rng) {
     return double(m.train_step(models::make_seq2seq_batch(src, tgt, idx), lo, rng, &last_info));
   };
@@ -267,43 +232,27 @@ int cmd_train_transformer(const std::vector<std::string>& argv) {
     }
     return sc.wer();
   };
-  hooks.on_checkpoint = [&](const std::vector<uint8_t>&, size_t) {
-    write_file_atomic(ckpt, trainer.checkpoint({{"train_seconds", std::to_string(elapsed())}}));
-  };
   hooks.on_event = [&](const nn::TrainEvent& ev) {
     save_model();
     const auto& i = last_info;
-    if (as_json) {
-      std::cout << json({{"event", "eval"}, {"step", ev.step}, {"epoch", ev.epoch + 1},
-                         {"loss", ev.loss}, {"val_wer", ev.eval}, {"lr", ev.lr},
-                         {"samples_per_s", ev.samples_per_s}, {"seconds", elapsed()},
-                         {"last_batch_ce", i.ce}, {"last_batch_penalty", i.penalty},
-                         {"sim_enc", {i.enc_self.subspace, i.enc_self.position, i.enc_self.output}},
-                         {"sim_dec", {i.dec_self.subspace, i.dec_self.position, i.dec_self.output}},
-                         {"sim_cross", {i.cross.subspace, i.cross.position, i.cross.output}}})
-                       .dump()
-                << std::endl;
-    } else if (!quiet) {
-      char buf[256];
-      std::snprintf(buf, sizeof buf,
-                    "epoch %zu step %zu  loss %.4f  val_wer %.4f  lr %.2e  %.0f samples/s  %.0fs",
-                    ev.epoch + 1, ev.step, ev.loss, ev.eval, ev.lr, ev.samples_per_s, elapsed());
-      if (bar.enabled()) std::cerr << "\r\033[K";
-      std::cout << buf << std::endl;
-    }
+    char buf[256];
+    std::snprintf(buf, sizeof buf,
+                  "epoch %zu step %zu  loss %.4f  val_wer %.4f  lr %.2e  %.0f samples/s  %.0fs",
+                  ev.epoch + 1, ev.step, ev.loss, ev.eval, ev.lr, ev.samples_per_s, run.elapsed());
+    run.event({{"step", ev.step}, {"epoch", ev.epoch + 1}, {"loss", ev.loss}, {"val_wer", ev.eval},
+               {"lr", ev.lr}, {"samples_per_s", ev.samples_per_s}, {"last_batch_ce", i.ce},
+               {"last_batch_penalty", i.penalty},
+               {"sim_enc", {i.enc_self.subspace, i.enc_self.position, i.enc_self.output}},
+               {"sim_dec", {i.dec_self.subspace, i.dec_self.position, i.dec_self.output}},
+               {"sim_cross", {i.cross.subspace, i.cross.position, i.cross.output}}},
+              buf);
   };
-  trainer.run(hooks, &bar, stop_at);
-  if (!ckpt.empty())
-    write_file_atomic(ckpt, trainer.checkpoint({{"train_seconds", std::to_string(elapsed())}}));
+  run.run(trainer, hooks);  // progress bar, --max-steps, final checkpoint
   save_model();
-  if (as_json)
-    std::cout << json({{"event", "done"}, {"model", out}, {"steps", trainer.step()},
-                       {"seconds", elapsed()}, {"params", ps.count()}})
-                     .dump()
-              << std::endl;
-  else if (!quiet)
-    std::printf("saved %s (%zu parameters, %s) after %zu steps, %.0f s of training\n", out.c_str(),
-                ps.count(), io::dtype_name(dtype), trainer.step(), elapsed());
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "saved %s (%zu parameters, %s) after %zu steps, %.0f s of training",
+                out.c_str(), ps.count(), io::dtype_name(dtype), trainer.step(), run.elapsed());
+  run.done({{"model", out}, {"steps", trainer.step()}, {"params", ps.count()}}, buf);
   return 0;
 }
 
