@@ -10,7 +10,7 @@ const x = Float32Array.from({ length: T * D }, (_, i) => Math.sin(0.37 * i));
 const rowSums = (w, rows, cols) => Array.from({ length: rows }, (_, r) => w.slice(r * cols, (r + 1) * cols).reduce((a, b) => a + b, 0));
 
 test('attend: every score function, global, with padding and causal masks', () => {
-  for (const score of ['dot', 'scaled_dot', 'general', 'additive', 'cosine', 'location']) {
+  for (const { name: score } of al.scoreKinds()) {  // every score of the library's table
     const r = al.playground.attend({ score, x, T, D, validKeys: 3, causal: true });
     assert.equal(r.weights.length, T * T);
     assert.equal(r.out.length, T * D);

@@ -57,7 +57,7 @@ TEST(FusedScaledDot, EqualsComposedPath) {
 }
 
 TEST(Attend, WeightRowsSumToOneOrZero) {
-  for (const char* kn : {"dot", "scaled_dot", "general", "additive", "cosine", "location"}) {
+  for (const std::string& kn : score_names()) {  // every score of the table
     Rng rng(5);
     const ScoreKind kind = parse_score_kind(kn);
     Attention att({kind, 4, 4, 3, 6}, rng);

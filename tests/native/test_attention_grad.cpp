@@ -85,9 +85,7 @@ TEST_P(AttendGrad, EveryInputAndParameter) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Scores, AttendGrad,
-                         ::testing::Values("dot", "scaled_dot", "general", "additive", "cosine",
-                                           "location"));
+INSTANTIATE_TEST_SUITE_P(Scores, AttendGrad, ::testing::ValuesIn(score_names()));  // the score table
 
 struct LocalCase {
   LocalMode mode;

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "attnlab/attention/score.hpp"
 #include "attnlab/cli/args.hpp"
 #include "attnlab/cli/commands.hpp"
 #include "attnlab/cli/train_scaffold.hpp"
@@ -23,6 +24,13 @@
 namespace attnlab::cli {
 
 namespace {
+
+// "dot, scaled_dot, ... or local_p": the score table plus Luong's local-p
+std::string score_choices() {
+  std::string s;
+  for (const std::string& n : attention::score_names()) s += n + ", ";
+  return s.substr(0, s.size() - 2) + " or local_p";
+}
 using json = nlohmann::json;
 using models::Seq2Seq;
 using models::Seq2SeqConfig;
@@ -159,8 +167,7 @@ std::vector<FlagSpec> seq2seq_train_flags() {
           {"bi", "", "", "bidirectional encoder"},
           {"no-input-feed", "", "", "do not feed the attentional vector into the next step"},
           {"input-feed", "", "", "feed the attentional vector into the next step"},
-          {"score", "NAME", "", "additive, general, dot, scaled_dot or local_p (default: g2p "
-                                "additive, dates dot)"},
+          {"score", "NAME", "", score_choices() + " (default: g2p additive, dates dot)"},
           {"emb", "N", "0", "embedding width (0 = task default: 64)"},
           {"hidden", "N", "0", "encoder hidden size per direction (0 = g2p 128, dates 64)"},
           {"attn-dim", "N", "0", "additive / local-p attention size (0 = decoder hidden / 2)"},
