@@ -95,6 +95,20 @@ std::vector<FlagSpec> eval_flags(const char* what) {
 }  // namespace
 
 // ---------------------------------------------------------------- DIN
+// Writes the trained model with the data it was tested on (so eval can reproduce
+// the test AUC) and reports the end of the run.
+template <class M>
+int save_and_report(TrainScaffold& run, const M& m, const json& rec, double auc, uint64_t seed) {
+  run.write(run.out(), m.save(io::SaveOptions{run.dtype(), {{"data", rec.dump()},
+                                                           {"test_auc", std::to_string(auc)},
+                                                           {"seed", std::to_string(seed)}}}));
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "saved %s (%zu parameters)  test ROC-AUC %.4f  %.1fs",
+                run.out().c_str(), m.params().count(), auc, run.elapsed());
+  run.done({{"model", run.out()}, {"test_auc", auc}, {"params", m.params().count()}}, buf);
+  return 0;
+}
+
 int cmd_train_din(const Argv& argv) {
   TrainFlagDefaults d;
   d.trainer = false;
@@ -132,14 +146,7 @@ int cmd_train_din(const Argv& argv) {
   const double auc = report_epochs(run, models::fit_din(m, train, test, fo));
   const json rec = {{"generator", "behavior"}, {"test", n_test}, {"test_seed", 2000 + fo.seed},
                     {"world_seed", bo.world_seed}};
-  run.write(run.out(), m.save({run.dtype(), {{"data", rec.dump()},
-                                             {"test_auc", std::to_string(auc)},
-                                             {"seed", std::to_string(fo.seed)}}}));
-  char buf[256];
-  std::snprintf(buf, sizeof buf, "saved %s (%zu parameters)  test ROC-AUC %.4f  %.1fs",
-                run.out().c_str(), m.params().count(), auc, run.elapsed());
-  run.done({{"model", run.out()}, {"test_auc", auc}, {"params", m.params().count()}}, buf);
-  return 0;
+  return save_and_report(run, m, rec, auc, fo.seed);
 }
 
 int cmd_eval_din(const models::ModelFile& f, const Argv& argv) {
@@ -212,14 +219,7 @@ int cmd_train_autoint(const Argv& argv) {
   const double auc = report_epochs(run, models::fit_autoint(m, train, test, fo));
   const json rec = {{"generator", "ctr"}, {"test", test.n}, {"test_seed", 2000 + fo.seed},
                     {"task_seed", fo.seed}, {"field_a", dc.field_a}, {"field_b", dc.field_b}};
-  run.write(run.out(), m.save(io::SaveOptions{run.dtype(), {{"data", rec.dump()},
-                                                           {"test_auc", std::to_string(auc)},
-                                                           {"seed", std::to_string(fo.seed)}}}));
-  char buf[256];
-  std::snprintf(buf, sizeof buf, "saved %s (%zu parameters)  test ROC-AUC %.4f  %.1fs",
-                run.out().c_str(), m.params().count(), auc, run.elapsed());
-  run.done({{"model", run.out()}, {"test_auc", auc}, {"params", m.params().count()}}, buf);
-  return 0;
+  return save_and_report(run, m, rec, auc, fo.seed);
 }
 
 int cmd_eval_autoint(const models::ModelFile& f, const Argv& argv) {
