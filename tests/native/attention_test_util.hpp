@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fixture_util.hpp"
 #include "attnlab/attention/common.hpp"
 #include "attnlab/core/param.hpp"
 #include "attnlab/core/rng.hpp"
@@ -119,27 +120,11 @@ class GradSummary : public ::testing::Environment {
 };
 
 // ------------------------------------------------------------ fixtures
-inline nlohmann::json load_fixture(const std::string& file) {
-  const std::string path = std::string(ATTNLAB_FIXTURES_DIR) + "/" + file;
-  std::ifstream f(path);
-  if (!f) throw std::runtime_error("cannot open fixture " + path);
-  nlohmann::json j;
-  f >> j;
-  return j;
-}
+using attnlab::testing::load_fixture;
 inline std::vector<size_t> jshape(const nlohmann::json& t) {
   return t.at("shape").get<std::vector<size_t>>();
 }
-inline std::vector<float> jflat(const nlohmann::json& t) {
-  std::vector<float> v;
-  for (const auto& x : t.at("data")) {
-    if (x.is_string())
-      v.push_back(x.get<std::string>() == "-inf" ? -INFINITY : INFINITY);
-    else
-      v.push_back(x.get<float>());
-  }
-  return v;
-}
+inline std::vector<float> jflat(const nlohmann::json& t) { return attnlab::testing::fixture_floats(t); }
 template <class T>
 T jtensor(const nlohmann::json& t) {
   auto sh = jshape(t);

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fixture_util.hpp"
 #include "attnlab/core/param.hpp"
 #include "attnlab/core/rng.hpp"
 #include "attnlab/nn/tensor.hpp"
@@ -21,16 +22,11 @@ namespace attnlab::testutil {
 using nn::Tensor;
 using json = nlohmann::json;
 
-inline json load_fixture(const std::string& name) {
-  std::ifstream f(std::string(ATTNLAB_FIXTURES_DIR) + "/" + name);
-  EXPECT_TRUE(f.good()) << "missing fixture " << name
-                        << " (run /usr/bin/python3 scripts/fixtures_nn.py)";
-  return json::parse(f);
-}
+using attnlab::testing::load_fixture;
 
 inline Tensor tensor_of(const json& j) {
   std::vector<size_t> shape = j["shape"].get<std::vector<size_t>>();
-  std::vector<float> data = j["data"].get<std::vector<float>>();
+  std::vector<float> data = attnlab::testing::fixture_floats(j);
   Tensor t = nn::empty(shape);
   EXPECT_EQ(t.size(), data.size());
   std::copy(data.begin(), data.end(), t.data());
@@ -39,7 +35,7 @@ inline Tensor tensor_of(const json& j) {
 
 // max |a - b| over a tensor and a fixture tensor (checks the element count)
 inline double max_err(const Tensor& a, const json& j) {
-  const std::vector<float> d = j["data"].get<std::vector<float>>();
+  const std::vector<float> d = attnlab::testing::fixture_floats(j);
   EXPECT_EQ(a.size(), d.size());
   double m = 0;
   for (size_t i = 0; i < std::min(a.size(), d.size()); ++i)
