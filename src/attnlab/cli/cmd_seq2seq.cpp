@@ -321,14 +321,7 @@ int train_seq2seq(const std::string& task, const Argv& argv) {
   ParamList ps;
   m.collect(ps);
   if (!a.get("init-from").empty()) init_from(a.get("init-from"), cfg, ps, t.meta);
-  nn::LrSchedule sched;
-  sched.base_lr = run.lr();
-  sched.warmup = run.warmup();
-  try {
-    sched.decay = nn::decay_from_string(a.get("schedule"));
-  } catch (const Error& e) {
-    throw UsageError(std::string("--schedule: ") + e.what());
-  }
+  nn::LrSchedule sched = run.schedule(a);
   sched.min_lr = sched.base_lr * 0.02f;
   nn::Adam opt(ps, sched.base_lr);
   std::vector<size_t> lens;

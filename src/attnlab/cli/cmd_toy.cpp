@@ -112,14 +112,7 @@ int cmd_train_toy(const Argv& argv) {
   const models::ToyConfig cfg = toy_config_from(a);
   const uint64_t seed = run.seed();
   const size_t samples = a.u64("samples", 1, 1 << 26);
-  nn::LrSchedule sched;
-  sched.base_lr = run.lr();
-  sched.warmup = run.warmup();
-  try {
-    sched.decay = nn::decay_from_string(a.get("schedule"));
-  } catch (const Error& e) {
-    throw UsageError(std::string("--schedule: ") + e.what());
-  }
+  nn::LrSchedule sched = run.schedule(a);
   sched.step_size = 1000;
 
   const models::ToyData train = models::make_toy_reverse(samples, cfg, seed);

@@ -172,14 +172,7 @@ int cmd_train_transformer(const std::vector<std::string>& argv) {
   models::TransformerSeq2Seq m(cfg, sv, tv, seed);
   ParamList ps;
   m.collect(ps);
-  nn::LrSchedule sched;
-  sched.base_lr = run.lr();
-  sched.warmup = run.warmup();
-  try {
-    sched.decay = nn::decay_from_string(a.get("schedule"));
-  } catch (const Error& e) {
-    throw UsageError(std::string("--schedule: ") + e.what());
-  }
+  nn::LrSchedule sched = run.schedule(a);
   sched.min_lr = sched.base_lr * 0.02f;
   nn::Adam opt(ps, sched.base_lr, 0.9f, 0.98f, 1e-9f);
   std::vector<size_t> lens;

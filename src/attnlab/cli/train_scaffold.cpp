@@ -79,6 +79,18 @@ TrainScaffold::TrainScaffold(const Args& a, std::string command)
   resume_path_ = a.get("resume");
 }
 
+nn::LrSchedule TrainScaffold::schedule(const Args& a) const {
+  nn::LrSchedule sched;
+  sched.base_lr = lr_;
+  sched.warmup = warmup_;
+  try {
+    sched.decay = nn::decay_from_string(a.get("schedule"));
+  } catch (const Error& e) {
+    throw UsageError(std::string("--schedule: ") + e.what());
+  }
+  return sched;
+}
+
 nn::TrainOptions TrainScaffold::train_options(size_t batches_per_epoch) const {
   nn::TrainOptions to;
   to.epochs = epochs_;

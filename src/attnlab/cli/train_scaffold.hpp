@@ -72,6 +72,9 @@ class TrainScaffold {
   size_t warmup() const { return warmup_; }
   size_t stop_at() const { return stop_at_; }  // --max-steps, or SIZE_MAX
 
+  // --lr, --warmup and the command's --schedule (constant, cosine, linear, step) as a
+  // schedule; the command sets what is its own (min_lr, step_size, total)
+  nn::LrSchedule schedule(const Args& a) const;
   // epochs, clip, seed and the checkpoint interval (--checkpoint-every, 0 = every epoch)
   nn::TrainOptions train_options(size_t batches_per_epoch) const;
 
