@@ -94,6 +94,17 @@ class ToyHandle : public Handle<models::ToySeq2Seq> {
   ParamList ps_;
 };
 
+// Models that own their parameter list and whose config has to_json() (JSON or its text).
+inline json as_json(const json& j) { return j; }
+inline json as_json(const std::string& s) { return json::parse(s); }
+template <class M>
+class ParamHandle : public Handle<M> {
+ public:
+  using Handle<M>::Handle;
+  const ParamList& params() const override { return this->m_->params(); }
+  json config() const override { return as_json(this->m_->config().to_json()); }
+};
+
 // Any seq2seq kind (models::Translator): RNN Seq2Seq, TransformerSeq2Seq.
 template <class M>
 class Seq2SeqHandle : public Handle<M> {
@@ -124,11 +135,9 @@ class Seq2SeqHandle : public Handle<M> {
   ParamList ps_;
 };
 
-class HANHandle : public Handle<HAN> {
+class HANHandle : public ParamHandle<HAN> {
  public:
-  using Handle::Handle;
-  const ParamList& params() const override { return m_->params(); }
-  json config() const override { return m_->config().to_json(); }
+  using ParamHandle::ParamHandle;
   json predict(const json& in) const override {
     const json& text = field(in, "text", "han", R"({"text": "..."})");
     ATTNLAB_CHECK(text.is_string(), "han predict: 'text' must be a string, got ", text.dump());
@@ -136,11 +145,9 @@ class HANHandle : public Handle<HAN> {
   }
 };
 
-class MMoEHandle : public Handle<MMoE> {
+class MMoEHandle : public ParamHandle<MMoE> {
  public:
-  using Handle::Handle;
-  const ParamList& params() const override { return m_->params(); }
-  json config() const override { return json::parse(m_->config().to_json()); }
+  using ParamHandle::ParamHandle;
   json predict(const json& in) const override {
     size_t B = 0;
     const std::vector<float> x = rows_of<float>(field(in, "x", "mmoe", R"({"x": [[...], ...]})"),
@@ -154,11 +161,9 @@ class MMoEHandle : public Handle<MMoE> {
   }
 };
 
-class DINHandle : public Handle<DIN> {
+class DINHandle : public ParamHandle<DIN> {
  public:
-  using Handle::Handle;
-  const ParamList& params() const override { return m_->params(); }
-  json config() const override { return json::parse(m_->config().to_json()); }
+  using ParamHandle::ParamHandle;
   json predict(const json& in) const override {
     const char* form = R"({"history": [[item, category], ...], "candidate": [item, category]})";
     size_t T = 0, one = 0;
@@ -179,11 +184,9 @@ class DINHandle : public Handle<DIN> {
   }
 };
 
-class AutoIntHandle : public Handle<AutoInt> {
+class AutoIntHandle : public ParamHandle<AutoInt> {
  public:
-  using Handle::Handle;
-  const ParamList& params() const override { return m_->params(); }
-  json config() const override { return json::parse(m_->config().to_json()); }
+  using ParamHandle::ParamHandle;
   json predict(const json& in) const override {
     size_t B = 0;
     const std::vector<int> ids = rows_of<int>(field(in, "ids", "autoint", R"({"ids": [[...], ...]})"),
