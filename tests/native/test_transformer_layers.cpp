@@ -396,6 +396,83 @@ TEST(TransformerDecoderStep, EqualsFullForwardWithReorder) {
   }
 }
 
+// Inference paths: the encoder's one-sequence infer() in float32 equals forward(); the
+// int16 and int8 copies of the matrices (quantize()) stay close to float32 in the
+// encoder and in the decoder step, with relative errors ordered int16 < int8.
+TEST(TransformerInference, EncoderInferEqualsForwardAndQuantizedIsClose) {
+  for (bool nf : {false, true}) {
+    LayerCase lc{"", nf, nf ? nn::Act::GELU : nn::Act::ReLU, 0.f, {}};
+    Rng rng(31);
+    TransformerLayerConfig cfg = small_config(lc);
+    TransformerEncoderLayer layer(cfg, rng);
+    const size_t S = 7, E = cfg.d_model, H = cfg.nhead;
+    const Tensor3 x = randn3(1, S, E, rng);
+    Tensor4 hw;
+    const Tensor3 ref = layer.forward(x, {}, nullptr, nullptr, false, &hw);
+    std::vector<float> y(S * E), w(H * S * S);
+    layer.infer(S, x.data(), y.data(), nullptr, w.data());
+    double worst = 0, worst_w = 0, norm = 0;
+    for (size_t i = 0; i < S * E; ++i) {
+      worst = std::max(worst, double(std::fabs(y[i] - ref.data()[i])));
+      norm = std::max(norm, double(std::fabs(ref.data()[i])));
+    }
+    for (size_t i = 0; i < H * S * S; ++i) worst_w = std::max(worst_w, double(std::fabs(w[i] - hw.data()[i])));
+    EXPECT_LT(worst, 1e-5) << "norm_first " << nf;
+    EXPECT_LT(worst_w, 1e-6) << "norm_first " << nf;
+    double err[2] = {0, 0};
+    for (int i8 = 0; i8 < 2; ++i8) {
+      const EncoderLayerQuant q = layer.quantize(i8 == 1);
+      std::vector<float> yq(S * E);
+      layer.infer(S, x.data(), yq.data(), &q);
+      for (size_t i = 0; i < S * E; ++i) err[i8] = std::max(err[i8], double(std::fabs(yq[i] - ref.data()[i])) / norm);
+    }
+    EXPECT_GT(err[0], 0.0);  // the quantized path really ran
+    EXPECT_LT(err[0], 1e-3) << "int16, norm_first " << nf;
+    EXPECT_LT(err[1], 3e-2) << "int8, norm_first " << nf;
+    EXPECT_LT(err[0], err[1]);
+    std::printf("[infer] norm_first=%d encoder: f32 vs forward %.2e; relative error int16 %.2e int8 %.2e\n",
+                int(nf), worst, err[0], err[1]);
+  }
+}
+
+TEST(TransformerInference, QuantizedDecoderStepIsClose) {
+  for (bool nf : {false, true}) {
+    LayerCase lc{"", nf, nf ? nn::Act::GELU : nn::Act::ReLU, 0.f, {}};
+    Rng rng(33);
+    TransformerLayerConfig cfg = small_config(lc);
+    TransformerDecoderLayer layer(cfg, rng);
+    const size_t n = 2, T = 4, S = 5, E = cfg.d_model;
+    const Tensor3 mem = randn3(1, S, E, rng), X = randn3(n, T, E, rng);
+    double err[2] = {0, 0};
+    DecoderLayerState ref;
+    layer.start(mem.data(), S, n, T, ref);
+    std::vector<std::vector<float>> yref(T, std::vector<float>(n * E));
+    std::vector<float> x(n * E);
+    for (size_t t = 0; t < T; ++t) {
+      for (size_t j = 0; j < n; ++j) std::copy(X.data() + (j * T + t) * E, X.data() + (j * T + t + 1) * E, x.begin() + long(j * E));
+      layer.step(x.data(), yref[t].data(), ref);
+    }
+    for (int i8 = 0; i8 < 2; ++i8) {
+      const DecoderLayerQuant q = layer.quantize(i8 == 1);
+      DecoderLayerState st;
+      layer.start(mem.data(), S, n, T, st, &q);
+      std::vector<float> y(n * E);
+      for (size_t t = 0; t < T; ++t) {
+        for (size_t j = 0; j < n; ++j) std::copy(X.data() + (j * T + t) * E, X.data() + (j * T + t + 1) * E, x.begin() + long(j * E));
+        layer.step(x.data(), y.data(), st, nullptr, nullptr, &q);
+        double norm = 0;
+        for (float v : yref[t]) norm = std::max(norm, double(std::fabs(v)));
+        for (size_t i = 0; i < n * E; ++i) err[i8] = std::max(err[i8], double(std::fabs(y[i] - yref[t][i])) / norm);
+      }
+    }
+    EXPECT_GT(err[0], 0.0);
+    EXPECT_LT(err[0], 1e-3) << "int16, norm_first " << nf;
+    EXPECT_LT(err[1], 3e-2) << "int8, norm_first " << nf;
+    EXPECT_LT(err[0], err[1]);
+    std::printf("[infer] norm_first=%d decoder step: relative error int16 %.2e int8 %.2e\n", int(nf), err[0], err[1]);
+  }
+}
+
 // ------------------------------------------------------------------ positional encodings
 TEST(PositionalEncoding, SinusoidFormulaAndOffsets) {
   Rng rng(1);

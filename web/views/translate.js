@@ -2,6 +2,7 @@
 // a date (any of 20 formats -> YYYY-MM-DD); see the output tokens with their
 // probabilities and the attention heatmap (rows: outputs, columns: inputs).
 import { heatmap, downloadCanvas, download, weightColor } from '../lib/plot.js';
+import { ATTENTIONS, renderHeads } from './heads.js';
 
 const $ = (s) => document.querySelector(s);
 
@@ -20,6 +21,56 @@ export function init(call, manifest) {
     return o;
   }));
   let timer = null, last = null, seq = 0;
+  // head view (Transformer models): attention kind, layer, enlarged head, comparison model
+  const hv = { kind: 'cross', layer: '0', selected: null, compare: '', r: null, r2: null };
+  const transformers = models.filter((m) => m.arch === 'transformer');
+  $('#hv-kind').replaceChildren(...ATTENTIONS.map((a) => {
+    const o = document.createElement('option');
+    o.value = a.key;
+    o.textContent = a.label;
+    return o;
+  }));
+  function drawHeads() {
+    const m = models[Number(sel.value)];
+    const on = Boolean(hv.r?.heads);
+    $('#tr-heads').hidden = !on;
+    if (!on) return;
+    const L = hv.r.heads.cross.layers;
+    if ($('#hv-layer').options.length !== L + 1) {
+      $('#hv-layer').replaceChildren(...[...Array(L).keys()].map((l) => {
+        const o = document.createElement('option');
+        o.value = String(l);
+        o.textContent = `layer ${l + 1}`;
+        return o;
+      }), Object.assign(document.createElement('option'), { value: 'all', textContent: 'all layers' }));
+      $('#hv-layer').value = hv.layer;
+    }
+    const others = transformers.filter((t) => t !== m);
+    const cmp = $('#hv-compare');
+    const keep = cmp.value;
+    cmp.replaceChildren(Object.assign(document.createElement('option'), { value: '', textContent: 'none' }),
+      ...others.map((t) => Object.assign(document.createElement('option'), { value: t.url, textContent: t.title })));
+    cmp.value = others.some((t) => t.url === keep) ? keep : '';
+    hv.compare = cmp.value;
+    const onSelect = (layer, head) => { hv.selected = { layer, head }; drawHeads(); };
+    renderHeads($('#hv-main'), hv.r, { kind: hv.kind, layer: hv.layer, selected: hv.selected, title: m.title, onSelect });
+    const side = $('#hv-side');
+    side.hidden = !(hv.compare && hv.r2);
+    if (!side.hidden) {
+      const t = transformers.find((x) => x.url === hv.compare);
+      renderHeads(side, hv.r2, { kind: hv.kind, layer: hv.layer, selected: hv.selected, title: t ? t.title : hv.compare, onSelect });
+    }
+  }
+  async function runCompare(text, beam, my) {
+    hv.r2 = null;
+    if (!hv.compare || !hv.r?.heads) return;
+    try {
+      hv.r2 = await call('translate', { url: hv.compare, text, beam, precision: 'f32' });
+    } catch (e) {
+      hv.r2 = null;
+      if (my === seq) $('#tr-error').textContent = `comparison model: ${e.message}`;
+    }
+  }
   const examples = () => {
     const m = models[Number(sel.value)];
     $('#tr-examples').replaceChildren(...(m.examples || []).map((ex) => {
@@ -62,12 +113,18 @@ export function init(call, manifest) {
       $('#tr-png').onclick = () => downloadCanvas('attention.png', canvas);
       $('#tr-heatmap').dataset.rows = String(r.rows);
       $('#tr-heatmap').dataset.cols = String(r.cols);
+      hv.r = r;
+      await runCompare(text, beam, my);
+      if (my !== seq) return;
+      drawHeads();
     } catch (e) {
       if (my !== seq) return;
       $('#tr-error').textContent = e.message;
       $('#tr-output').replaceChildren();
       $('#tr-output').dataset.text = '';
       $('#tr-heatmap').replaceChildren();
+      hv.r = null;
+      drawHeads();
     }
   }
   const schedule = () => { clearTimeout(timer); timer = setTimeout(run, 150); };
@@ -75,6 +132,9 @@ export function init(call, manifest) {
   $('#tr-beam').addEventListener('change', run);
   $('#tr-precision').addEventListener('change', run);
   sel.addEventListener('change', () => { examples(); const m = models[Number(sel.value)]; $('#tr-input').value = m.examples?.[0] ?? ''; run(); });
+  $('#hv-kind').addEventListener('change', () => { hv.kind = $('#hv-kind').value; hv.selected = null; drawHeads(); });
+  $('#hv-layer').addEventListener('change', () => { hv.layer = $('#hv-layer').value; hv.selected = null; drawHeads(); });
+  $('#hv-compare').addEventListener('change', () => { hv.compare = $('#hv-compare').value; run(); });
   $('#tr-json').addEventListener('click', () => last && download('translation-attention.json', JSON.stringify(last)));
   examples();
   $('#tr-input').value = models[0].examples?.[0] ?? '';

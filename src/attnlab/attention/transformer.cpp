@@ -122,6 +122,18 @@ void ff_backward(nn::Linear& l1, nn::Linear& l2, nn::Act act, size_t rows, const
 
 Tensor3 like(size_t B, size_t T, size_t E) { return Tensor3::from_shape({B, T, E}); }
 
+const float* bias_of(const nn::Linear& l) { return l.has_bias ? l.bias.value.data() : nullptr; }
+// y (n,out) = x W^T + b in float32, or with the quantized copy of W when q is given
+void project(const nn::QuantMatrix* q, size_t n, size_t in, size_t out, const float* x,
+             size_t ldx, const float* W, const float* b, float* y, size_t ldy,
+             std::vector<int16_t>& qx, std::vector<float>& sx) {
+  if (q) q->apply(n, x, ldx, y, ldy, qx, sx);
+  else detail::linear_forward(n, in, out, x, ldx, W, b, y, ldy);
+}
+nn::QuantMatrix quant_of(bool int8, const nn::Linear& l) {
+  return nn::QuantMatrix(int8, l.in_features, {{l.out_features, l.weight.value.data(), l.in_features, bias_of(l)}});
+}
+
 void check_input(const char* who, const Tensor3& x, size_t E) {
   ATTNLAB_CHECK(x.shape(2) == E && x.shape(0) > 0 && x.shape(1) > 0, who,
                 ": expected input (B,T,", E, ") with B, T > 0, got ", detail::shape_of(x));
@@ -201,6 +213,55 @@ void TransformerEncoderLayer::backward(const Tensor3& dy, const Cache& c, Tensor
   k::add(n, dk.data(), dq.data());
   k::add(n, dv.data(), dq.data());
   block_in_backward(nf, norm1, rows, dq.data(), c.r1, dx.data());
+}
+
+void TransformerEncoderLayer::infer(size_t S, const float* x, float* y, const EncoderLayerQuant* q,
+                                    float* head_w) const {
+  // x: (S,E) -> y: (S,E); head_w: (H,S,S)
+  const size_t E = cfg_.d_model, H = cfg_.nhead, Dh = E / H, F = cfg_.dim_feedforward;
+  ATTNLAB_CHECK(S > 0 && x && y && x != y, "TransformerEncoderLayer::infer: expected S > 0 and distinct x, y");
+  const bool nf = cfg_.norm_first;
+  const float scale = 1.f / std::sqrt(float(Dh));
+  std::vector<float> s(S * E), qkv(S * 3 * E), ctx(S * E), a(S * E), h1(S * E), hid(S * F),
+      work(sdpa_workspace_size(S));
+  std::vector<int16_t> qx;
+  std::vector<float> sx;
+  auto ln = [&](const nn::LayerNorm& l, const float* in, float* out) {
+    k::layernorm(S, E, in, l.weight.value.data(), l.bias.value.data(), l.eps, out, nullptr, nullptr);
+  };
+  // block 1: self-attention
+  if (nf) ln(norm1, x, s.data());
+  else std::copy(x, x + S * E, s.data());
+  project(q ? &q->qkv : nullptr, S, E, 3 * E, s.data(), E, self_attn.in_proj_weight.value.data(),
+          self_attn.in_proj_bias.value.data(), qkv.data(), 3 * E, qx, sx);
+  for (size_t h = 0; h < H; ++h)
+    sdpa_raw(S, S, Dh, Dh, scale, qkv.data() + h * Dh, 3 * E, qkv.data() + E + h * Dh, 3 * E,
+             qkv.data() + 2 * E + h * Dh, 3 * E, nullptr, 0, ctx.data() + h * Dh, E,
+             head_w ? head_w + h * S * S : nullptr, S, work.data());
+  project(q ? &q->out : nullptr, S, E, E, ctx.data(), E, self_attn.out_proj_weight.value.data(),
+          self_attn.out_proj_bias.value.data(), a.data(), E, qx, sx);
+  for (size_t i = 0; i < S * E; ++i) h1[i] = x[i] + a[i];
+  if (!nf) ln(norm1, h1.data(), h1.data());
+  // block 2: feed-forward
+  if (nf) ln(norm2, h1.data(), s.data());
+  else std::copy(h1.begin(), h1.end(), s.begin());
+  project(q ? &q->ff1 : nullptr, S, E, F, s.data(), E, linear1.weight.value.data(),
+          bias_of(linear1), hid.data(), F, qx, sx);
+  nn::Activation::forward(cfg_.activation, S * F, hid.data(), hid.data());
+  project(q ? &q->ff2 : nullptr, S, F, E, hid.data(), F, linear2.weight.value.data(),
+          bias_of(linear2), a.data(), E, qx, sx);
+  for (size_t i = 0; i < S * E; ++i) y[i] = h1[i] + a[i];
+  if (!nf) ln(norm2, y, y);
+}
+
+EncoderLayerQuant TransformerEncoderLayer::quantize(bool int8) const {
+  const size_t E = cfg_.d_model;
+  EncoderLayerQuant q;
+  q.qkv = nn::QuantMatrix(int8, E, {{3 * E, self_attn.in_proj_weight.value.data(), E, self_attn.in_proj_bias.value.data()}});
+  q.out = nn::QuantMatrix(int8, E, {{E, self_attn.out_proj_weight.value.data(), E, self_attn.out_proj_bias.value.data()}});
+  q.ff1 = quant_of(int8, linear1);
+  q.ff2 = quant_of(int8, linear2);
+  return q;
 }
 
 // ================================================================= decoder layer
@@ -319,7 +380,7 @@ void DecoderLayerState::reorder(const std::vector<size_t>& parents, size_t E) {
 }
 
 void TransformerDecoderLayer::start(const float* memory, size_t S, size_t n, size_t cap,
-                                    DecoderLayerState& st) const {
+                                    DecoderLayerState& st, const DecoderLayerQuant* q) const {
   // memory: (S,E) -> st.mk, st.mv: (S,E) cross-attention keys and values
   const size_t E = cfg_.d_model;
   ATTNLAB_CHECK(S > 0 && n > 0 && cap > 0, "TransformerDecoderLayer::start: expected S, n, cap > 0");
@@ -333,12 +394,38 @@ void TransformerDecoderLayer::start(const float* memory, size_t S, size_t n, siz
   st.mv.resize(S * E);
   const float* W = multihead_attn.in_proj_weight.value.data();
   const float* b = multihead_attn.in_proj_bias.value.data();
+  if (q) {  // keys and values in one product: (S, 2E), then split
+    std::vector<float> kv(S * 2 * E);
+    q->cross_kv.apply(S, memory, E, kv.data(), 2 * E);
+    for (size_t i = 0; i < S; ++i) {
+      std::copy(kv.begin() + long(i * 2 * E), kv.begin() + long(i * 2 * E + E), st.mk.begin() + long(i * E));
+      std::copy(kv.begin() + long(i * 2 * E + E), kv.begin() + long((i + 1) * 2 * E), st.mv.begin() + long(i * E));
+    }
+    return;
+  }
   detail::linear_forward(S, E, E, memory, E, W + E * E, b + E, st.mk.data(), E);
   detail::linear_forward(S, E, E, memory, E, W + 2 * E * E, b + 2 * E, st.mv.data(), E);
 }
 
+DecoderLayerQuant TransformerDecoderLayer::quantize(bool int8) const {
+  const size_t E = cfg_.d_model;
+  const float* sw = self_attn.in_proj_weight.value.data();
+  const float* sb = self_attn.in_proj_bias.value.data();
+  const float* cw = multihead_attn.in_proj_weight.value.data();
+  const float* cb = multihead_attn.in_proj_bias.value.data();
+  DecoderLayerQuant q;
+  q.self_qkv = nn::QuantMatrix(int8, E, {{3 * E, sw, E, sb}});
+  q.self_out = nn::QuantMatrix(int8, E, {{E, self_attn.out_proj_weight.value.data(), E, self_attn.out_proj_bias.value.data()}});
+  q.cross_q = nn::QuantMatrix(int8, E, {{E, cw, E, cb}});
+  q.cross_kv = nn::QuantMatrix(int8, E, {{2 * E, cw + E * E, E, cb + E}});
+  q.cross_out = nn::QuantMatrix(int8, E, {{E, multihead_attn.out_proj_weight.value.data(), E, multihead_attn.out_proj_bias.value.data()}});
+  q.ff1 = quant_of(int8, linear1);
+  q.ff2 = quant_of(int8, linear2);
+  return q;
+}
+
 void TransformerDecoderLayer::step(const float* x, float* y, DecoderLayerState& st, float* self_w,
-                                   float* cross_w) const {
+                                   float* cross_w, const DecoderLayerQuant* q) const {
   // x: (n,E) rows at position t = st.len -> y: (n,E); self_w: (n,H,t+1), cross_w: (n,H,S)
   const size_t E = cfg_.d_model, H = cfg_.nhead, Dh = E / H, n = st.n, t = st.len, S = st.S;
   const size_t L = t + 1, F = cfg_.dim_feedforward;
@@ -348,6 +435,8 @@ void TransformerDecoderLayer::step(const float* x, float* y, DecoderLayerState& 
   const float scale = 1.f / std::sqrt(float(Dh));
   std::vector<float> s(n * E), a(n * E), ctx(n * E), h1(n * E), h2(n * E),
       work(sdpa_workspace_size(std::max(L, S)));
+  std::vector<int16_t> qx;
+  std::vector<float> sx;
   auto ln = [&](const nn::LayerNorm& l, const float* in, float* out) {
     k::layernorm(n, E, in, l.weight.value.data(), l.bias.value.data(), l.eps, out, nullptr, nullptr);
   };
@@ -360,8 +449,9 @@ void TransformerDecoderLayer::step(const float* x, float* y, DecoderLayerState& 
   else std::copy(x, x + n * E, s.data());
   {
     std::vector<float> qkv(n * 3 * E);
-    detail::linear_forward(n, E, 3 * E, s.data(), E, self_attn.in_proj_weight.value.data(),
-                           self_attn.in_proj_bias.value.data(), qkv.data(), 3 * E);
+    project(q ? &q->self_qkv : nullptr, n, E, 3 * E, s.data(), E,
+            self_attn.in_proj_weight.value.data(), self_attn.in_proj_bias.value.data(), qkv.data(),
+            3 * E, qx, sx);
     for (size_t i = 0; i < n; ++i) {
       float* kr = st.k.data() + (i * st.cap + t) * E;
       float* vr = st.v.data() + (i * st.cap + t) * E;
@@ -374,31 +464,36 @@ void TransformerDecoderLayer::step(const float* x, float* y, DecoderLayerState& 
                  self_w ? self_w + (i * H + h) * L : nullptr, L, work.data());
     }
   }
-  detail::linear_forward(n, E, E, ctx.data(), E, self_attn.out_proj_weight.value.data(),
-                         self_attn.out_proj_bias.value.data(), a.data(), E);
+  project(q ? &q->self_out : nullptr, n, E, E, ctx.data(), E,
+          self_attn.out_proj_weight.value.data(), self_attn.out_proj_bias.value.data(), a.data(), E,
+          qx, sx);
   residual(norm1, x, a.data(), h1.data());
   // block 2: cross-attention; every hypothesis queries the same source keys
   if (nf) ln(norm2, h1.data(), s.data());
   else std::copy(h1.begin(), h1.end(), s.begin());
   {
-    std::vector<float> q(n * E);
-    detail::linear_forward(n, E, E, s.data(), E, multihead_attn.in_proj_weight.value.data(),
-                           multihead_attn.in_proj_bias.value.data(), q.data(), E);
+    std::vector<float> qr(n * E);
+    project(q ? &q->cross_q : nullptr, n, E, E, s.data(), E,
+            multihead_attn.in_proj_weight.value.data(), multihead_attn.in_proj_bias.value.data(),
+            qr.data(), E, qx, sx);
     for (size_t h = 0; h < H; ++h)
-      sdpa_raw(n, S, Dh, Dh, scale, q.data() + h * Dh, E, st.mk.data() + h * Dh, E,
+      sdpa_raw(n, S, Dh, Dh, scale, qr.data() + h * Dh, E, st.mk.data() + h * Dh, E,
                st.mv.data() + h * Dh, E, nullptr, 0, ctx.data() + h * Dh, E,
                cross_w ? cross_w + h * S : nullptr, H * S, work.data());
   }
-  detail::linear_forward(n, E, E, ctx.data(), E, multihead_attn.out_proj_weight.value.data(),
-                         multihead_attn.out_proj_bias.value.data(), a.data(), E);
+  project(q ? &q->cross_out : nullptr, n, E, E, ctx.data(), E,
+          multihead_attn.out_proj_weight.value.data(), multihead_attn.out_proj_bias.value.data(),
+          a.data(), E, qx, sx);
   residual(norm2, h1.data(), a.data(), h2.data());
   // block 3: feed-forward
   if (nf) ln(norm3, h2.data(), s.data());
   else std::copy(h2.begin(), h2.end(), s.begin());
   std::vector<float> hid(n * F);
-  linear1.forward(n, s.data(), hid.data());
+  project(q ? &q->ff1 : nullptr, n, E, F, s.data(), E, linear1.weight.value.data(),
+          bias_of(linear1), hid.data(), F, qx, sx);
   nn::Activation::forward(cfg_.activation, n * F, hid.data(), hid.data());
-  linear2.forward(n, hid.data(), a.data());
+  project(q ? &q->ff2 : nullptr, n, F, E, hid.data(), F, linear2.weight.value.data(),
+          bias_of(linear2), a.data(), E, qx, sx);
   residual(norm3, h2.data(), a.data(), y);
   ++st.len;
 }

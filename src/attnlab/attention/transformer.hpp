@@ -33,6 +33,7 @@
 
 #include "attnlab/attention/multihead.hpp"
 #include "attnlab/nn/layers.hpp"
+#include "attnlab/nn/quantized.hpp"
 
 namespace attnlab::attention {
 
@@ -61,6 +62,16 @@ struct FeedForwardCache {
 void dropout_inplace(float p, Rng& rng, size_t n, float* x, std::vector<float>& mask);
 }  // namespace detail
 
+// A layer's matrices quantized for inference (int8 or int16, one scale per row; see
+// nn/quantized.hpp). Built by quantize(); passed to infer() / start() / step(), where
+// nullptr means float32.
+struct EncoderLayerQuant {
+  nn::QuantMatrix qkv, out, ff1, ff2;
+};
+struct DecoderLayerQuant {
+  nn::QuantMatrix self_qkv, self_out, cross_q, cross_kv, cross_out, ff1, ff2;
+};
+
 class TransformerEncoderLayer {
  public:
   struct Cache {
@@ -82,6 +93,13 @@ class TransformerEncoderLayer {
   void backward(const Tensor3& dy, const Cache& cache, Tensor3& dx,
                 const DisagreementWeights* reg = nullptr);
   DisagreementTerms disagreement(const Cache& cache) const { return self_attn.disagreement(cache.sa); }
+
+  // ---- inference on one sequence (dropout off, no masks)
+  // x: (S,E) -> y: (S,E) (y may not alias x); head_w (H,S,S) optional. q: quantized
+  // matrices (nullptr = float32, the same arithmetic as forward()).
+  void infer(size_t S, const float* x, float* y, const EncoderLayerQuant* q = nullptr,
+             float* head_w = nullptr) const;
+  EncoderLayerQuant quantize(bool int8) const;
 
   MultiheadAttention self_attn;
   nn::Linear linear1, linear2;
@@ -129,11 +147,14 @@ class TransformerDecoderLayer {
 
   // ---- incremental decoding (inference; dropout off)
   // memory: (S,E) of one source -> st with n hypotheses and room for cap positions
-  void start(const float* memory, size_t S, size_t n, size_t cap, DecoderLayerState& st) const;
+  void start(const float* memory, size_t S, size_t n, size_t cap, DecoderLayerState& st,
+             const DecoderLayerQuant* q = nullptr) const;
   // x: (n,E) the rows at position st.len -> y: (n,E) (may alias x); appends to the cache.
   // self_w (n,H,len+1) and cross_w (n,H,S) optional.
+  // q: quantized matrices (nullptr = float32).
   void step(const float* x, float* y, DecoderLayerState& st, float* self_w = nullptr,
-            float* cross_w = nullptr) const;
+            float* cross_w = nullptr, const DecoderLayerQuant* q = nullptr) const;
+  DecoderLayerQuant quantize(bool int8) const;
 
   MultiheadAttention self_attn, multihead_attn;
   nn::Linear linear1, linear2;

@@ -14,10 +14,12 @@
 #include "attnlab/core/error.hpp"
 #include "attnlab/data/cmudict.hpp"
 #include "attnlab/data/dates.hpp"
+#include "attnlab/eval/head_similarity.hpp"
 #include "attnlab/eval/seq_metrics.hpp"
 #include "attnlab/io/safetensors.hpp"
 #include "attnlab/models/registry.hpp"
 #include "attnlab/models/seq2seq.hpp"
+#include "attnlab/models/transformer.hpp"
 #include "attnlab/nn/optim.hpp"
 #include "attnlab/nn/train.hpp"
 
@@ -94,6 +96,57 @@ G2PEval eval_g2p(const models::Translator& m, const data::CmuDict& dict, const s
   e.words = n;
   e.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return e;
+}
+
+// How alike a Transformer's heads are on a split: attention maps from greedy decoding
+// (cosine of the flattened maps, per layer, over pairs of distinct heads) and heads'
+// outputs from teacher-forced passes on the reference pronunciation (the similarity
+// the output penalty computes, converted to distinct pairs); each averaged over
+// layers and words, per attention (encoder self, decoder self, cross).
+json head_similarity(const models::Translator& m, const G2PData& gd, const std::vector<size_t>& entries,
+                     size_t limit) {
+  const auto* t = dynamic_cast<const models::TransformerSeq2Seq*>(&m);
+  if (!t) throw UsageError("--heads measures Transformer heads; this model is a " + std::string(m.kind()));
+  const size_t H = t->config().nhead;
+  if (H < 2) throw UsageError("--heads needs a model with at least 2 heads");
+  const size_t n = limit ? std::min(limit, entries.size()) : entries.size();
+  std::vector<size_t> use(entries.begin(), entries.begin() + std::ptrdiff_t(n));
+  eval::MeanAccumulator pos[3], out[3];
+  models::DecodeOptions o;
+  o.head_maps = true;
+  for (size_t i : use) {
+    const data::CmuEntry& en = gd.dict.entries[i];
+    if (en.word.size() > m.max_src_len()) continue;
+    const models::Translation tr = m.translate(en.word, o);
+    const models::HeadMaps* maps[3] = {&tr.enc_self, &tr.dec_self, &tr.cross};
+    for (int a = 0; a < 3; ++a)
+      for (size_t l = 0; l < maps[a]->layers && maps[a]->rows * maps[a]->cols > 0; ++l)
+        pos[a].add(eval::head_pair_cosine(H, maps[a]->rows * maps[a]->cols, maps[a]->map(l, 0)));
+  }
+  const auto pairs = data::make_g2p_pairs(gd.dict, use, m.src_vocab(), m.tgt_vocab());
+  std::vector<std::vector<int>> src, tgt;
+  for (const auto& p : pairs) {
+    if (p.src.size() > t->config().max_src_len || p.tgt.size() > t->config().max_tgt_len) continue;
+    src.push_back(p.src);
+    tgt.push_back(p.tgt);
+  }
+  for (size_t b0 = 0; b0 < src.size(); b0 += 64) {
+    std::vector<size_t> idx;
+    for (size_t i = b0; i < std::min(src.size(), b0 + 64); ++i) idx.push_back(i);
+    models::TransformerLossOptions lo;
+    lo.training = false;
+    models::TransformerLossInfo info;
+    t->loss(models::make_seq2seq_batch(src, tgt, idx), lo, nullptr, &info);
+    const attention::DisagreementTerms* terms[3] = {&info.enc_self, &info.dec_self, &info.cross};
+    for (int a = 0; a < 3; ++a) out[a].add(eval::distinct_from_all_pairs(H, terms[a]->output));
+  }
+  json j;
+  const char* names[3] = {"enc_self", "dec_self", "cross"};
+  for (int a = 0; a < 3; ++a)
+    j[names[a]] = {{"position", pos[a].mean()}, {"output", out[a].mean()}};
+  j["heads"] = H;
+  j["words"] = use.size();
+  return j;
 }
 
 struct DateEval {
@@ -403,13 +456,15 @@ int cmd_eval_seq2seq(const models::ModelFile& file, const Argv& argv) {
   Args a("eval", {{"model", "PATH", "", "seq2seq model file"},
                   {"data", "PATH", data::kCmudictRelPath, "g2p: CMUdict text"},
                   {"split", "NAME", "test", "test or valid"},
-                  {"beam", "N", "4", "beam width of the beam-search evaluation (g2p: always run; "
+                  {"beam", "N", "4", "beam width of the beam-search evaluation (g2p: run unless 0; "
                                      "dates: run when given)"},
                   {"limit", "N", "0", "only the first N words (g2p) or dates (dates) of the split"},
                   {"alpha", "F", "0.6", "beam length normalization ((5+len)/6)^alpha; 0 = none"},
                   {"precision", "int8|int16|f32", "int8", "decoder arithmetic: int8 or int16 "
                                                           "weights (int8 is the default everywhere) "
                                                           "or float32"},
+                  {"heads", "", "", "Transformer: also measure how alike the heads are on the "
+                                    "split (attention maps and outputs, per attention)"},
                   {"json", "", "", "print one JSON object"}});
   a.parse(argv);
   if (a.flag("help")) {
@@ -426,11 +481,10 @@ int cmd_eval_seq2seq(const models::ModelFile& file, const Argv& argv) {
   const uint64_t split_seed = std::stoull(st.meta("split_seed", "1234"));
   const std::string which = a.get("split");
   if (which != "test" && which != "valid") throw UsageError("--split must be test or valid");
-  const size_t limit = a.u64("limit"), beam = a.u64("beam", 1, 64);
+  const size_t limit = a.u64("limit"), beam = a.u64("beam", 0, 64);
   const float alpha = static_cast<float>(a.num("alpha", 0, 10));
   const models::DecodePrecision prec = parse_precision(a.get("precision"));
-  // the Transformer decodes in float32 whatever --precision says
-  const char* pname = std::string(m->kind()) == "seq2seq" ? precision_name(prec) : "f32";
+  const char* pname = precision_name(prec);
   json j = {{"model", path}, {"split", which}, {"split_seed", split_seed}, {"precision", pname},
             {"kind", m->kind()}, {"config", json::parse(m->config_json())}};
   if (st.meta("data") == "cmudict") {
@@ -438,15 +492,17 @@ int cmd_eval_seq2seq(const models::ModelFile& file, const Argv& argv) {
     const G2PData gd = load_g2p(a.get("data"), split_seed, stress);
     const auto& entries = which == "test" ? gd.split.test : gd.split.valid;
     const G2PEval g = eval_g2p(*m, gd.dict, entries, limit, 1, alpha, prec);
-    const G2PEval b = eval_g2p(*m, gd.dict, entries, limit, beam, alpha, prec);
+    const G2PEval b = beam ? eval_g2p(*m, gd.dict, entries, limit, beam, alpha, prec) : G2PEval{};
     j["words"] = g.words;
     j["stress"] = stress;
     j["greedy"] = {{"wer", g.score.wer()}, {"per", g.score.per()}, {"seconds", g.seconds}};
-    j["beam"] = {{"width", beam}, {"alpha", alpha}, {"wer", b.score.wer()}, {"per", b.score.per()}, {"seconds", b.seconds}};
+    if (beam)
+      j["beam"] = {{"width", beam}, {"alpha", alpha}, {"wer", b.score.wer()}, {"per", b.score.per()}, {"seconds", b.seconds}};
     if (stress) {
       j["greedy"]["stripped"] = {{"wer", g.stripped.wer()}, {"per", g.stripped.per()}};
-      j["beam"]["stripped"] = {{"wer", b.stripped.wer()}, {"per", b.stripped.per()}};
+      if (beam) j["beam"]["stripped"] = {{"wer", b.stripped.wer()}, {"per", b.stripped.per()}};
     }
+    if (a.flag("heads")) j["heads"] = head_similarity(*m, gd, entries, limit);
     if (a.flag("json")) {
       std::cout << j.dump() << std::endl;
     } else {
@@ -463,7 +519,13 @@ int cmd_eval_seq2seq(const models::ModelFile& file, const Argv& argv) {
       line("greedy:", g);
       char name[64];
       std::snprintf(name, sizeof name, "beam %zu (alpha %.2f):", beam, alpha);
-      line(name, b);
+      if (beam) line(name, b);
+      if (j.contains("heads")) {
+        std::printf("  head similarity (mean over pairs of distinct heads and layers; 1 = identical):\n");
+        for (const char* att : {"enc_self", "dec_self", "cross"})
+          std::printf("    %-8s attention maps %.3f  outputs %.3f\n", att,
+                      j["heads"][att]["position"].get<double>(), j["heads"][att]["output"].get<double>());
+      }
     }
     return 0;
   }

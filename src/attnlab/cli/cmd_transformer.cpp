@@ -217,6 +217,7 @@ int cmd_train_transformer(const std::vector<std::string>& argv) {
     eval::G2PScore sc;
     models::DecodeOptions o;
     o.head_maps = false;
+    o.precision = models::DecodePrecision::F32;  // validation in training arithmetic
     for (size_t e : val) {
       const data::CmuEntry& en = dict.entries[e];
       data::Pron hyp;

@@ -93,7 +93,7 @@ const std::vector<KindCommands>& kind_commands() {
        "G2P: WER/PER greedy and beam on CMUdict; dates: exact match per format",
        "translate a word or date (--beam, --precision; --json: probs and attention)"},
       {"transformer-seq2seq", cmd_eval_seq2seq, cmd_predict_seq2seq,
-       "G2P: WER/PER greedy and beam on CMUdict (float32 decoding)",
+       "G2P: WER/PER greedy and beam on CMUdict (int8, int16 or float32 decoding)",
        "translate a word (--beam; --json: probs and attention)"},
       {"han", cmd_eval_han, cmd_predict_han,
        "accuracy, precision, recall, F1, ROC-AUC on SpamAssassin, beside a tf-idf baseline",

@@ -20,6 +20,7 @@
 #include "attnlab/core/error.hpp"
 #include "attnlab/kernels/kernels.hpp"
 #include "attnlab/models/seq2seq.hpp"
+#include "attnlab/nn/quantized.hpp"
 
 namespace attnlab::models {
 
@@ -30,58 +31,7 @@ const char* decode_precision_name(DecodePrecision p) {
 namespace k = attnlab::kernels;
 
 namespace {
-size_t pad16(size_t n) { return (n + 15) / 16 * 16; }
-
-// A quantized matrix (rows, cols): int8 or int16 values with one scale per row;
-// ld = cols rounded up to 16.
-struct QMat {
-  size_t rows = 0, cols = 0, ld = 0;
-  bool int8 = false;
-  std::vector<int16_t> q16;
-  std::vector<int8_t> q8;
-  std::vector<float> scale;
-  std::vector<float> bias;  // (rows) added to every product (zeros where a part has none)
-
-  // Stacks row blocks: each (rows_i, cols) float with row stride ld_i, optional bias.
-  struct Part {
-    size_t rows;
-    const float* w;
-    size_t ldw;
-    const float* bias;  // nullable
-  };
-  QMat(bool use_int8, size_t c, const std::vector<Part>& parts) : cols(c), ld(pad16(c)), int8(use_int8) {
-    for (const Part& p : parts) rows += p.rows;
-    (int8 ? q8.assign(rows * ld, 0) : q16.assign(rows * ld, 0));
-    scale.assign(rows, 0.f);
-    bias.assign(rows, 0.f);
-    size_t r = 0;
-    for (const Part& p : parts) {
-      if (int8)
-        k::quantize_rows_i8(p.rows, cols, p.w, p.ldw, q8.data() + r * ld, ld, scale.data() + r);
-      else
-        k::quantize_rows_i16(p.rows, cols, p.w, p.ldw, k::kQmaxWeight, q16.data() + r * ld, ld,
-                             scale.data() + r);
-      if (p.bias) std::copy(p.bias, p.bias + p.rows, bias.begin() + long(r));
-      r += p.rows;
-    }
-  }
-  QMat() = default;
-
-  // x: (n, cols) float, row stride ldx -> y: (n, rows), row stride ldy.
-  // qx, sx: scratch of n * ld int16 and n floats.
-  void apply(size_t n, const float* x, size_t ldx, float* y, size_t ldy, std::vector<int16_t>& qx,
-             std::vector<float>& sx) const {
-    qx.resize(n * ld);
-    sx.resize(n);
-    k::quantize_rows_i16(n, cols, x, ldx, k::kQmaxInput, qx.data(), ld, sx.data());
-    if (int8)
-      k::gemm_i8(n, rows, ld, qx.data(), ld, sx.data(), q8.data(), ld, scale.data(),
-                 bias.data(), y, ldy);
-    else
-      k::gemm_i16(n, rows, ld, qx.data(), ld, sx.data(), q16.data(), ld, scale.data(),
-                  bias.data(), y, ldy);
-  }
-};
+using QMat = nn::QuantMatrix;
 
 struct EncDir {
   std::vector<float> src_gi;  // (Vs, G): W_ih src_emb[v] + b_ih, the input projection per symbol
@@ -186,9 +136,9 @@ Seq2Seq::InferCtx Seq2Seq::fast_prepare(const std::vector<int>& src, const FastP
     ctx.h0.insert(ctx.h0.end(), h.begin(), h.end());
     if (lstm) ctx.c0.insert(ctx.c0.end(), c.begin(), c.end());
   }
-  if (p.keys.rows) {  // keys (S, A or Dh) = enc W^T, quantized
-    ctx.keys.resize(S * p.keys.rows);
-    p.keys.apply(S, ctx.enc.data(), De, ctx.keys.data(), p.keys.rows, qx, sx);
+  if (p.keys.rows()) {  // keys (S, A or Dh) = enc W^T, quantized
+    ctx.keys.resize(S * p.keys.rows());
+    p.keys.apply(S, ctx.enc.data(), De, ctx.keys.data(), p.keys.rows(), qx, sx);
   } else {  // scores whose prepared keys are no product (cosine's norms): as the float path
     const attention::Score& sc = is_local_ ? local_.score : att_.score;
     ctx.keys.resize(S * sc.prepared_width());

@@ -177,9 +177,27 @@ const float* TransformerSeq2Seq::out_weight() const {
   return cfg_.tie_output ? tgt_emb_.weight.value.data() : out_weight_.value.data();
 }
 
-void TransformerSeq2Seq::project(size_t n, const float* h, float* logits) const {
+const TransformerSeq2Seq::QuantPlan* TransformerSeq2Seq::quant_plan(DecodePrecision p) const {
+  if (p == DecodePrecision::F32) return nullptr;
+  const bool i8 = p == DecodePrecision::Int8;
+  std::shared_ptr<const QuantPlan>& slot = plan_[i8 ? 0 : 1];
+  if (slot) return slot.get();
+  auto q = std::make_shared<QuantPlan>();
+  for (const auto& l : enc_) q->enc.push_back(l.quantize(i8));
+  for (const auto& l : dec_) q->dec.push_back(l.quantize(i8));
+  const size_t E = cfg_.d_model;
+  q->out = nn::QuantMatrix(i8, E, {{tgt_.size(), out_weight(), E, out_bias_.value.data()}});
+  slot = q;
+  return slot.get();
+}
+
+void TransformerSeq2Seq::project(size_t n, const float* h, float* logits, const QuantPlan* q) const {
   // h: (n,E) -> logits: (n,V)
   const size_t E = cfg_.d_model, V = tgt_.size();
+  if (q) {
+    q->out.apply(n, h, E, logits, V);
+    return;
+  }
   for (size_t r = 0; r < n; ++r)
     std::copy(out_bias_.value.data(), out_bias_.value.data() + V, logits + r * V);
   k::gemm(false, true, n, V, E, 1.f, h, E, out_weight(), E, 1.f, logits, V);
@@ -258,6 +276,8 @@ void add_terms(attention::DisagreementTerms& acc, const attention::DisagreementT
 
 float TransformerSeq2Seq::train_step(const Seq2SeqBatch& b, const TransformerLossOptions& o,
                                      Rng& rng, TransformerLossInfo* info) {
+  plan_[0].reset();  // the weights are about to change: quantized copies are stale
+  plan_[1].reset();
   return run(b, true, o, &rng, nullptr, nullptr, info);
 }
 float TransformerSeq2Seq::loss(const Seq2SeqBatch& b) const {
@@ -406,16 +426,20 @@ Translation TransformerSeq2Seq::translate(const std::string& text, const DecodeO
 }
 
 std::vector<float> TransformerSeq2Seq::encode_one(const std::vector<int>& src,
-                                                  std::vector<Tensor4>* enc_w) const {
-  // src: (S) -> memory (S,E)
-  const size_t S = src.size();
-  auto* self = const_cast<TransformerSeq2Seq*>(this);
-  Tensor3 x = embed(src_emb_, src_pos_, src.data(), 1, S, nullptr, false, nullptr);
-  if (enc_w) enc_w->resize(enc_.size());
-  for (size_t l = 0; l < enc_.size(); ++l)
-    x = self->enc_[l].forward(x, {}, nullptr, nullptr, false, enc_w ? &(*enc_w)[l] : nullptr);
+                                                  std::vector<float>* enc_w,
+                                                  const QuantPlan* q) const {
+  // src: (S) -> memory (S,E); enc_w: (Le,H,S,S)
+  const size_t S = src.size(), E = cfg_.d_model, H = cfg_.nhead;
+  Tensor3 x0 = embed(src_emb_, src_pos_, src.data(), 1, S, nullptr, false, nullptr);
+  std::vector<float> x(x0.begin(), x0.end()), y(S * E);
+  if (enc_w) enc_w->assign(enc_.size() * H * S * S, 0.f);
+  for (size_t l = 0; l < enc_.size(); ++l) {
+    enc_[l].infer(S, x.data(), y.data(), q ? &q->enc[l] : nullptr,
+                  enc_w ? enc_w->data() + l * H * S * S : nullptr);
+    x.swap(y);
+  }
   if (cfg_.norm_first) final_norm(enc_norm_, S, x.data(), nullptr, nullptr, 1, S);
-  return std::vector<float>(x.begin(), x.end());
+  return x;
 }
 
 Translation TransformerSeq2Seq::decode(const std::vector<int>& src, const DecodeOptions& o,
@@ -436,14 +460,15 @@ Translation TransformerSeq2Seq::decode(const std::vector<int>& src, const Decode
                 tgt_pos_.max_len);
   ATTNLAB_CHECK(o.beam >= 1 && o.beam <= 64, "beam width must be in [1, 64], got ", o.beam);
   checked_floats("the decoder's key/value cache", {o.beam, max_len + 1, E});
-  const std::vector<float> memory = encode_one(src, nullptr);
+  const QuantPlan* qp = kv_cache ? quant_plan(o.precision) : nullptr;
+  const std::vector<float> memory = encode_one(src, nullptr, qp);
   auto* self = const_cast<TransformerSeq2Seq*>(this);
   std::vector<float> cw;  // (n,H,S) last layer's cross-attention
 
   // head-averaged last-layer cross-attention (n,H,S) -> (n,S); logits -> log-probabilities
   auto finish = [&](size_t n, float* h, float* w, float* lp) {
     if (cfg_.norm_first) final_norm(dec_norm_, n, h, nullptr, nullptr, n, 1);
-    project(n, h, lp);
+    project(n, h, lp, qp);
     k::log_softmax_rows(n, V, lp, lp);
     std::fill(w, w + n * S, 0.f);
     for (size_t i = 0; i < n; ++i)
@@ -456,7 +481,8 @@ Translation TransformerSeq2Seq::decode(const std::vector<int>& src, const Decode
   std::vector<attention::DecoderLayerState> st(Ld);
   std::vector<std::vector<int>> prefix(1);
   if (kv_cache) {
-    for (size_t l = 0; l < Ld; ++l) dec_[l].start(memory.data(), S, 1, max_len + 1, st[l]);
+    for (size_t l = 0; l < Ld; ++l)
+      dec_[l].start(memory.data(), S, 1, max_len + 1, st[l], qp ? &qp->dec[l] : nullptr);
     bs.step = [&](size_t n, const int* prev, float* w, float* lp) {
       const size_t t = st[0].len;
       std::vector<float> x(n * E);
@@ -465,7 +491,8 @@ Translation TransformerSeq2Seq::decode(const std::vector<int>& src, const Decode
       tgt_pos_.forward(n, 1, x.data(), t);
       cw.resize(n * H * S);
       for (size_t l = 0; l < Ld; ++l)
-        dec_[l].step(x.data(), x.data(), st[l], nullptr, l + 1 == Ld ? cw.data() : nullptr);
+        dec_[l].step(x.data(), x.data(), st[l], nullptr, l + 1 == Ld ? cw.data() : nullptr,
+                     qp ? &qp->dec[l] : nullptr);
       finish(n, x.data(), w, lp);
     };
     bs.reorder = [&](const std::vector<size_t>& parents) {
@@ -512,10 +539,8 @@ void TransformerSeq2Seq::attention_maps(const std::vector<int>& src, const std::
                                         Translation& r) const {
   // src (S), out (n) -> r.enc_self (Le,H,S,S), r.dec_self (Ld,H,n,n), r.cross (Ld,H,n,S)
   const size_t S = src.size(), n = out.size(), H = cfg_.nhead, E = cfg_.d_model;
-  std::vector<Tensor4> ew;
-  const std::vector<float> memory = encode_one(src, &ew);
   r.enc_self = HeadMaps{enc_.size(), H, S, S, {}};
-  for (const Tensor4& w : ew) r.enc_self.data.insert(r.enc_self.data.end(), w.begin(), w.end());
+  const std::vector<float> memory = encode_one(src, &r.enc_self.data);
   r.cross = HeadMaps{dec_.size(), H, n, S, {}};
   r.dec_self = HeadMaps{dec_.size(), H, n, n, {}};
   if (n == 0) return;

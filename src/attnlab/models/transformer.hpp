@@ -134,11 +134,19 @@ class TransformerSeq2Seq : public Translator {
                            std::vector<float>* mask) const;
   void embed_backward(nn::Embedding& emb, nn::PositionalEncoding& pos, const int* ids, size_t B,
                       size_t T, float* dx, const std::vector<float>& mask);
-  // src (S) -> memory (S,E); enc_w (optional) receives each layer's (1,H,S,S) weights
-  std::vector<float> encode_one(const std::vector<int>& src,
-                                std::vector<attention::Tensor4>* enc_w) const;
+  // The matrices of every layer and the output projection quantized for decoding
+  // (DecodePrecision Int8 / Int16), built on first use; train_step() drops them.
+  struct QuantPlan {
+    std::vector<attention::EncoderLayerQuant> enc;
+    std::vector<attention::DecoderLayerQuant> dec;
+    nn::QuantMatrix out;
+  };
+  const QuantPlan* quant_plan(DecodePrecision p) const;  // nullptr for F32
+  // src (S) -> memory (S,E); enc_w (optional) receives the (Le,H,S,S) weights
+  std::vector<float> encode_one(const std::vector<int>& src, std::vector<float>* enc_w,
+                                const QuantPlan* q = nullptr) const;
   // rows (n,E) -> logits (n,V)
-  void project(size_t n, const float* h, float* logits) const;
+  void project(size_t n, const float* h, float* logits, const QuantPlan* q = nullptr) const;
   const float* out_weight() const;
 
   TransformerConfig cfg_;
@@ -149,6 +157,7 @@ class TransformerSeq2Seq : public Translator {
   std::vector<attention::TransformerDecoderLayer> dec_;
   nn::LayerNorm enc_norm_, dec_norm_;  // norm_first only
   Param out_weight_, out_bias_;        // out_weight_ when untied
+  mutable std::shared_ptr<const QuantPlan> plan_[2];  // int8, int16
 };
 
 }  // namespace attnlab::models
