@@ -45,19 +45,20 @@ export function init(call, manifest) {
       wrap.className = 'lm-layer';
       const values = a.weights.subarray(l * a.heads * a.keys, (l + 1) * a.heads * a.keys);
       const rowLabels = Array.from({ length: a.heads }, (_, h) => `L${l + 1} h${h + 1}`);
-      const canvas = heatmap(wrap, values, a.heads, a.keys, { rowLabels, colLabels: keyChars, cell: CELL, title: `layer ${l + 1}` });
-      // the memory boundary: a bar after the last memory key (layout as in plot.heatmap)
-      if (a.memory > 0) {
-        const padL = 8 + 9 * Math.max(1, ...rowLabels.map((s) => s.length));
-        const padT = 8 + 9;
-        const g = canvas.getContext('2d');
+      // the memory boundary: a bar after the last memory key
+      const decorate = a.memory > 0 ? (g, L) => {
         g.strokeStyle = '#d22';
         g.lineWidth = 2;
         g.beginPath();
-        g.moveTo(padL + a.memory * CELL - 0.5, padT - 6);
-        g.lineTo(padL + a.memory * CELL - 0.5, padT + a.heads * CELL);
+        g.moveTo(L.padL + a.memory * L.cellW - 0.5, L.padT - 6);
+        g.lineTo(L.padL + a.memory * L.cellW - 0.5, L.padT + L.rows * L.cellH);
         g.stroke();
-      }
+      } : null;
+      heatmap(wrap, values, a.heads, a.keys, {
+        rowLabels, colLabels: keyChars, cell: CELL, title: `layer ${l + 1}`, name: `lm-layer-${l + 1}`, decorate,
+        rowTitle: 'head', colTitle: a.memory > 0 ? 'key: memory | current segment' : 'key (earlier character)',
+        valueLabel: 'attention weight', cellLabel: (_r, c) => (c < a.memory ? 'memory' : 'segment'),
+      });
       box.append(wrap);
     }
   }
