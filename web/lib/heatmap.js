@@ -25,9 +25,7 @@ const INK = '#1d2330', MUTED = '#5b6475', ACCENT = '#b4540a';
 export function formatValue(v, digits = 3) {
   if (Number.isNaN(v)) return 'NaN';
   if (!Number.isFinite(v)) return v > 0 ? '∞' : '−∞';
-  const a = Math.abs(v);
-  if (a !== 0 && (a >= 1e4 || a < 10 ** -digits)) return v.toExponential(2);
-  return v.toFixed(digits);
+  return Math.abs(v) >= 1e4 ? v.toExponential(2) : v.toFixed(digits);
 }
 
 const slug = (s) => String(s || 'heatmap').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'heatmap';
@@ -180,10 +178,9 @@ export function heatmap(container, values, rows, cols, opts = {}) {
     if (colTitleOn) {
       ctx.font = TITLE_FONT;
       ctx.fillStyle = MUTED;
-      ctx.textAlign = 'center';
-      const mid = padL + (cols * cellW) / 2;
-      const tw = ctx.measureText(colTitle).width;
-      ctx.fillText(colTitle, Math.max(tw / 2 + 2, Math.min(mid, w - tw / 2 - 2)), 6 + TITLE_BAND / 2 - 2);
+      // from the first column, so a map scrolled on a phone shows it
+      ctx.textAlign = 'left';
+      ctx.fillText(`${colTitle} →`, padL, 6 + TITLE_BAND / 2 - 2);
     }
     if (rowTitleOn) {
       ctx.font = TITLE_FONT;
@@ -283,8 +280,7 @@ export function heatmap(container, values, rows, cols, opts = {}) {
   help.textContent = 'Arrow keys move between cells, Home and End go to the row ends, Page Up and Page Down to the column ends; the value is read out.';
   canvas.setAttribute('aria-describedby', help.id);
   const tip = document.createElement('div');
-  tip.className = 'tip';
-  tip.hidden = true;
+  tip.className = 'tip';  // keeps its line when empty, so nothing below moves under the pointer
   const live = document.createElement('p');
   live.className = 'hm-live visually-hidden';
   live.setAttribute('aria-live', 'polite');
@@ -297,6 +293,7 @@ export function heatmap(container, values, rows, cols, opts = {}) {
     return `${rowTitle || 'row'} ${r + 1} “${rowName(r)}”, ${colTitle || 'column'} ${c + 1} “${colName(c)}”` +
       `${extra ? ` (${extra})` : ''}: ${v}`;
   };
+  const show = (on) => tip.classList.toggle('on', on);
   let hover = null, cursor = { r: 0, c: 0 }, focused = false;
   const redraw = () => { g.setTransform(dpr, 0, 0, dpr, 0, 0); draw(g, dpr, hover, focused ? cursor : null); };
   const cellAt = (ev) => {
@@ -311,15 +308,15 @@ export function heatmap(container, values, rows, cols, opts = {}) {
     if (at?.r === hover?.r && at?.c === hover?.c) return;
     hover = at;
     redraw();
-    if (!at) { tip.hidden = true; onHover?.(-1, -1); return; }
-    tip.hidden = false;
+    if (!at) { show(false); onHover?.(-1, -1); return; }
+    show(true);
     tip.textContent = describe(at.r, at.c);
     onHover?.(at.r, at.c);
   });
   canvas.addEventListener('mouseleave', () => {
     hover = null;
     redraw();
-    if (!focused) tip.hidden = true;
+    if (!focused) show(false);
     onHover?.(-1, -1);
   });
   canvas.addEventListener('click', (ev) => {
@@ -329,7 +326,7 @@ export function heatmap(container, values, rows, cols, opts = {}) {
   const announce = () => {
     const text = describe(cursor.r, cursor.c);
     live.textContent = text;
-    tip.hidden = false;
+    show(true);
     tip.textContent = text;
     canvas.dataset.cursor = `${cursor.r},${cursor.c}`;
     // keep the cell in view in a scrolled map
@@ -339,7 +336,7 @@ export function heatmap(container, values, rows, cols, opts = {}) {
     onHover?.(cursor.r, cursor.c);
   };
   canvas.addEventListener('focus', () => { focused = true; redraw(); announce(); });
-  canvas.addEventListener('blur', () => { focused = false; redraw(); tip.hidden = true; onHover?.(-1, -1); });
+  canvas.addEventListener('blur', () => { focused = false; redraw(); show(false); onHover?.(-1, -1); });
   canvas.addEventListener('keydown', (ev) => {
     const moves = {
       ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowUp: [-1, 0], ArrowDown: [1, 0],
@@ -467,7 +464,7 @@ function toSvg(d, { layout: L, rowShown, colShown, colHoriz, colour }) {
     `<defs><pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse"><rect width="6" height="6" fill="${MASK_FILL}"/><path d="M0 6L6 0M-3 3L3 -3M3 9L9 3" stroke="${MASK_LINE}"/></pattern>`,
     `<linearGradient id="ramp">${[0, 0.25, 0.5, 0.75, 1].map((t) => `<stop offset="${t}" stop-color="${weightColor(t)}"/>`).join('')}</linearGradient></defs>`,
     `<rect width="${W}" height="${H}" fill="#fff"/>`];
-  if (d.colTitle) out.push(`<text x="${L.padL + (L.cols * L.cellW) / 2}" y="${6 + TITLE_BAND / 2 + 2}" text-anchor="middle" font-weight="600" fill="${MUTED}">${xml(d.colTitle)}</text>`);
+  if (d.colTitle) out.push(`<text x="${L.padL}" y="${6 + TITLE_BAND / 2 + 2}" font-weight="600" fill="${MUTED}">${xml(d.colTitle)} →</text>`);
   if (d.rowTitle) out.push(`<text transform="translate(${6 + TITLE_BAND / 2 + 2} ${L.padT + (L.rows * L.cellH) / 2}) rotate(-90)" text-anchor="middle" font-weight="600" fill="${MUTED}">${xml(d.rowTitle)}</text>`);
   for (const r of rowShown) out.push(`<text x="${L.padL - 4}" y="${L.padT + r * L.cellH + L.cellH / 2 + 4}" text-anchor="end" fill="${INK}">${xml(d.rowLabels[r])}</text>`);
   for (const c of colShown) {
