@@ -18,8 +18,8 @@ export function init(_call, manifest) {
     net.hidden = navigator.onLine;
     document.body.dataset.online = navigator.onLine ? '1' : '0';
   };
-  addEventListener('online', () => { showNet(); refresh(); });
-  addEventListener('offline', () => { showNet(); refresh(); });
+  addEventListener('online', () => { showNet(); onHome(); });
+  addEventListener('offline', () => { showNet(); onHome(); });
   showNet();
 
   // every model file the views load, once
@@ -96,6 +96,8 @@ export function init(_call, manifest) {
       await refresh();
     }
   });
-  addEventListener('hashchange', () => { if (!$('#view-home').hidden) refresh(); });
-  refresh();
+  // sizes are looked up (HEAD requests) only when the home view, which lists them, is shown
+  const onHome = () => { if (!$('#view-home').hidden) refresh(); };
+  addEventListener('hashchange', onHome);
+  onHome();
 }
