@@ -56,6 +56,12 @@ test('every view: each heatmap has axis titles and a legend (own or its group\'s
   const han = await mapsIn(page, '#han-heatmap');
   assertMaps(han, 'han', 1);
   assert.equal(han[0].legend.masked, true, 'sentences of different lengths leave masked cells');
+  // the focused cell's word is marked in the text and named in the announcement
+  await page.focus('#han-heatmap canvas');
+  await page.keyboard.press('ArrowRight');
+  const word = await page.textContent('#han-doc .sent:first-of-type .w.hl');
+  assert.ok(word.length > 0);
+  assert.ok((await page.textContent('#han-heatmap .hm-live')).includes(`(“${word}”)`));
 
   await page.evaluate(() => { location.hash = 'playground'; });
   await page.check('#pg-causal');

@@ -70,6 +70,11 @@ export async function init(call, manifest) {
       colLabels: Array.from({ length: W }, (_, i) => String(i + 1)), cell: 20, mask, max: 'data',
       rowTitle: 'sentence · its weight', colTitle: 'word position', valueLabel: what, name: `han-${mode}`,
       title: `HAN ${what}s`, cellLabel: (r, c) => `“${last.sentences[r].words[c]?.text ?? ''}”`,
+      // the hovered (or keyboard-focused) cell's word is marked in the text above
+      onHover: (r, c) => {
+        for (const x of doc.querySelectorAll('.w.hl')) x.classList.remove('hl');
+        if (r >= 0) doc.querySelectorAll('.sent')[r]?.querySelectorAll('.w')[c]?.classList.add('hl');
+      },
     });
   }
   async function run() {

@@ -33,6 +33,7 @@ export function init(call, manifest) {
     box.replaceChildren();
     box.dataset.char = String(k);
     const seq = last.seq;
+    const plen = seq.length - last.generated.length;  // characters before the first generated one
     // key j is the character at query + 1 - keys + j of the model's input
     const keyChars = Array.from({ length: a.keys }, (_, j) => labelOf(seq[a.query + 1 - a.keys + j] ?? '?'));
     const head = document.createElement('p');
@@ -58,6 +59,12 @@ export function init(call, manifest) {
         rowLabels, colLabels: keyChars, cell: CELL, title: `layer ${l + 1}`, name: `lm-layer-${l + 1}`, decorate,
         rowTitle: 'head', colTitle: a.memory > 0 ? 'key: memory | current segment' : 'key (earlier character)',
         valueLabel: 'attention weight', cellLabel: (_r, c) => (c < a.memory ? 'memory' : 'segment'),
+        // the hovered key's character is marked in the text (when it is a generated one)
+        onHover: (_r, c) => {
+          for (const x of document.querySelectorAll('#lm-output .lm-char.key')) x.classList.remove('key');
+          const i = c < 0 ? -1 : a.query + 1 - a.keys + c - plen;
+          if (i >= 0) document.querySelector(`#lm-output .lm-char[data-i="${i}"]`)?.classList.add('key');
+        },
       });
       box.append(wrap);
     }
