@@ -159,14 +159,14 @@ export function heatmap(container, values, rows, cols, opts = {}) {
   const rowW = showLabels ? Math.max(0, ...rowLabels.map((s) => g.measureText(String(s)).width)) : 0;
   const colWs = showLabels ? colLabels.map((s) => g.measureText(String(s)).width) : [];
   const colMax = Math.max(0, ...colWs);
-  const colHoriz = colMax <= cellW - 2;
+  const colHoriz = colMax <= cellW;  // labels that fit a column stay upright (single characters, short names)
   const rowTitleOn = showLabels && rowTitle, colTitleOn = showLabels && colTitle;
   const padL = (compact ? 1 : 6) + (rowTitleOn ? TITLE_BAND : 0) + (rowW ? Math.ceil(rowW) + 6 : 0);
   const padT = (compact ? 1 : 6) + (colTitleOn ? TITLE_BAND : 0) +
     (colMax ? (colHoriz ? LABEL_PX + 6 : Math.ceil(colMax) + 6) : 0);
   const w = padL + cols * cellW + (compact ? 1 : 6), h = padT + rows * cellH + (compact ? 1 : 6);
   const rowShown = showLabels ? spaced(rowLabels.slice(0, rows), cellH, Math.max(LABEL_PX, opts.rowLabelGap ?? 0)) : [];
-  const colShown = showLabels ? spaced(colLabels.slice(0, cols), cellW, colHoriz ? colMax + 3 : LABEL_PX) : [];
+  const colShown = showLabels ? spaced(colLabels.slice(0, cols), cellW, colHoriz ? colMax : LABEL_PX) : [];
   const layout = { padL, padT, cellW, cellH, rows, cols, width: w, height: h };
   const gap = cellW >= 6 && cellH >= 6 ? 1 : 0;
 

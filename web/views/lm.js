@@ -3,7 +3,7 @@
 // see, per layer, every head's attention over the keys that predicted it: the
 // XL memory (left of the bar, carried over from earlier segments) and the
 // current segment.
-import { heatmap } from '../lib/plot.js';
+import { heatmap, colorLegend } from '../lib/plot.js';
 
 const $ = (s) => document.querySelector(s);
 const CELL = 12;
@@ -41,6 +41,10 @@ export function init(call, manifest) {
       `${a.memory} keys from the memory (left of the bar), ${a.keys - a.memory} from the current segment; ` +
       'rows are heads, one map per layer, each row sums to 1.';
     box.append(head);
+    // one colour scale for every layer (up to the largest weight of any head), one legend
+    let top = 0;
+    for (const v of a.weights) top = Math.max(top, v);
+    colorLegend(box, { min: 0, max: top, label: 'attention weight', note: 'one scale for every layer and head' });
     for (let l = 0; l < a.layers; ++l) {
       const wrap = document.createElement('div');
       wrap.className = 'lm-layer';
@@ -57,6 +61,7 @@ export function init(call, manifest) {
       } : null;
       heatmap(wrap, values, a.heads, a.keys, {
         rowLabels, colLabels: keyChars, cell: CELL, title: `layer ${l + 1}`, name: `lm-layer-${l + 1}`, decorate,
+        max: top, legend: false,
         rowTitle: 'head', colTitle: a.memory > 0 ? 'key: memory | current segment' : 'key (earlier character)',
         valueLabel: 'attention weight', cellLabel: (_r, c) => (c < a.memory ? 'memory' : 'segment'),
         // the hovered key's character is marked in the text (when it is a generated one)
