@@ -164,10 +164,17 @@ export function heatmap(container, values, rows, cols, opts = {}) {
   const padL = (compact ? 1 : 6) + (rowTitleOn ? TITLE_BAND : 0) + (rowW ? Math.ceil(rowW) + 6 : 0);
   const padT = (compact ? 1 : 6) + (colTitleOn ? TITLE_BAND : 0) +
     (colMax ? (colHoriz ? LABEL_PX + 6 : Math.ceil(colMax) + 6) : 0);
-  const w = padL + cols * cellW + (compact ? 1 : 6), h = padT + rows * cellH + (compact ? 1 : 6);
+  // the axis titles fit: the column title from the first column, the row title centred on the rows
+  g.font = TITLE_FONT;
+  const colTitleW = colTitleOn ? g.measureText(`${colTitle} →`).width : 0;
+  const rowTitleW = rowTitleOn ? g.measureText(rowTitle).width : 0;
+  g.font = FONT;
+  const rowTitleY = Math.max(padT + rowTitleW / 2, padT + (rows * cellH) / 2);
+  const w = Math.ceil(Math.max(padL + cols * cellW + (compact ? 1 : 6), padL + colTitleW + 6));
+  const h = Math.ceil(Math.max(padT + rows * cellH + (compact ? 1 : 6), rowTitleY + rowTitleW / 2 + 6));
   const rowShown = showLabels ? spaced(rowLabels.slice(0, rows), cellH, Math.max(LABEL_PX, opts.rowLabelGap ?? 0)) : [];
   const colShown = showLabels ? spaced(colLabels.slice(0, cols), cellW, colHoriz ? colMax : LABEL_PX) : [];
-  const layout = { padL, padT, cellW, cellH, rows, cols, width: w, height: h };
+  const layout = { padL, padT, cellW, cellH, rows, cols, width: w, height: h, rowTitleY };
   const gap = cellW >= 6 && cellH >= 6 ? 1 : 0;
 
   function draw(ctx, dpr, hl = null, focus = null) {
@@ -186,8 +193,7 @@ export function heatmap(container, values, rows, cols, opts = {}) {
       ctx.font = TITLE_FONT;
       ctx.fillStyle = MUTED;
       ctx.save();
-      const tw = ctx.measureText(rowTitle).width;
-      ctx.translate(6 + TITLE_BAND / 2 - 2, Math.max(tw / 2 + 2, padT + (rows * cellH) / 2));
+      ctx.translate(6 + TITLE_BAND / 2 - 2, rowTitleY);
       ctx.rotate(-Math.PI / 2);
       ctx.textAlign = 'center';
       ctx.fillText(rowTitle, 0, 0);
@@ -465,7 +471,7 @@ function toSvg(d, { layout: L, rowShown, colShown, colHoriz, colour }) {
     `<linearGradient id="ramp">${[0, 0.25, 0.5, 0.75, 1].map((t) => `<stop offset="${t}" stop-color="${weightColor(t)}"/>`).join('')}</linearGradient></defs>`,
     `<rect width="${W}" height="${H}" fill="#fff"/>`];
   if (d.colTitle) out.push(`<text x="${L.padL}" y="${6 + TITLE_BAND / 2 + 2}" font-weight="600" fill="${MUTED}">${xml(d.colTitle)} →</text>`);
-  if (d.rowTitle) out.push(`<text transform="translate(${6 + TITLE_BAND / 2 + 2} ${L.padT + (L.rows * L.cellH) / 2}) rotate(-90)" text-anchor="middle" font-weight="600" fill="${MUTED}">${xml(d.rowTitle)}</text>`);
+  if (d.rowTitle) out.push(`<text transform="translate(${6 + TITLE_BAND / 2 + 2} ${L.rowTitleY}) rotate(-90)" text-anchor="middle" font-weight="600" fill="${MUTED}">${xml(d.rowTitle)}</text>`);
   for (const r of rowShown) out.push(`<text x="${L.padL - 4}" y="${L.padT + r * L.cellH + L.cellH / 2 + 4}" text-anchor="end" fill="${INK}">${xml(d.rowLabels[r])}</text>`);
   for (const c of colShown) {
     const x = L.padL + c * L.cellW + L.cellW / 2;

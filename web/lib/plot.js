@@ -1,5 +1,5 @@
 // Small, dependency-free drawing helpers: line charts (SVG), heatmaps (see
-// heatmap.js), bars, and export of a canvas as PNG / data as JSON.
+// heatmap.js), bars, and file downloads.
 import { weightColor } from './color.js';
 import { heatmap, colorLegend, saveAs } from './heatmap.js';
 
@@ -66,8 +66,4 @@ export function bars(container, labels, values, { max = 1, digits = 3 } = {}) {
 
 export function download(name, blobOrText, type = 'application/json') {
   saveAs(name, blobOrText, type);
-}
-
-export function downloadCanvas(name, canvas) {
-  canvas.toBlob((b) => b && download(name, b, 'image/png'), 'image/png');
 }
