@@ -77,6 +77,10 @@ test('every view: each heatmap has axis titles and a legend (own or its group\'s
   await page.waitForFunction(() => document.querySelectorAll('#lm-attention canvas').length > 0 && !document.querySelector('#lm-generate').disabled,
     null, { timeout: 60000 });
   assertMaps(await mapsIn(page, '#lm-attention'), 'lm', 1);
+  // the memory bar is in the SVG export too (a view's marks over the cells)
+  const memory = Number(/(\d+) keys from the memory/.exec(await page.textContent('#lm-attention p'))[1]);
+  assert.ok(memory > 0);
+  assert.match((await download(page, '#lm-attention .hm-svg')).bytes.toString(), /<image [^>]*href="data:image\/png;base64,/);
 
   await page.evaluate(() => { location.hash = 'recsys'; });
   await page.fill('#autoint-layers', '1');

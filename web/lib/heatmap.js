@@ -417,7 +417,7 @@ export function heatmap(container, values, rows, cols, opts = {}) {
     colLabels: Array.from({ length: cols }, (_, c) => colName(c)), rowTitle, colTitle, title, min, max, valueLabel, isMasked });
   const formats = {
     png: () => exportPng(draw, w, h, { min, max, valueLabel, masked: maskedCount > 0 }, `${base}.png`),
-    svg: () => saveAs(`${base}.svg`, toSvg(data(), { layout, rowShown, colShown, colHoriz, colour }), 'image/svg+xml'),
+    svg: () => saveAs(`${base}.svg`, toSvg(data(), { layout, rowShown, colShown, colHoriz, colour, decorate }), 'image/svg+xml'),
     csv: () => saveAs(`${base}.csv`, toCsv(data()), 'text/csv'),
     json: () => saveAs(`${base}.json`, JSON.stringify(data(), null, 1), 'application/json'),
   };
@@ -462,7 +462,7 @@ export function toCsv(d) {
 
 const xml = (s) => String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
-function toSvg(d, { layout: L, rowShown, colShown, colHoriz, colour }) {
+function toSvg(d, { layout: L, rowShown, colShown, colHoriz, colour, decorate }) {
   const legendH = 40;
   const W = Math.max(L.width, 260), H = L.height + legendH;
   const out = [`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="system-ui, sans-serif" font-size="${LABEL_PX}">`,
@@ -484,6 +484,16 @@ function toSvg(d, { layout: L, rowShown, colShown, colHoriz, colour }) {
     out.push(`<rect x="${L.padL + c * L.cellW}" y="${L.padT + r * L.cellH}" width="${L.cellW - gap}" height="${L.cellH - gap}" ` +
       `fill="${masked ? 'url(#hatch)' : colour(v)}"><title>${xml(`${d.rowLabels[r]} / ${d.colLabels[c]}: ${masked ? 'masked' : v}`)}</title></rect>`);
   }));
+  if (decorate) {
+    // a view's extra marks (drawn on a canvas) as a transparent picture over the cells
+    const c = document.createElement('canvas');
+    c.width = L.width * 2;
+    c.height = L.height * 2;
+    const g = c.getContext('2d');
+    g.scale(2, 2);
+    decorate(g, L);
+    out.push(`<image x="0" y="0" width="${L.width}" height="${L.height}" href="${c.toDataURL('image/png')}"/>`);
+  }
   const y = L.height + 8;
   out.push(`<text x="6" y="${y + 12}" fill="${INK}">${xml(d.valueLabel)}: ${xml(formatValue(d.scale.min))}</text>`,
     `<rect x="120" y="${y + 2}" width="100" height="14" fill="url(#ramp)" stroke="${MUTED}"/>`,
