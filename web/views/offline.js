@@ -63,7 +63,9 @@ export function init(_call, manifest) {
     $('#offline-summary').dataset.saved = String(saved.length);
     $('#offline-summary').dataset.total = String(models.length);
     btn.disabled = !missing.length || !navigator.onLine;
-    btn.textContent = missing.length ? `Make all models available offline (${formatBytes(bytes(missing))})` : 'All models are available offline';
+    btn.textContent = !missing.length ? 'All models are available offline'
+      : navigator.onLine ? `Make all models available offline (${formatBytes(bytes(missing))})`
+        : `Go online to save the other models (${formatBytes(bytes(missing))})`;
   }
 
   btn.addEventListener('click', async () => {
