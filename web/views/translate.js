@@ -7,7 +7,8 @@ import { ATTENTIONS, renderHeads } from './heads.js';
 const $ = (s) => document.querySelector(s);
 
 export function init(call, manifest) {
-  const models = manifest.filter((m) => m.kind === 'seq2seq');
+  // RNN and Transformer seq2seq models share the view; Transformers add the head view
+  const models = manifest.filter((m) => m.kind === 'seq2seq' || m.kind === 'transformer-seq2seq');
   const sel = $('#tr-model');
   if (!models.length) {
     $('#tr-body').hidden = true;
@@ -23,7 +24,7 @@ export function init(call, manifest) {
   let timer = null, last = null, seq = 0;
   // head view (Transformer models): attention kind, layer, enlarged head, comparison model
   const hv = { kind: 'cross', layer: '0', selected: null, compare: '', scale: 'shared', r: null, r2: null };
-  const transformers = models.filter((m) => m.arch === 'transformer');
+  const transformers = models.filter((m) => m.kind === 'transformer-seq2seq');
   $('#hv-kind').replaceChildren(...ATTENTIONS.map((a) => {
     const o = document.createElement('option');
     o.value = a.key;
