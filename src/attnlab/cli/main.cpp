@@ -61,6 +61,7 @@ std::string main_help() {
          "  eval            evaluate a saved model file (any kind; see attnlab eval --help)\n"
          "  predict         run a saved model on an input (any kind; see attnlab predict --help)\n"
          "  describe        show a model file's kind, config, parameters and metadata\n"
+         "  average         average the parameters of model files of one architecture\n"
          "  generate        continue a prompt with a character language model (attnlab generate --help)\n"
          "  models          list the model kinds (--json for the machine-readable list)\n"
          "  bench           measure training throughput on this machine\n"
@@ -112,7 +113,7 @@ int main(int argc, char** argv) {
   const std::vector<std::pair<std::string, int (*)(const Argv&)>> commands = {
       {"train", cmd_train},       {"eval", cmd_eval},     {"predict", cmd_predict},
       {"describe", cmd_describe}, {"models", cmd_models}, {"bench", cmd_bench},
-      {"experiment", cmd_experiment}, {"generate", cmd_generate}};
+      {"experiment", cmd_experiment}, {"generate", cmd_generate}, {"average", cmd_average}};
   try {
     if (args.empty()) {
       std::cerr << main_help();
@@ -132,7 +133,7 @@ int main(int argc, char** argv) {
     for (const auto& c : commands)
       if (cmd == c.first) return c.second(rest);
     throw UsageError("unknown command '" + cmd +
-                     "' (commands: train, eval, predict, describe, models, generate, bench, experiment, help)");
+                     "' (commands: train, eval, predict, describe, average, models, generate, bench, experiment, help)");
   } catch (const UsageError& e) {
     std::cerr << "attnlab: usage error: " << e.what() << "\n";
     return 2;
