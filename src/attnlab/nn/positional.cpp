@@ -1,8 +1,10 @@
 #include "attnlab/nn/positional.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
+#include "attnlab/core/checked.hpp"
 #include "attnlab/kernels/kernels.hpp"
 
 namespace attnlab::nn {
@@ -23,6 +25,12 @@ PositionalEncoding::PositionalEncoding(PosKind kind_, size_t max_len_, size_t di
   if (kind == PosKind::Learned) {
     weight = Param({max_len, dim});
     for (size_t i = 0; i < weight.size(); ++i) weight.data()[i] = rng.normal(0.f, 0.02f);
+  } else {
+    // decoding adds one position per step: look the first positions up instead of
+    // evaluating 2 x dim transcendental functions every time
+    const size_t rows = std::min<size_t>(max_len, 256);
+    table_.resize(checked_product("sinusoid table", {rows, dim}));
+    for (size_t t = 0; t < rows; ++t) sinusoid(t, dim, table_.data() + t * dim);
   }
 }
 
@@ -48,6 +56,7 @@ void PositionalEncoding::forward(size_t B, size_t T, float* x, size_t start) con
   for (size_t t = 0; t < T; ++t) {
     const float* pe = row.data();
     if (kind == PosKind::Learned) pe = weight.value.data() + (start + t) * dim;
+    else if ((start + t + 1) * dim <= table_.size()) pe = table_.data() + (start + t) * dim;
     else sinusoid(start + t, dim, row.data());
     for (size_t b = 0; b < B; ++b) k::add(dim, pe, x + (b * T + t) * dim);
   }

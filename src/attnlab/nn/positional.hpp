@@ -8,6 +8,7 @@
 // decoder step at position t calls it with T = 1, start = t.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "attnlab/core/param.hpp"
 #include "attnlab/core/rng.hpp"
@@ -36,6 +37,10 @@ class PositionalEncoding {
   PosKind kind = PosKind::Sinusoidal;
   size_t max_len = 0, dim = 0;
   Param weight;  // (max_len, D), learned only
+
+ private:
+  // sinusoidal: the first min(max_len, 256) positions (rows of D) computed once
+  std::vector<float> table_;
 };
 
 }  // namespace attnlab::nn
