@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "attnlab/data/tsv_pairs.hpp"
 #include "attnlab/io/config_reader.hpp"
 #include "attnlab/kernels/kernels.hpp"
 #include "attnlab/models/beam_search.hpp"
@@ -47,6 +48,8 @@ std::string Seq2SeqConfig::to_json() const {
             {"output_sep", output_sep},
             {"src_vocab", src_vocab},
             {"tgt_vocab", tgt_vocab}};
+  if (!src_tokens.empty()) j["src_tokens"] = src_tokens;  // only when set: older files unchanged
+  if (!tgt_tokens.empty()) j["tgt_tokens"] = tgt_tokens;
   return j.dump();
 }
 
@@ -74,13 +77,22 @@ Seq2SeqConfig Seq2SeqConfig::from_json(const std::string& s) {
   r.size("max_tgt_len", c.max_tgt_len, 0, kAny);
   r.boolean("uppercase", c.uppercase);
   r.string("output_sep", c.output_sep);
+  r.string("src_tokens", c.src_tokens);
+  r.string("tgt_tokens", c.tgt_tokens);
   r.size("src_vocab", c.src_vocab, 0, kAny);
   r.size("tgt_vocab", c.tgt_vocab, 0, kAny);
   c.validate();
   return c;
 }
 
+void check_token_unit(const std::string& tokens, const char* what) {
+  ATTNLAB_CHECK(tokens.empty() || tokens == "char" || tokens == "word", what,
+                " must be 'char' or 'word', got '", tokens, "'");
+}
+
 void Seq2SeqConfig::validate() const {
+  check_token_unit(src_tokens, "seq2seq config: src_tokens");
+  check_token_unit(tgt_tokens, "seq2seq config: tgt_tokens");
   ATTNLAB_CHECK(rnn == "gru" || rnn == "lstm", "seq2seq config: rnn must be 'gru' or 'lstm', got '",
                 rnn, "'");
   if (score != "local_p") {
@@ -507,8 +519,28 @@ std::vector<int> encode_chars(const std::string& text, const data::Vocab& vocab,
   return ids;
 }
 
+std::vector<int> encode_text(const std::string& text, const data::Vocab& vocab,
+                             const std::string& tokens, bool uppercase, size_t max_len) {
+  if (tokens.empty()) return encode_chars(text, vocab, uppercase, max_len);
+  const std::vector<std::string> toks = data::split_tokens(text, data::parse_token_unit(tokens));
+  ATTNLAB_CHECK(!toks.empty(), "empty input: expected 1..", max_len, " ", tokens == "word" ? "words" : "characters");
+  ATTNLAB_CHECK(toks.size() <= max_len, "input too long: ", toks.size(), " ",
+                tokens == "word" ? "words" : "characters", ", this model accepts at most ", max_len);
+  return data::encode_tokens(vocab, toks);
+}
+
+void check_source_ids(const std::vector<int>& src, size_t vocab_size, size_t max_len, bool allow_unk) {
+  ATTNLAB_CHECK(!src.empty(), "empty input: expected 1..", max_len, " tokens");
+  ATTNLAB_CHECK(src.size() <= max_len, "input too long: ", src.size(),
+                " tokens, this model accepts at most ", max_len);
+  for (size_t i = 0; i < src.size(); ++i)
+    ATTNLAB_CHECK((src[i] >= 4 || (allow_unk && src[i] == data::Vocab::kUnk)) && size_t(src[i]) < vocab_size,
+                  "source id ", src[i], " at position ", i, " is not a symbol of the vocabulary (",
+                  allow_unk ? "1 or " : "", "4..", vocab_size - 1, ")");
+}
+
 std::vector<int> Seq2Seq::encode_input(const std::string& text) const {
-  return encode_chars(text, src_, cfg_.uppercase, cfg_.max_src_len);
+  return encode_text(text, src_, cfg_.src_tokens, cfg_.uppercase, cfg_.max_src_len);
 }
 
 Translation Seq2Seq::translate(const std::string& text, const DecodeOptions& o) const {
@@ -686,14 +718,8 @@ Seq2Seq::Stepper Seq2Seq::f32_stepper(const InferCtx& ctx) const {
 
 Translation Seq2Seq::decode(const std::vector<int>& src, const DecodeOptions& o) const {
   // src: (S) ids -> best output under beam search (beam 1 = greedy)
-  ATTNLAB_CHECK(!src.empty(), "empty input: expected 1..", cfg_.max_src_len, " tokens");
-  ATTNLAB_CHECK(src.size() <= cfg_.max_src_len, "input too long: ", src.size(),
-                " tokens, this model accepts at most ", cfg_.max_src_len);
+  check_source_ids(src, src_.size(), cfg_.max_src_len, !cfg_.src_tokens.empty());
   ATTNLAB_CHECK(o.beam >= 1 && o.beam <= 64, "beam width must be in [1, 64], got ", o.beam);
-  for (size_t i = 0; i < src.size(); ++i)
-    ATTNLAB_CHECK(src[i] >= 4 && size_t(src[i]) < src_.size(), "source id ", src[i],
-                  " at position ", i, " is not a symbol of the vocabulary (4..",
-                  src_.size() - 1, ")");
   const size_t S = src.size(), V = tgt_.size();
   const size_t max_len = o.max_len ? o.max_len : cfg_.max_tgt_len;
   const size_t K = o.beam;
