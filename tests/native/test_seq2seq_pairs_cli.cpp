@@ -226,3 +226,18 @@ TEST_F(PairsCli, ReadmeExampleRuns) {
   }
   EXPECT_GE(ran, 4u);
 }
+
+// A tiny custom dictionary: no word falls in the validation or test split. Validation is n/a,
+// never a perfect score, and eval says there is nothing to score.
+TEST_F(PairsCli, TinyG2PDictionaryHasNoValidationScore) {
+  write("tiny.dict", "CAT  K AE1 T\nDOG  D AO1 G\nBIRD  B ER1 D\nFISH  F IH1 SH\nCOW  K AW1\n");
+  CliRun r = run("train g2p --data tiny.dict --split-seed 1 --epochs 1 --emb 8 --hidden 8 --combine 8 --json "
+                 "--out tiny.safetensors");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(event(r.out, "eval")["val_wer"].is_null()) << r.out;
+  r = run("train g2p --data tiny.dict --split-seed 1 --epochs 1 --emb 8 --hidden 8 --combine 8 --out tiny.safetensors");
+  EXPECT_NE(r.out.find("val_wer n/a"), std::string::npos) << r.out;
+  r = run("eval --model tiny.safetensors --data tiny.dict --split valid");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("holds no words"), std::string::npos) << r.err;
+}

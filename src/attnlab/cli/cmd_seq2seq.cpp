@@ -408,6 +408,9 @@ int cmd_eval_seq2seq(const models::ModelFile& file, const Argv& argv) {
     const bool stress = st.meta("stress", "0") == "1";
     const G2PData gd = load_g2p(a.get("data"), split_seed, stress);
     const auto& entries = which == "test" ? gd.split.test : gd.split.valid;
+    if (entries.empty())
+      throw Error(a.get("data") + ": the " + which + " split (seed " + std::to_string(split_seed) +
+                  ") holds no words, so there is nothing to score");
     const G2PEval g = eval_g2p(*m, gd.dict, entries, limit, 1, alpha, prec);
     const G2PEval b = beam ? eval_g2p(*m, gd.dict, entries, limit, beam, alpha, prec) : G2PEval{};
     j["words"] = g.words;

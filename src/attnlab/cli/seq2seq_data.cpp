@@ -247,6 +247,10 @@ void load_g2p(const Args& a, Seq2SeqData& d, size_t val_size) {
   const std::vector<size_t> val(valid.begin(), valid.begin() + long(std::min(val_size, valid.size())));
   d.val_name = "val_wer";
   d.val_count = val.size();
+  if (val.empty()) {  // a tiny dictionary: no word fell in the validation split
+    d.notes.push_back("no validation words in the split: validation is reported as n/a");
+    return;
+  }
   d.validate = [dict, val](const models::Translator& m, models::DecodePrecision p) {
     return eval_g2p(m, *dict, val, 0, 1, 0.6f, p).score.wer();
   };
