@@ -241,3 +241,39 @@ TEST_F(PairsCli, TinyG2PDictionaryHasNoValidationScore) {
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.err.find("holds no words"), std::string::npos) << r.err;
 }
+
+// A stopped run on the user's pairs resumes from its checkpoint and gives the same model as an
+// uninterrupted run; a resumption on other data is refused.
+TEST_F(PairsCli, StoppedRunResumesToTheSameModel) {
+  using namespace attnlab::data;
+  write("p.tsv", pairs_tsv(number_pairs(400, 999, 9, "en", "words-digits")));
+  const std::string flags = "train seq2seq --train p.tsv --src-tokens word --emb 8 --hidden 8 --combine 8 --epochs 2 "
+                            "--batch-size 16 --checkpoint-every 5 --dtype f32 --quiet --json";
+  ASSERT_EQ(run(flags + " --out a.safetensors --checkpoint a.ckpt").code, 0);
+  const CliRun stop = run(flags + " --max-steps 10 --out b.safetensors --checkpoint b.ckpt");
+  ASSERT_EQ(stop.code, 0) << stop.err;
+  EXPECT_EQ(event(stop.out, "done")["data"]["skipped_lines"], 0) << stop.out;
+  ASSERT_EQ(run(flags + " --out c.safetensors --checkpoint c.ckpt --resume b.ckpt").code, 0);
+  const auto a = attnlab::io::read_file(dir_ + "/a.safetensors"), c = attnlab::io::read_file(dir_ + "/c.safetensors");
+  ASSERT_EQ(a.tensors.size(), c.tensors.size());
+  for (const auto& t : a.tensors) EXPECT_EQ(t.data, c.get(t.name).data) << t.name;
+  write("q.tsv", pairs_tsv(number_pairs(400, 999, 10, "en", "words-digits")));
+  const std::string other = "train seq2seq --train q.tsv --src-tokens word --emb 8 --hidden 8 --combine 8 --epochs 2 "
+                            "--batch-size 16 --checkpoint-every 5 --dtype f32 --quiet --json";
+  const CliRun r = run(other + " --out d.safetensors --resume b.ckpt");
+  EXPECT_EQ(r.code, 1) << r.err;
+}
+
+TEST_F(PairsCli, ResumeRefusesAnEditedFileOfTheSameName) {
+  using namespace attnlab::data;
+  const auto pairs = number_pairs(200, 999, 9, "en", "words-digits");
+  write("p.tsv", pairs_tsv(pairs));
+  const std::string flags = "train seq2seq --train p.tsv --src-tokens word --emb 8 --hidden 8 --combine 8 --epochs 2 "
+                            "--batch-size 16 --checkpoint-every 5 --quiet";
+  ASSERT_EQ(run(flags + " --max-steps 5 --out b.safetensors --checkpoint b.ckpt").code, 0);
+  // the same pairs in another order: same vocabularies, lengths and config, other batches
+  write("p.tsv", pairs_tsv(std::vector<TextPair>(pairs.rbegin(), pairs.rend())));
+  const CliRun r = run(flags + " --out c.safetensors --resume b.ckpt");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("different run"), std::string::npos) << r.err;
+}

@@ -302,6 +302,7 @@ int train_seq2seq(const std::string& task, const Argv& argv) {
                 out.c_str(), ps.count(), io::dtype_name(run.dtype()), trainer.step(), run.elapsed());
   json done = {{"model", out}, {"steps", trainer.step()}, {"params", ps.count()}};
   if (!scores.is_null()) done["scores"] = scores;
+  if (task == "seq2seq") done["data"] = json::parse(t.meta.at("data_stats"));  // pairs per split, skipped lines
   run.done(done, buf);
   return 0;
 }

@@ -219,6 +219,7 @@ int cmd_train_transformer(const std::vector<std::string>& argv) {
                 out.c_str(), ps.count(), io::dtype_name(dtype), trainer.step(), run.elapsed());
   json done = {{"model", out}, {"steps", trainer.step()}, {"params", ps.count()}};
   if (!scores.is_null()) done["scores"] = scores;
+  if (task == "seq2seq") done["data"] = json::parse(data.meta.at("data_stats"));  // pairs per split, skipped lines
   run.done(done, buf);
   return 0;
 }

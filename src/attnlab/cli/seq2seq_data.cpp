@@ -278,6 +278,25 @@ void load_dates(const Args& a, Seq2SeqData& d, size_t val_size) {
   };
 }
 
+// FNV-1a (64 bit) over every pair read, as hex: what the run id records of the data itself
+std::string pairs_hash(const std::vector<data::TextPair>& a, const std::vector<data::TextPair>& b,
+                       const std::vector<data::TextPair>& c) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  auto mix = [&](const std::string& s) {
+    for (unsigned char ch : s) {
+      h ^= ch;
+      h *= 0x100000001b3ull;
+    }
+  };
+  for (const auto* v : {&a, &b, &c}) {
+    for (const auto& p : *v) mix(p.src + "\t" + p.tgt + "\n");
+    mix("\f");
+  }
+  char buf[20];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
 size_t longest(const std::vector<data::TextPair>& ps, data::TokenUnit u, bool src) {
   size_t n = 0;
   for (const auto& p : ps) n = std::max(n, data::split_tokens(src ? p.src : p.tgt, u).size());
@@ -363,6 +382,7 @@ void load_tsv(const Args& a, Seq2SeqData& d, size_t val_size) {
   }
   if (too_long) d.notes.push_back(count_str(too_long) + " training pair(s) over --max-src-len/--max-tgt-len left out");
   d.meta["data"] = "tsv";
+  d.meta["pairs_fnv1a64"] = pairs_hash(tr.pairs, va.pairs, te.pairs);  // a resumed run must read the same pairs
   d.meta["train_file"] = a.get("train");
   d.meta["valid_file"] = a.get("valid");
   d.meta["test_file"] = a.get("test");
