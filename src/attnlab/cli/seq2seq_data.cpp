@@ -183,15 +183,23 @@ PairScore score_pairs(const models::Translator& m, const std::vector<data::TextP
   return s;
 }
 
-G2PEval eval_g2p(const models::Translator& m, const data::CmuDict& dict, const std::vector<size_t>& entries,
-                 size_t limit, size_t beam, float alpha, models::DecodePrecision precision) {
-  G2PEval e;
-  const auto t0 = std::chrono::steady_clock::now();
+namespace {
+// decoding for bulk scoring: no per-head attention maps
+models::DecodeOptions scoring_options(size_t beam, float alpha, models::DecodePrecision precision) {
   models::DecodeOptions o;
   o.precision = precision;
   o.beam = beam;
   o.length_alpha = alpha;
   o.head_maps = false;
+  return o;
+}
+}  // namespace
+
+G2PEval eval_g2p(const models::Translator& m, const data::CmuDict& dict, const std::vector<size_t>& entries,
+                 size_t limit, size_t beam, float alpha, models::DecodePrecision precision) {
+  G2PEval e;
+  const auto t0 = std::chrono::steady_clock::now();
+  const models::DecodeOptions o = scoring_options(beam, alpha, precision);
   const size_t n = limit ? std::min(limit, entries.size()) : entries.size();
   for (size_t i = 0; i < n; ++i) {
     const data::CmuEntry& en = dict.entries[entries[i]];
@@ -209,11 +217,7 @@ DateEval eval_dates(const models::Translator& m, const std::vector<data::DatePai
                     size_t beam, float alpha, models::DecodePrecision precision) {
   DateEval e;
   const auto t0 = std::chrono::steady_clock::now();
-  models::DecodeOptions o;
-  o.precision = precision;
-  o.beam = beam;
-  o.length_alpha = alpha;
-  o.head_maps = false;
+  const models::DecodeOptions o = scoring_options(beam, alpha, precision);
   const size_t n = limit ? std::min(limit, pairs.size()) : pairs.size();
   for (size_t i = 0; i < n; ++i) {
     const std::string out = m.translate(pairs[i].input, o).text;
@@ -406,10 +410,7 @@ void load_tsv(const Args& a, Seq2SeqData& d, size_t val_size) {
     return;
   }
   d.validate = [val](const models::Translator& m, models::DecodePrecision p) {
-    models::DecodeOptions o;
-    o.precision = p;
-    o.head_maps = false;
-    return 1.0 - score_pairs(m, val, o).em.accuracy();
+    return 1.0 - score_pairs(m, val, scoring_options(1, 0.6f, p)).em.accuracy();
   };
 }
 
@@ -448,9 +449,8 @@ Seq2SeqData load_seq2seq_data(const Args& a, const std::string& task, uint64_t s
 json final_pair_scores(TrainScaffold& run, const models::Translator& m, const Seq2SeqData& d) {
   if (d.task != "seq2seq") return nullptr;
   const bool has_test = !d.test.empty();
-  models::DecodeOptions o;
-  o.head_maps = false;
-  const PairScore s = score_pairs(m, has_test ? d.test : d.valid, o);
+  const PairScore s = score_pairs(m, has_test ? d.test : d.valid,
+                                 scoring_options(1, 0.6f, models::DecodePrecision::Int8));
   const char* which = has_test ? "test" : "valid";
   run.note(std::string(which) + " (greedy): " + pair_score_line(s));
   json j = s.to_json();
