@@ -23,6 +23,7 @@ val bench_attention(val op_, val o) {
   namespace b = attnlab::bindings;
   return b::guard([&] {
     const std::string op = b::to_string(op_, "bench: op");
+    ATTNLAB_CHECK(op == "sdpa" || op == "mha", "bench: op must be 'sdpa' or 'mha', got '", op, "'");
     b::check_options(o, "bench options");
     const size_t T = b::opt_size(o, "T", 1, 4096, 128), D = b::opt_size(o, "D", 1, 4096, 64);
     const size_t H = b::opt_size(o, "heads", 1, 64, 4);
@@ -36,7 +37,6 @@ val bench_attention(val op_, val o) {
       for (size_t i = 0; i < x.size(); ++i) v.data()[i] = rng.normal(0.f, 1.f);
       return val(attnlab::kernels::best_ms_per_call([&] { at::scaled_dot_attention(x, k, v, {}, false); }, min_ms));
     }
-    ATTNLAB_CHECK(op == "mha", "bench: op must be 'sdpa' or 'mha', got '", op, "'");
     ATTNLAB_CHECK(D % H == 0, "bench: D = ", D, " must be divisible by heads = ", H);
     at::MultiheadAttention mha(D, H, rng);
     at::MhaOptions mo;

@@ -1,5 +1,6 @@
 // A static file server for the demo and the browser tests: no server logic,
-// only files, with the right MIME type for .wasm and a strict
+// only files, with the right MIME type for .wasm, ETag / Last-Modified
+// validators (304 on revalidation) and a strict
 // Content-Security-Policy (no eval), so the page proves it runs under one.
 //   node scripts/serve.mjs <root> [port]      port 0 picks a free one
 import { createServer } from 'node:http';
@@ -25,13 +26,22 @@ export function serve(root, port = 0, host = '127.0.0.1') {
     if (!file.startsWith(base)) { res.writeHead(403).end('forbidden'); return; }
     try {
       if (statSync(file).isDirectory()) file = join(file, 'index.html');
-      const size = statSync(file).size;
-      res.writeHead(200, {
+      const st = statSync(file);
+      // validators, so a revalidation (Cache-Control: no-cache) costs a 304 and no body
+      const etag = `W/"${st.size.toString(16)}-${Math.floor(st.mtimeMs).toString(16)}"`;
+      const headers = {
         'Content-Type': TYPES[extname(file)] || 'application/octet-stream',
-        'Content-Length': size,
         'Content-Security-Policy': CSP,
         'Cache-Control': 'no-cache',
-      });
+        ETag: etag,
+        'Last-Modified': st.mtime.toUTCString(),
+      };
+      const inm = req.headers['if-none-match'], ims = req.headers['if-modified-since'];
+      const fresh = inm ? inm.split(/\s*,\s*/).includes(etag)
+        : Boolean(ims) && Math.floor(st.mtimeMs / 1000) <= Math.floor(Date.parse(ims) / 1000);
+      if (fresh) { res.writeHead(304, headers).end(); return; }
+      res.writeHead(200, { ...headers, 'Content-Length': st.size });
+      if (req.method === 'HEAD') { res.end(); return; }
       createReadStream(file).pipe(res);
     } catch {
       res.writeHead(404, { 'Content-Type': 'text/plain' }).end(`not found: ${path}`);

@@ -10,8 +10,9 @@ import { init as initRecsys } from './views/recsys.js';
 import { init as initPlayground } from './views/playground.js';
 import { init as initLM } from './views/lm.js';
 import { init as initEngine } from './views/engine.js';
+import { init as initOffline } from './views/offline.js';
 
-const VIEWS = [initTranslate, initHAN, initMMoE, initRecsys, initLM, initPlayground, initEngine];
+const VIEWS = [initTranslate, initHAN, initMMoE, initRecsys, initLM, initPlayground, initEngine, initOffline];
 
 const client = new WorkerClient((msg) => setStatus(`worker failed: ${msg}`, true));
 export const call = (op, args, onProgress) => client.call(op, args, onProgress);

@@ -1,13 +1,17 @@
 // All compute runs here, off the main thread. Messages: {id, op, args} in,
 // {id, progress} (any number) then {id, ok, result} or {id, ok: false, error} out.
 import { load } from './pkg/index.js';
+import { fileBytes } from './lib/offline.js';
 
-const ready = load();
+// The .wasm and the models come through the offline cache (lib/offline.js): one
+// download per visit, kept for offline use (the service worker does not precache the .wasm).
+const ready = fileBytes(new URL('./pkg/attnlab.wasm', import.meta.url).href)
+  .then((wasmBinary) => load({ wasmBinary }), () => load());
 const models = new Map();  // url -> loaded model (kept for repeated calls)
 
 async function cachedModel(al, cls, url) {
   const key = `${cls}:${url}`;
-  if (!models.has(key)) models.set(key, al[cls].fromUrl(url));
+  if (!models.has(key)) models.set(key, fileBytes(url).then((bytes) => al[cls].fromBytes(bytes)));
   try {
     return await models.get(key);
   } catch (e) {

@@ -1,7 +1,7 @@
 // Decode speed of the shipped seq2seq models in wasm (Node): greedy and beam-4 decoding of
 // one input with each decoder precision (int8 weights = the default, int16, float32),
 // median over many runs (after warm-up). Goals: greedy < 0.3 ms, beam 4 < 1.5 ms
-// for one G2P word.
+// for one G2P word (RNN); Transformer greedy <= 0.5 ms, against the GRU in the same run.
 //   node bench/wasm/seq2seq.mjs [--runs 300] [--pkg build/pkg] [--precision int8,int16,f32]
 import { readFileSync, existsSync } from 'node:fs';
 import { join, dirname, resolve } from 'node:path';
@@ -21,12 +21,12 @@ const median = (xs) => quantile(xs, 0.5);
 const PRECISIONS = opt('precision', 'int8,int16,f32').split(',');
 
 function bench(m, input, beam, precision) {
-  for (let i = 0; i < 20; ++i) m.translate(input, { beam, precision });
+  for (let i = 0; i < 20; ++i) m.translate(input, { beam, precision, heads: false });
   const wall = [], inside = [];
   let out;
   for (let i = 0; i < RUNS; ++i) {
     const t0 = performance.now();
-    out = m.translate(input, { beam, precision });
+    out = m.translate(input, { beam, precision, heads: false });
     wall.push(performance.now() - t0);
     inside.push(out.ms);
   }
@@ -44,6 +44,7 @@ const cases = [
   ['dates', ['JAN 23, 2015']],
   ['dates-additive', ['JAN 23, 2015']],
   ['g2p-cmudict-dot', ['attention']],
+  ['g2p-transformer', ['cat', 'attention']],
 ];
 for (const [name, inputs] of cases) {
   const file = join(ROOT, 'models', name, 'model.safetensors');
@@ -59,29 +60,35 @@ for (const [name, inputs] of cases) {
 // mean over the words of each word's median in-wasm time.
 const dictFile = join(ROOT, 'node_modules', '@stdlib', 'datasets-cmudict', 'data', 'dict.txt');
 const typical = [];
-for (const model of ['g2p-cmudict', 'g2p-cmudict-fast']) {
-  const g2pFile = join(ROOT, 'models', model, 'model.safetensors');
-  if (!existsSync(dictFile) || !existsSync(g2pFile)) continue;
+// The RNN and Transformer G2P models on the same words in one run, interleaved: each pass
+// decodes every word with every model before the next pass (a slow spell of the shared
+// machine hits all models alike). Transformer models decode without head maps (heads:
+// false), as the RNN models do.
+const TYPICAL = ['g2p-cmudict', 'g2p-cmudict-fast', 'g2p-transformer'];
+if (existsSync(dictFile)) {
   const words = readFileSync(dictFile, 'latin1').split('\n')
     .map((l) => l.split(/\s+/)[0]).filter((w) => /^[A-Z]+$/.test(w)).filter((_, i) => i % 400 === 0);
-  const m = al.Seq2Seq.fromBytes(readFileSync(g2pFile));
+  const loaded = TYPICAL.map((model) => [model, join(ROOT, 'models', model, 'model.safetensors')])
+    .filter(([, f]) => existsSync(f)).map(([model, f]) => ({ model, m: al.Seq2Seq.fromBytes(readFileSync(f)) }));
   for (const precision of PRECISIONS)
     for (const beam of [1, 4]) {
-      for (const w of words.slice(0, 50)) m.translate(w, { beam, precision });  // warm-up
-      // per word the median of 5 passes (preemption on a shared machine hits single calls),
-      // then the mean over the words
-      const per = words.map(() => []);
-      let letters = 0, steps = 0;
+      const opts = { beam, precision, heads: false };
+      for (const { m } of loaded) for (const w of words.slice(0, 50)) m.translate(w, opts);  // warm-up
+      // per word and model the median of 5 passes, then the mean over the words
+      const per = loaded.map(() => words.map(() => []));
+      const letters = loaded.map(() => 0), steps = loaded.map(() => 0);
       for (let pass = 0; pass < 5; ++pass)
-        words.forEach((w, i) => {
-          const r = m.translate(w, { beam, precision });
-          per[i].push(r.ms);
-          if (pass === 0) { letters += w.length; steps += r.rows + 1; }
-        });
-      const meanMs = per.reduce((a, xs) => a + median(xs), 0) / words.length;
-      typical.push({ model, precision, beam, words: words.length, meanMs, meanLetters: letters / words.length, meanSteps: steps / words.length });
+        words.forEach((w, i) => loaded.forEach(({ m }, j) => {
+          const r = m.translate(w, opts);
+          per[j][i].push(r.ms);
+          if (pass === 0) { letters[j] += w.length; steps[j] += r.rows + 1; }
+        }));
+      loaded.forEach(({ model }, j) => {
+        const meanMs = per[j].reduce((a, xs) => a + median(xs), 0) / words.length;
+        typical.push({ model, precision, beam, words: words.length, meanMs, meanLetters: letters[j] / words.length, meanSteps: steps[j] / words.length });
+      });
     }
-  m.delete();
+  for (const { m } of loaded) m.delete();
 }
 
 console.log(`seq2seq decode in wasm (Node ${process.version}, ${al.simdInfo().arch}), median of ${RUNS} runs`);
@@ -91,4 +98,8 @@ for (const r of results)
 for (const t of typical)
   console.log(`  ${t.model}, mean over ${t.words} CMUdict words (${t.meanLetters.toFixed(1)} letters, ${t.meanSteps.toFixed(1)} decoder steps): ` +
     `beam ${t.beam} ${t.precision.padEnd(5)} ${t.meanMs.toFixed(3)} ms per word in wasm`);
+for (const t of typical.filter((x) => x.model === 'g2p-transformer')) {
+  const gru = typical.find((x) => x.model === 'g2p-cmudict' && x.precision === t.precision && x.beam === t.beam);
+  if (gru) console.log(`  Transformer / GRU (g2p-cmudict), beam ${t.beam} ${t.precision}: x${(t.meanMs / gru.meanMs).toFixed(2)} the time per word`);
+}
 if (args.includes('--json')) console.log(JSON.stringify({ results, typical }));

@@ -22,7 +22,7 @@ export async function startBrowser() {
     timeout: 30000,  // playwright gives chromium a fresh temporary profile itself
   });
   return {
-    base, browser,
+    base, browser, server,  // server: the node:http server (tests may listen to its 'request' events)
     async close() { await browser.close(); server.close(); },
   };
 }

@@ -16,15 +16,14 @@ import { join } from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { ROOT, loadPkg } from './helpers.mjs';
+import { rejectedCalls } from './rejected_calls.mjs';
 
 const al = await loadPkg();
 const REPEATS = Number(process.env.ATTNLAB_REJECT_REPEATS || 2000);
 const model = (name) => readFileSync(join(ROOT, 'models', name, 'model.safetensors'));
 
-const dates = al.Seq2Seq.fromBytes(model('dates'));
-const han = al.HAN.fromBytes(model('han-spam'));
-const mmoe = new al.MMoE({ gate: 'attention' });
-const lm = al.LanguageModel.fromBytes(model('xl-sotu'));
+const { REJECTED, objects: { dates, mmoe, x100 } } = rejectedCalls(al, ROOT);
+
 
 // Rejected `fn` REPEATS times: same Error each time, and nothing moves.
 function assertFlat(name, fn, pattern) {
@@ -60,43 +59,6 @@ function withConfig(bytes, edit) {
   out.set(bytes.subarray(8 + n), 8 + h.length);
   return out;
 }
-
-const x100 = new Float32Array(100).fill(0.5);
-const REJECTED = [
-  ['Seq2Seq.translate (character outside the alphabet)', () => dates.translate('JAN 23, 2015 \u00e9'), /unknown character 'é' \(U\+00E9\) at position 13/],
-  ['Seq2Seq.translate (emoji)', () => dates.translate('JAN \u{1F600} 23'), /unknown character '\u{1F600}' \(U\+1F600\) at position 4/u],
-  ['Seq2Seq.translate (100,000 characters)', () => dates.translate('1'.repeat(100000)), /longer than|too long|at most/],
-  ['Seq2Seq.translate (beam as a string)', () => dates.translate('JAN 23, 2015', { beam: '4' }), /beam: expected a whole number/],
-  ['Seq2Seq.translate (alpha NaN)', () => dates.translate('JAN 23, 2015', { alpha: NaN }), /alpha: expected a number/],
-  ['Seq2Seq.translate (not a string)', () => dates.translate(42), /expects a string/],
-  ['Seq2Seq.fromBytes (damaged)', () => al.Seq2Seq.fromBytes(new Uint8Array([1, 2, 3])), /8-byte header/],
-  ['HAN.classify (not a string)', () => han.classify(null), /expects a string/],
-  ['HAN.fromBytes (damaged)', () => al.HAN.fromBytes(new Uint8Array(64)), /header|JSON|bytes/],
-  ['MMoE.fromBytes (damaged)', () => al.MMoE.fromBytes(new Uint8Array([9, 9, 9, 9, 9, 9, 9, 9, 9])), /header/],
-  ['MMoE.predict (wrong size)', () => mmoe.predict(new Float32Array(150)), /multiple of inputDim/],
-  ['MMoE.predict (NaN)', () => mmoe.predict(new Float32Array(100).fill(NaN)), /not finite/],
-  ['MMoE.trainEpoch (targets)', () => mmoe.trainEpoch(x100, new Float32Array(3)), /y: expected 1 x 2/],
-  ['MMoE.trainEpoch (batchSize 1.5)', () => mmoe.trainEpoch(x100, new Float32Array(2), { batchSize: 1.5 }), /batchSize: expected a whole number/],
-  ['new MMoE (config)', () => new al.MMoE({ experts: 0 }), /experts must be in/],
-  ['new MMoE (seed NaN)', () => new al.MMoE({ seed: NaN }), /seed: expected a whole number/],
-  ['data.mmoeSynthetic (n 1.5)', () => al.data.mmoeSynthetic({ n: 1.5 }), /n: expected a whole number/],
-  ['softmax (null)', () => al.softmax(null), /logits: expected/],
-  ['softmax (NaN)', () => al.softmax([1, NaN]), /not finite/],
-  ['softmax (strings)', () => al.softmax('abc'), /logits: expected/],
-  ['playground.attend (score 5)', () => al.playground.attend({ T: 2, D: 2, x: [1, 2, 3, 4], score: 5 }), /score: expected a string/],
-  ['playground.attend (causal "yes")', () => al.playground.attend({ T: 2, D: 2, x: [1, 2, 3, 4], causal: 'yes' }), /causal: expected true or false/],
-  ['playground.attend (1e30)', () => al.playground.attend({ T: 2, D: 2, x: [1e30, 2, 3, 4] }), /at most/],
-  ['playground.multihead (heads)', () => al.playground.multihead({ T: 2, E: 6, heads: 4, x: new Float32Array(12) }), /divisible/],
-  ['recsys.din (pooling)', () => al.recsys.din({ pooling: 'max' }), /pooling: expected/],
-  ['recsys.autoint (fields)', () => al.recsys.autoint({ fields: 1 }), /fields: expected a whole number/],
-  ['LanguageModel.fromBytes (damaged)', () => al.LanguageModel.fromBytes(new Uint8Array(16)), /header|bytes/],
-  ['LanguageModel.generate (n 1.5)', () => lm.generate('We', { n: 1.5 }), /n: expected a whole number/],
-  ['LanguageModel.generate (n 10^7)', () => lm.generate('We', { n: 1e7 }), /n: expected a whole number in \[0, 100000\]/],
-  ['LanguageModel.generate (temperature NaN)', () => lm.generate('We', { temperature: NaN }), /temperature: expected a number/],
-  ['kernels.bench (negative size)', () => al.kernels.bench('softmax_rows', [-1, 8]), /shape: expected a whole number/],
-  ['kernels.bench (unknown)', () => al.kernels.bench('no_such_kernel', [1]), /unknown kernel/],
-  ['kernels.attention (op)', () => al.kernels.attention('conv', { minMs: 0 }), /op must be/],
-];
 
 for (const [name, fn, pattern] of REJECTED) {
   test(`rejected ${REPEATS}x leaves stack, heap and handles flat: ${name}`, () => assertFlat(name, fn, pattern));

@@ -1,5 +1,9 @@
-// Small, dependency-free drawing helpers: line charts (SVG), heatmaps
-// (canvas, values on hover), bars, and export of a canvas as PNG / data as JSON.
+// Small, dependency-free drawing helpers: line charts (SVG), heatmaps (see
+// heatmap.js), bars, and file downloads.
+import { weightColor } from './color.js';
+import { heatmap, colorLegend, saveAs } from './heatmap.js';
+
+export { weightColor, heatmap, colorLegend };
 const NS = 'http://www.w3.org/2000/svg';
 const el = (tag, attrs = {}, parent) => {
   const e = document.createElementNS(NS, tag);
@@ -41,75 +45,6 @@ export function lineChart(container, series, { width = 420, height = 200, xLabel
   return svg;
 }
 
-/** Blue scale for weights in [0, 1]. */
-export function weightColor(w) {
-  const t = Math.max(0, Math.min(1, w));
-  const c = (a, b) => Math.round(a + (b - a) * t);
-  return `rgb(${c(247, 33)},${c(251, 80)},${c(255, 190)})`;
-}
-
-/**
- * Heatmap of a rows x cols Float32Array with row/col labels; hover shows the value.
- * Colours span [0, max] (values above max saturate).
- * Returns the canvas (for PNG export).
- */
-export function heatmap(container, values, rows, cols, { rowLabels = [], colLabels = [], cell = 26, title = '', max = 1 } = {}) {
-  const padL = 8 + 9 * Math.max(1, ...rowLabels.map((s) => String(s).length));
-  const padT = 8 + 9 * Math.max(1, ...colLabels.map((s) => String(s).length));
-  const canvas = document.createElement('canvas');
-  const dpr = window.devicePixelRatio || 1;
-  const w = padL + cols * cell + 4, h = padT + rows * cell + 4;
-  canvas.width = w * dpr;
-  canvas.height = h * dpr;
-  canvas.style.width = `${w}px`;
-  canvas.style.maxWidth = '100%';
-  canvas.setAttribute('role', 'img');
-  canvas.setAttribute('aria-label', title || 'attention heatmap');
-  const g = canvas.getContext('2d');
-  g.scale(dpr, dpr);
-  g.fillStyle = '#fff';
-  g.fillRect(0, 0, w, h);
-  g.font = '12px system-ui, sans-serif';
-  g.fillStyle = '#1d2330';
-  g.textAlign = 'right';
-  g.textBaseline = 'middle';
-  rowLabels.forEach((s, r) => g.fillText(String(s), padL - 4, padT + r * cell + cell / 2));
-  g.save();
-  colLabels.forEach((s, c) => {
-    g.save();
-    g.translate(padL + c * cell + cell / 2, padT - 4);
-    g.rotate(-Math.PI / 2);
-    g.textAlign = 'left';
-    g.fillText(String(s), 0, 0);
-    g.restore();
-  });
-  g.restore();
-  for (let r = 0; r < rows; ++r) {
-    for (let c = 0; c < cols; ++c) {
-      g.fillStyle = weightColor(values[r * cols + c] / (max > 0 ? max : 1));
-      g.fillRect(padL + c * cell, padT + r * cell, cell - 1, cell - 1);
-    }
-  }
-  const tip = document.createElement('div');
-  tip.className = 'tip';
-  tip.hidden = true;
-  canvas.addEventListener('mousemove', (ev) => {
-    const rect = canvas.getBoundingClientRect();
-    const sx = w / rect.width;
-    const x = (ev.clientX - rect.left) * sx - padL, y = (ev.clientY - rect.top) * sx - padT;
-    const c = Math.floor(x / cell), r = Math.floor(y / cell);
-    if (r < 0 || c < 0 || r >= rows || c >= cols) { tip.hidden = true; return; }
-    tip.hidden = false;
-    tip.textContent = `${rowLabels[r] ?? r} ← ${colLabels[c] ?? c}: ${values[r * cols + c].toFixed(3)}`;
-  });
-  canvas.addEventListener('mouseleave', () => { tip.hidden = true; });
-  const wrap = document.createElement('div');
-  wrap.className = 'heatmap';
-  wrap.append(canvas, tip);
-  container.replaceChildren(wrap);
-  return canvas;
-}
-
 export function bars(container, labels, values, { max = 1, digits = 3 } = {}) {
   container.replaceChildren(...values.map((v, i) => {
     const row = document.createElement('div');
@@ -130,16 +65,5 @@ export function bars(container, labels, values, { max = 1, digits = 3 } = {}) {
 }
 
 export function download(name, blobOrText, type = 'application/json') {
-  const blob = blobOrText instanceof Blob ? blobOrText : new Blob([blobOrText], { type });
-  const a = document.createElement('a');
-  a.href = URL.createObjectURL(blob);
-  a.download = name;
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(a.href), 1000);
-}
-
-export function downloadCanvas(name, canvas) {
-  canvas.toBlob((b) => b && download(name, b, 'image/png'), 'image/png');
+  saveAs(name, blobOrText, type);
 }

@@ -1,7 +1,7 @@
 // HAN view: a hierarchical attention network reads an email. Sentences are
 // shaded by their sentence weight, words by their word weight (or the
 // paper's combined score sqrt(p_sentence) * p_word).
-import { weightColor, download } from '../lib/plot.js';
+import { weightColor, download, heatmap } from '../lib/plot.js';
 
 const $ = (s) => document.querySelector(s);
 
@@ -54,6 +54,28 @@ export async function init(call, manifest) {
       }
       return p;
     }));
+    // the same weights as a map: sentences x word positions (positions past a sentence's end masked)
+    const S = last.sentences.length, W = Math.max(1, ...last.sentences.map((s) => s.words.length));
+    const values = new Float32Array(S * W), mask = new Uint8Array(S * W);
+    last.sentences.forEach((s, r) => {
+      for (let c = 0; c < W; ++c) {
+        const w = s.words[c];
+        if (!w) { mask[r * W + c] = 1; continue; }
+        values[r * W + c] = mode === 'sentence' ? s.weight : mode === 'word' ? w.weight : w.score;
+      }
+    });
+    const what = { sentence: 'sentence weight', word: 'word weight', combined: 'combined score' }[mode];
+    heatmap($('#han-heatmap'), values, S, W, {
+      rowLabels: last.sentences.map((s, i) => `s${i + 1} · ${s.weight.toFixed(2)}`),
+      colLabels: Array.from({ length: W }, (_, i) => String(i + 1)), cell: 20, mask, max: 'data',
+      rowTitle: 'sentence · its weight', colTitle: 'word position', valueLabel: what, name: `han-${mode}`,
+      title: `HAN ${what}s`, cellLabel: (r, c) => `“${last.sentences[r].words[c]?.text ?? ''}”`,
+      // the hovered (or keyboard-focused) cell's word is marked in the text above
+      onHover: (r, c) => {
+        for (const x of doc.querySelectorAll('.w.hl')) x.classList.remove('hl');
+        if (r >= 0) doc.querySelectorAll('.sent')[r]?.querySelectorAll('.w')[c]?.classList.add('hl');
+      },
+    });
   }
   async function run() {
     const text = $('#han-text').value;

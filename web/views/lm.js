@@ -3,7 +3,7 @@
 // see, per layer, every head's attention over the keys that predicted it: the
 // XL memory (left of the bar, carried over from earlier segments) and the
 // current segment.
-import { heatmap } from '../lib/plot.js';
+import { heatmap, colorLegend } from '../lib/plot.js';
 
 const $ = (s) => document.querySelector(s);
 const CELL = 12;
@@ -33,6 +33,7 @@ export function init(call, manifest) {
     box.replaceChildren();
     box.dataset.char = String(k);
     const seq = last.seq;
+    const plen = seq.length - last.generated.length;  // characters before the first generated one
     // key j is the character at query + 1 - keys + j of the model's input
     const keyChars = Array.from({ length: a.keys }, (_, j) => labelOf(seq[a.query + 1 - a.keys + j] ?? '?'));
     const head = document.createElement('p');
@@ -40,24 +41,36 @@ export function init(call, manifest) {
       `${a.memory} keys from the memory (left of the bar), ${a.keys - a.memory} from the current segment; ` +
       'rows are heads, one map per layer, each row sums to 1.';
     box.append(head);
+    // one colour scale for every layer (up to the largest weight of any head), one legend
+    let top = 0;
+    for (const v of a.weights) top = Math.max(top, v);
+    colorLegend(box, { min: 0, max: top, label: 'attention weight', note: 'one scale for every layer and head' });
     for (let l = 0; l < a.layers; ++l) {
       const wrap = document.createElement('div');
       wrap.className = 'lm-layer';
       const values = a.weights.subarray(l * a.heads * a.keys, (l + 1) * a.heads * a.keys);
       const rowLabels = Array.from({ length: a.heads }, (_, h) => `L${l + 1} h${h + 1}`);
-      const canvas = heatmap(wrap, values, a.heads, a.keys, { rowLabels, colLabels: keyChars, cell: CELL, title: `layer ${l + 1}` });
-      // the memory boundary: a bar after the last memory key (layout as in plot.heatmap)
-      if (a.memory > 0) {
-        const padL = 8 + 9 * Math.max(1, ...rowLabels.map((s) => s.length));
-        const padT = 8 + 9;
-        const g = canvas.getContext('2d');
+      // the memory boundary: a bar after the last memory key
+      const decorate = a.memory > 0 ? (g, L) => {
         g.strokeStyle = '#d22';
         g.lineWidth = 2;
         g.beginPath();
-        g.moveTo(padL + a.memory * CELL - 0.5, padT - 6);
-        g.lineTo(padL + a.memory * CELL - 0.5, padT + a.heads * CELL);
+        g.moveTo(L.padL + a.memory * L.cellW - 0.5, L.padT - 6);
+        g.lineTo(L.padL + a.memory * L.cellW - 0.5, L.padT + L.rows * L.cellH);
         g.stroke();
-      }
+      } : null;
+      heatmap(wrap, values, a.heads, a.keys, {
+        rowLabels, colLabels: keyChars, cell: CELL, title: `layer ${l + 1}`, name: `lm-layer-${l + 1}`, decorate,
+        max: top, legend: false,
+        rowTitle: 'head', colTitle: a.memory > 0 ? 'key: memory | current segment' : 'key (earlier character)',
+        valueLabel: 'attention weight', cellLabel: (_r, c) => (c < a.memory ? 'memory' : 'segment'),
+        // the hovered key's character is marked in the text (when it is a generated one)
+        onHover: (_r, c) => {
+          for (const x of document.querySelectorAll('#lm-output .lm-char.key')) x.classList.remove('key');
+          const i = c < 0 ? -1 : a.query + 1 - a.keys + c - plen;
+          if (i >= 0) document.querySelector(`#lm-output .lm-char[data-i="${i}"]`)?.classList.add('key');
+        },
+      });
       box.append(wrap);
     }
   }

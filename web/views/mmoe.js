@@ -1,7 +1,7 @@
 // MMoE view: train multi-task mixtures of experts in Web Workers, with live
 // loss curves and gate weights; race softmax gates against attention gates.
 import { WorkerClient } from '../lib/client.js';
-import { bars, heatmap, lineChart, downloadCanvas } from '../lib/plot.js';
+import { bars, heatmap, lineChart } from '../lib/plot.js';
 
 const $ = (s, root = document) => root.querySelector(s);
 
@@ -59,18 +59,26 @@ async function runOne(gate, s, div) {
       const S = res.strip, E = res.experts;
       const strip = document.createElement('div');
       const h4 = document.createElement('h4');
-      h4.textContent = `gate weights of ${S} validation samples (rows: task 1 then task 2; columns: experts)`;
+      h4.textContent = `gate weights of ${S} validation samples (rows: task 1 then task 2; columns: experts); ` +
+        `colours span the weights' own range (uniform gate: 1/${E} = ${(1 / E).toFixed(3)})`;
       const holder = document.createElement('div');
-      const btn = document.createElement('button');
-      btn.type = 'button';
-      btn.textContent = 'PNG';
-      strip.append(h4, holder, btn);
+      strip.append(h4, holder);
       $('.strip', div).replaceChildren(strip);
-      const canvas = heatmap(holder, Float32Array.from(res.gates), 2 * S, E, {
-        rowLabels: Array.from({ length: 2 * S }, (_, i) => (i % 16 === 0 ? `t${1 + Math.floor(i / S)} #${i % S}` : '')),
-        colLabels: Array.from({ length: E }, (_, i) => `e${i + 1}`), cell: 10, title: 'gate weights per sample',
+      heatmap(holder, Float32Array.from(res.gates), 2 * S, E, {
+        rowLabels: Array.from({ length: 2 * S }, (_, i) => `task ${1 + Math.floor(i / S)} #${i % S}`),
+        colLabels: Array.from({ length: E }, (_, i) => `e${i + 1}`), cellW: 30, cellH: 5, rowLabelGap: 80, min: 'data', max: 'data',
+        rowTitle: 'task · sample', colTitle: 'expert', valueLabel: 'gate weight', title: `${gate} gate weights per sample`,
+        name: `mmoe-${gate}-gates`,
+        // a line between the two tasks' samples
+        decorate: (g, L) => {
+          g.strokeStyle = '#1d2330';
+          g.lineWidth = 2;
+          g.beginPath();
+          g.moveTo(L.padL - 4, L.padT + S * L.cellH - 0.5);
+          g.lineTo(L.padL + L.cols * L.cellW, L.padT + S * L.cellH - 0.5);
+          g.stroke();
+        },
       });
-      btn.addEventListener('click', () => downloadCanvas(`mmoe-${gate}-gates.png`, canvas));
     }
     div.dataset.done = '1';
     return res;

@@ -2,7 +2,7 @@
 // a fixed pseudo-random embedding (same word, same vector), so equal words
 // score high under dot-product scores. Change anything and the scores, the
 // mask and the softmax weights recompute in the worker.
-import { heatmap, downloadCanvas, download } from '../lib/plot.js';
+import { heatmap, colorLegend, download } from '../lib/plot.js';
 
 const $ = (s) => document.querySelector(s);
 const D = 16;
@@ -62,7 +62,7 @@ export function init(call, _manifest) {
       last = { words, args, single: r, multihead: m };
       const grid = document.createElement('div');
       grid.className = 'pg-grid';
-      const panel = (title, values, rows, cols, note = '') => {
+      const panel = (title, values, rows, cols, note = '', opts = {}) => {
         const div = document.createElement('div');
         div.className = 'pg-panel';
         const h = document.createElement('h4');
@@ -71,24 +71,32 @@ export function init(call, _manifest) {
         div.append(h, holder);
         if (note) { const p = document.createElement('p'); p.className = 'stat'; p.textContent = note; div.append(p); }
         grid.append(div);
-        const canvas = heatmap(holder, values, rows, cols, { rowLabels: words, colLabels: words, cell: 22, title });
-        const b = document.createElement('button');
-        b.type = 'button'; b.textContent = 'PNG';
-        b.addEventListener('click', () => downloadCanvas(`${title.replace(/\W+/g, '-')}.png`, canvas));
-        div.append(b);
-        return canvas;
+        return heatmap(holder, values, rows, cols, { rowLabels: words, colLabels: words, cell: 22, title,
+          rowTitle: 'query word', colTitle: 'key word', ...opts });
       };
-      // scores are unbounded: squash to [0,1] per matrix for display
+      // masked keys (causal, padding, outside a local window): 1 = allowed in r.mask
+      const masked = Uint8Array.from(r.mask, (v) => (v ? 0 : 1));
+      // scores are unbounded: the colour scale spans this matrix's finite range
       const s = Float32Array.from(r.scores);
       let lo = Infinity, hi = -Infinity;
-      for (const v of s) { if (Number.isFinite(v)) { lo = Math.min(lo, v); hi = Math.max(hi, v); } }
-      const sn = s.map((v) => (hi > lo ? (v - lo) / (hi - lo) : 0.5));
-      panel(`scores (${args.score}), rescaled`, sn, T, T, `min ${lo.toFixed(2)}, max ${hi.toFixed(2)}`);
-      panel('mask (1 = key allowed)', Float32Array.from(r.mask), T, T);
+      for (let i = 0; i < s.length; ++i) if (!masked[i] && Number.isFinite(s[i])) { lo = Math.min(lo, s[i]); hi = Math.max(hi, s[i]); }
+      panel(`scores (${args.score})`, s, T, T, `min ${lo.toFixed(2)}, max ${hi.toFixed(2)} over the allowed keys`,
+        { min: 'data', max: 'data', mask: masked, valueLabel: 'score', name: 'scores' });
+      panel('mask (1 = key allowed)', Float32Array.from(r.mask), T, T, '', { valueLabel: 'allowed', digits: 0, name: 'mask' });
+      const centres = mode === 'local-p' ? 'local-p centres p_t (predicted)' : 'local-m window centres (= t)';
       panel('softmax weights (rows: queries)', Float32Array.from(r.weights), T, T,
-        r.positions ? `local-p centres p_t: ${Array.from(r.positions, (p) => p.toFixed(1)).join(', ')}` : '');
+        r.positions ? `${centres}: ${Array.from(r.positions, (p) => p.toFixed(1)).join(', ')}` : '',
+        { mask: masked, valueLabel: 'attention weight', name: 'weights' });
       const heads_ = document.createElement('div');
       heads_.className = 'pg-grid';
+      // the heads share one 0..1 scale and one legend; their mask is the causal / padding one
+      const headMask = new Uint8Array(T * T);
+      for (let i = 0; i < T; ++i) {
+        for (let j = 0; j < T; ++j) headMask[i * T + j] = (args.causal && j > i) || j >= args.validKeys ? 1 : 0;
+      }
+      const headLegend = document.createElement('div');
+      colorLegend(headLegend, { min: 0, max: 1, label: 'attention weight', masked: headMask.some(Boolean),
+        note: 'one scale for every head, so heads compare' });
       for (let h = 0; h < heads; ++h) {
         const div = document.createElement('div');
         div.className = 'pg-panel';
@@ -98,7 +106,8 @@ export function init(call, _manifest) {
         div.append(t, holder);
         heads_.append(div);
         heatmap(holder, Float32Array.from(m.heads).subarray(h * T * T, (h + 1) * T * T), T, T,
-          { rowLabels: words, colLabels: words, cell: 16, title: `head ${h + 1}` });
+          { rowLabels: words, colLabels: words, cell: 16, title: `head ${h + 1}`, rowTitle: 'query word', colTitle: 'key word',
+            max: 1, legend: false, mask: headMask, valueLabel: 'attention weight', name: `head-${h + 1}` });
       }
       const dis = document.createElement('p');
       dis.className = 'stat';
@@ -108,7 +117,7 @@ export function init(call, _manifest) {
         `position ${d.position.toFixed(3)}, output ${d.output.toFixed(3)}`;
       const h3 = document.createElement('h3');
       h3.textContent = `multi-head self-attention, ${heads} heads side by side`;
-      out.replaceChildren(grid, h3, heads_, dis);
+      out.replaceChildren(grid, h3, headLegend, heads_, dis);
       out.dataset.rows = String(T);
       const sums = [];
       for (let i = 0; i < T; ++i) sums.push(r.weights.slice(i * T, (i + 1) * T).reduce((a, b) => a + b, 0));

@@ -3,7 +3,7 @@
 //  - DIN: each test history's behaviours shaded by their activation weight
 //    (|weight| for the paper's unnormalized unit), the candidate's category marked;
 //  - AutoInt: per layer and head, which field attends to which (mean over test samples).
-import { heatmap, lineChart, weightColor } from '../lib/plot.js';
+import { heatmap, colorLegend, lineChart, weightColor } from '../lib/plot.js';
 
 const $ = (s, root = document) => root.querySelector(s);
 const clampInt = (v, lo, hi, def) => {
@@ -127,6 +127,10 @@ export function init(call, _manifest) {
       const labels = Array.from({ length: F }, (_, f) => (f === r.fieldA || f === r.fieldB ? `f${f}*` : `f${f}`));
       const grid = document.createElement('div');
       grid.className = 'pg-grid';
+      // one colour scale for every head (up to the largest weight of any head), one legend
+      let top = 0;
+      for (const v of r.attention) top = Math.max(top, v);
+      if (r.layers) colorLegend(autoOut, { min: 0, max: top, label: 'mean attention weight', note: 'one scale for every head' });
       for (let l = 0; l < r.layers; ++l)
         for (let h = 0; h < H; ++h) {
           const cell = document.createElement('div');
@@ -136,8 +140,9 @@ export function init(call, _manifest) {
           cell.append(t, hm);
           grid.append(cell);
           const a = r.attention.subarray((l * H + h) * F * F, (l * H + h + 1) * F * F);
-          heatmap(hm, a, F, F, { rowLabels: labels, colLabels: labels, max: Math.max(...a),
-            title: `AutoInt layer ${l + 1} head ${h + 1}: field attends to field` });
+          heatmap(hm, a, F, F, { rowLabels: labels, colLabels: labels, max: top, legend: false,
+            rowTitle: 'field (query)', colTitle: 'field (key)', valueLabel: 'mean attention weight',
+            title: `AutoInt layer ${l + 1} head ${h + 1}: field attends to field`, name: `autoint-layer-${l + 1}-head-${h + 1}` });
         }
       if (!r.layers) {
         const n = document.createElement('p');

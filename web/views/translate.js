@@ -1,13 +1,14 @@
 // Translate view: seq2seq with attention. Type a word (spelling -> sound) or
 // a date (any of 20 formats -> YYYY-MM-DD); see the output tokens with their
 // probabilities and the attention heatmap (rows: outputs, columns: inputs).
-import { heatmap, downloadCanvas, download, weightColor } from '../lib/plot.js';
+import { heatmap, download, weightColor } from '../lib/plot.js';
 import { ATTENTIONS, renderHeads } from './heads.js';
 
 const $ = (s) => document.querySelector(s);
 
 export function init(call, manifest) {
-  const models = manifest.filter((m) => m.kind === 'seq2seq');
+  // RNN and Transformer seq2seq models share the view; Transformers add the head view
+  const models = manifest.filter((m) => m.kind === 'seq2seq' || m.kind === 'transformer-seq2seq');
   const sel = $('#tr-model');
   if (!models.length) {
     $('#tr-body').hidden = true;
@@ -22,8 +23,8 @@ export function init(call, manifest) {
   }));
   let timer = null, last = null, seq = 0;
   // head view (Transformer models): attention kind, layer, enlarged head, comparison model
-  const hv = { kind: 'cross', layer: '0', selected: null, compare: '', r: null, r2: null };
-  const transformers = models.filter((m) => m.arch === 'transformer');
+  const hv = { kind: 'cross', layer: '0', selected: null, compare: '', scale: 'shared', r: null, r2: null };
+  const transformers = models.filter((m) => m.kind === 'transformer-seq2seq');
   $('#hv-kind').replaceChildren(...ATTENTIONS.map((a) => {
     const o = document.createElement('option');
     o.value = a.key;
@@ -53,12 +54,13 @@ export function init(call, manifest) {
     cmp.value = others.some((t) => t.url === keep) ? keep : '';
     hv.compare = cmp.value;
     const onSelect = (layer, head) => { hv.selected = { layer, head }; drawHeads(); };
-    renderHeads($('#hv-main'), hv.r, { kind: hv.kind, layer: hv.layer, selected: hv.selected, title: m.title, onSelect });
+    renderHeads($('#hv-main'), hv.r, { kind: hv.kind, layer: hv.layer, selected: hv.selected, title: m.title, onSelect, scale: hv.scale });
     const side = $('#hv-side');
     side.hidden = !(hv.compare && hv.r2);
     if (!side.hidden) {
       const t = transformers.find((x) => x.url === hv.compare);
-      renderHeads(side, hv.r2, { kind: hv.kind, layer: hv.layer, selected: hv.selected, title: t ? t.title : hv.compare, onSelect });
+      renderHeads(side, hv.r2, { kind: hv.kind, layer: hv.layer, selected: hv.selected, title: t ? t.title : hv.compare, onSelect,
+        scale: hv.scale });
     }
   }
   async function runCompare(text, beam, my) {
@@ -108,9 +110,12 @@ export function init(call, manifest) {
       }));
       out.dataset.text = r.tokens.join(m.join ?? ' ');
       $('#tr-latency').textContent = `${r.ms.toFixed(2)} ms in wasm (${beam > 1 ? `beam ${beam}` : 'greedy'}, ${precision} weights)`;
-      const canvas = heatmap($('#tr-heatmap'), Float32Array.from(r.attention), r.rows, r.cols,
-        { rowLabels: r.tokens, colLabels: r.inputTokens, cell: 24, title: 'attention: outputs x inputs' });
-      $('#tr-png').onclick = () => downloadCanvas('attention.png', canvas);
+      // hovering a cell (or moving the keyboard cursor) marks its output token
+      const hl = (row) => out.querySelectorAll('.tok').forEach((t, i) => t.classList.toggle('hl', i === row));
+      heatmap($('#tr-heatmap'), Float32Array.from(r.attention), r.rows, r.cols, {
+        rowLabels: r.tokens, colLabels: r.inputTokens, cell: 24, title: `attention of ${m.title}`, name: 'attention',
+        rowTitle: 'output token', colTitle: 'input token', valueLabel: 'attention weight', onHover: (row) => hl(row),
+      });
       $('#tr-heatmap').dataset.rows = String(r.rows);
       $('#tr-heatmap').dataset.cols = String(r.cols);
       hv.r = r;
@@ -133,8 +138,10 @@ export function init(call, manifest) {
   $('#tr-precision').addEventListener('change', run);
   sel.addEventListener('change', () => { examples(); const m = models[Number(sel.value)]; $('#tr-input').value = m.examples?.[0] ?? ''; run(); });
   $('#hv-kind').addEventListener('change', () => { hv.kind = $('#hv-kind').value; hv.selected = null; drawHeads(); });
+  $('#hv-scale').addEventListener('change', () => { hv.scale = $('#hv-scale').value; drawHeads(); });
   $('#hv-layer').addEventListener('change', () => { hv.layer = $('#hv-layer').value; hv.selected = null; drawHeads(); });
   $('#hv-compare').addEventListener('change', () => { hv.compare = $('#hv-compare').value; run(); });
+  $('#tr-png').addEventListener('click', () => $('#tr-heatmap .hm-png')?.click());
   $('#tr-json').addEventListener('click', () => last && download('translation-attention.json', JSON.stringify(last)));
   examples();
   $('#tr-input').value = models[0].examples?.[0] ?? '';

@@ -49,6 +49,8 @@ inline __m128i madd16(__m128i acc, const int16_t* a, __m128i x0, __m128i x1) {
   return _mm_add_epi32(acc, _mm_add_epi32(p0, p1));
 }
 inline __m128i load16(const int16_t* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); }
+// 16 weights of one A row as two vectors of eight int16 (loaded, or int8 extended below)
+inline void load_w(const int16_t* a, __m128i& lo, __m128i& hi) { lo = load16(a); hi = load16(a + 8); }
 }  // namespace
 
 #if ATTNLAB_I8_SIMD  // int8 weights need the int8 -> int16 extension of SSE4.1
@@ -61,6 +63,11 @@ static_assert(127.0 * kQmaxInput * (kChunk8 / 4) < 2147483647.0, "int32 overflow
 inline __m128i madd16(__m128i acc, const int8_t* a, __m128i x0, __m128i x1) {
   const __m128i w = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a));
   return _mm_add_epi32(acc, _mm_add_epi32(_mm_madd_epi16(ext_lo(w), x0), _mm_madd_epi16(ext_hi(w), x1)));
+}
+inline void load_w(const int8_t* a, __m128i& lo, __m128i& hi) {
+  const __m128i w = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a));
+  lo = ext_lo(w);
+  hi = ext_hi(w);
 }
 }  // namespace
 #endif
@@ -152,7 +159,47 @@ void gemm_quantized(size_t n, size_t M, size_t K, const int16_t* X, size_t ldx,
     const W* a3 = a2 + lda;
     const __m128 as = _mm_loadu_ps(a_scale + m);
     const __m128 bs = bias ? _mm_loadu_ps(bias + m) : _mm_setzero_ps();
-    for (size_t b = 0; b < n; ++b) {
+    // two X rows at a time: each block of A weights is loaded (and, for int8, extended)
+    // once for both
+    size_t b = 0;
+    for (; b + 2 <= n; b += 2) {
+      const int16_t* xb = X + b * ldx;
+      const int16_t* xc = xb + ldx;
+      __m128 c0 = _mm_setzero_ps(), c1 = c0, c2 = c0, c3 = c0;
+      __m128 d0 = c0, d1 = c0, d2 = c0, d3 = c0;
+      for (size_t k0 = 0; k0 < K; k0 += Chunk) {
+        const size_t kend = std::min(K, k0 + Chunk);
+        __m128i i0 = _mm_setzero_si128(), i1 = i0, i2 = i0, i3 = i0;
+        __m128i j0 = i0, j1 = i0, j2 = i0, j3 = i0;
+        for (size_t k = k0; k < kend; k += 16) {
+          const __m128i x0 = load16(xb + k), x1 = load16(xb + k + 8);
+          const __m128i y0 = load16(xc + k), y1 = load16(xc + k + 8);
+          __m128i lo, hi;
+#define ATTNLAB_ROW(acc_x, acc_y, a)                                                         \
+  load_w(a + k, lo, hi);                                                                     \
+  acc_x = _mm_add_epi32(acc_x, _mm_add_epi32(_mm_madd_epi16(lo, x0), _mm_madd_epi16(hi, x1))); \
+  acc_y = _mm_add_epi32(acc_y, _mm_add_epi32(_mm_madd_epi16(lo, y0), _mm_madd_epi16(hi, y1)));
+          ATTNLAB_ROW(i0, j0, a0)
+          ATTNLAB_ROW(i1, j1, a1)
+          ATTNLAB_ROW(i2, j2, a2)
+          ATTNLAB_ROW(i3, j3, a3)
+#undef ATTNLAB_ROW
+        }
+        c0 = _mm_add_ps(c0, _mm_cvtepi32_ps(i0));
+        c1 = _mm_add_ps(c1, _mm_cvtepi32_ps(i1));
+        c2 = _mm_add_ps(c2, _mm_cvtepi32_ps(i2));
+        c3 = _mm_add_ps(c3, _mm_cvtepi32_ps(i3));
+        d0 = _mm_add_ps(d0, _mm_cvtepi32_ps(j0));
+        d1 = _mm_add_ps(d1, _mm_cvtepi32_ps(j1));
+        d2 = _mm_add_ps(d2, _mm_cvtepi32_ps(j2));
+        d3 = _mm_add_ps(d3, _mm_cvtepi32_ps(j3));
+      }
+      const __m128 s0 = _mm_mul_ps(hsum4(c0, c1, c2, c3), _mm_mul_ps(as, _mm_set1_ps(x_scale[b])));
+      const __m128 s1 = _mm_mul_ps(hsum4(d0, d1, d2, d3), _mm_mul_ps(as, _mm_set1_ps(x_scale[b + 1])));
+      _mm_storeu_ps(Y + b * ldy + m, _mm_add_ps(s0, bs));
+      _mm_storeu_ps(Y + (b + 1) * ldy + m, _mm_add_ps(s1, bs));
+    }
+    for (; b < n; ++b) {
       const int16_t* xb = X + b * ldx;
       __m128 c0 = _mm_setzero_ps(), c1 = c0, c2 = c0, c3 = c0;
       for (size_t k0 = 0; k0 < K; k0 += Chunk) {

@@ -279,19 +279,21 @@ class QuantGemmRun final : public KernelRun {
   std::vector<float> as_, xs_, bias_, ref_, simd_;
 };
 
-// {n, M, K}: n input rows (beam hypotheses), M outputs (tile: 4 rows), K a multiple of
-// 16; 1040 and 1104 cross the int8 kernel's 1024-element int32 chunk
+// {n, M, K}: n input rows (beam hypotheses, a Transformer's source positions; tile: 2
+// rows), M outputs (tile: 4 rows), K a multiple of 16; 1040 and 1104 cross the int8
+// kernel's 1024-element int32 chunk
 template <class W, class F>
 KernelCase quant_gemm(const Twins<F>& k) {
   std::vector<Shape> shapes;
-  for (size_t n : {size_t{1}, size_t{2}, size_t{4}, size_t{5}})
+  for (size_t n : {size_t{1}, size_t{2}, size_t{3}, size_t{4}, size_t{5}})
     for (size_t m : {size_t{1}, size_t{3}, size_t{4}, size_t{5}, size_t{9}})
       for (size_t kk : {size_t{16}, size_t{32}, size_t{48}, size_t{272}})
         shapes.push_back({n, m, kk});
   shapes.push_back({2, 5, 1040});
+  shapes.push_back({3, 8, 1040});
   shapes.push_back({1, 4, 1104});
-  KernelCase c =
-      new_case(k.name, "", 4, {2e-5, 1e-5}, false, shapes, {{1, 768, 256}, {4, 768, 256}});
+  KernelCase c = new_case(k.name, "", 4, {2e-5, 1e-5}, false, shapes,
+                          {{1, 768, 256}, {4, 768, 256}, {8, 512, 128}});
   c.make = [k](Shape s, uint32_t seed) -> std::unique_ptr<KernelRun> {
     return std::make_unique<QuantGemmRun<W, F>>(k, s[0], s[1], s[2], seed);
   };

@@ -176,16 +176,9 @@ Seq2Seq::Seq2Seq(const Seq2SeqConfig& cfg, const data::Vocab& src, const data::V
   const size_t E = cfg_.emb, He = cfg_.enc_hidden, De = cfg_.enc_out(), Dh = cfg_.dec_hidden();
   src_emb_ = nn::Embedding(src_.size(), E, rng, data::Vocab::kPad);
   tgt_emb_ = nn::Embedding(tgt_.size(), E, rng, data::Vocab::kPad);
-  const bool gru = cfg_.rnn == "gru";
-  if (cfg_.bidirectional) {
-    if (gru) enc_bgru_ = nn::BiGRU(E, He, rng);
-    else enc_blstm_ = nn::BiLSTM(E, He, rng);
-  } else {
-    if (gru) enc_gru_ = nn::GRU(E, He, rng);
-    else enc_lstm_ = nn::LSTM(E, He, rng);
-  }
-  if (gru) dec_gru_ = nn::GRU(cfg_.dec_input(), Dh, rng);
-  else dec_lstm_ = nn::LSTM(cfg_.dec_input(), Dh, rng);
+  const nn::Recurrent::Kind kind = nn::Recurrent::parse_kind(cfg_.rnn);
+  enc_ = nn::Recurrent(kind, cfg_.bidirectional, E, He, rng);
+  dec_ = nn::Recurrent(kind, false, cfg_.dec_input(), Dh, rng);
   attention::ScoreConfig sc;
   sc.query_dim = Dh;
   sc.key_dim = De;
@@ -212,16 +205,8 @@ void Seq2Seq::collect(ParamList& ps) {
   reset_decode_plan();  // the caller may change the parameters
   src_emb_.collect(ps, "src_emb.");
   tgt_emb_.collect(ps, "tgt_emb.");
-  const bool gru = cfg_.rnn == "gru";
-  if (cfg_.bidirectional) {
-    if (gru) enc_bgru_.collect(ps, "encoder.");
-    else enc_blstm_.collect(ps, "encoder.");
-  } else {
-    if (gru) enc_gru_.collect(ps, "encoder.");
-    else enc_lstm_.collect(ps, "encoder.");
-  }
-  if (gru) dec_gru_.collect(ps, "decoder.");
-  else dec_lstm_.collect(ps, "decoder.");
+  enc_.collect(ps, "encoder.");
+  dec_.collect(ps, "decoder.");
   if (is_local_) local_.collect(ps, "attention.");
   else att_.collect(ps, "attention.");
   combine_.collect(ps, "combine.");
@@ -229,60 +214,17 @@ void Seq2Seq::collect(ParamList& ps) {
 }
 
 // ---------------------------------------------------------------- encoder
-namespace {
-// a (B,H), b (B,H) -> (B,2H) = [a; b]
-Tensor concat_cols(const Tensor& a, const Tensor& b) {
-  const size_t B = a.shape()[0], H = a.shape()[1];
-  Tensor o = nn::empty({B, 2 * H});
-  for (size_t r = 0; r < B; ++r) {
-    std::copy(a.data() + r * H, a.data() + (r + 1) * H, o.data() + r * 2 * H);
-    std::copy(b.data() + r * H, b.data() + (r + 1) * H, o.data() + r * 2 * H + H);
-  }
-  return o;
-}
-// (B,2H) -> halves
-void split_cols(const Tensor& x, Tensor& a, Tensor& b) {
-  const size_t B = x.shape()[0], H = x.shape()[1] / 2;
-  a = nn::empty({B, H});
-  b = nn::empty({B, H});
-  for (size_t r = 0; r < B; ++r) {
-    std::copy(x.data() + r * 2 * H, x.data() + r * 2 * H + H, a.data() + r * H);
-    std::copy(x.data() + r * 2 * H + H, x.data() + (r + 1) * 2 * H, b.data() + r * H);
-  }
-}
-}  // namespace
-
 void Seq2Seq::encode(const Tensor& x, const std::vector<size_t>& len, Tensor& enc,
                      RnnState& init, EncCache* c) const {
   // x: (B,S,E), len: (B) -> enc: (B,S,De), init: h (B,Dh) [c (B,Dh) for LSTM]
-  const bool gru = cfg_.rnn == "gru";
-  if (cfg_.bidirectional) {
-    RnnState sn[2];
-    if (gru) enc_bgru_.forward(x, len, nullptr, enc, sn, c ? &c->bgru : nullptr);
-    else enc_blstm_.forward(x, len, nullptr, enc, sn, c ? &c->blstm : nullptr);
-    init.h = concat_cols(sn[0].h, sn[1].h);
-    if (!gru) init.c = concat_cols(sn[0].c, sn[1].c);
-  } else {
-    if (gru) enc_gru_.forward(x, len, nullptr, enc, init, c ? &c->gru : nullptr);
-    else enc_lstm_.forward(x, len, nullptr, enc, init, c ? &c->lstm : nullptr);
-  }
+  enc_.forward(x, len, nullptr, enc, init, c);
 }
 
 void Seq2Seq::encode_backward(const Tensor& denc, const RnnState& dinit, const EncCache& c,
                               Tensor& dx) {
   // denc: (B,S,De), dinit: (B,Dh) -> dx: (B,S,E)
-  const bool gru = cfg_.rnn == "gru";
-  if (cfg_.bidirectional) {
-    RnnState dsn[2], ds0[2];
-    split_cols(dinit.h, dsn[0].h, dsn[1].h);
-    if (!gru) split_cols(dinit.c, dsn[0].c, dsn[1].c);
-    if (gru) enc_bgru_.backward(denc, dsn, c.bgru, dx, ds0);
-    else enc_blstm_.backward(denc, dsn, c.blstm, dx, ds0);
-  } else {
-    RnnState ds0;
-    if (gru) enc_gru_.backward(denc, dinit, c.gru, dx, ds0);
-    else enc_lstm_.backward(denc, dinit, c.lstm, dx, ds0);
-  }
+  RnnState ds0;
+  enc_.backward(denc, dinit, c, dx, ds0);
 }
 
 // ---------------------------------------------------------------- one decoder step
@@ -299,8 +241,7 @@ void Seq2Seq::step(size_t B, const int* ids, const Tensor3& enc3, const std::vec
   }
   Tensor out;
   RnnState sn;
-  if (cfg_.rnn == "gru") dec_gru_.forward(xl, {}, &state, out, sn, c ? &c->gru : nullptr);
-  else dec_lstm_.forward(xl, {}, &state, out, sn, c ? &c->lstm : nullptr);
+  dec_.forward(xl, {}, &state, out, sn, c ? &c->rnn : nullptr);
   state = std::move(sn);
   Tensor3 q = Tensor3::from_shape({B, 1, Dh});
   std::copy(state.h.data(), state.h.data() + B * Dh, q.data());
@@ -354,11 +295,10 @@ void Seq2Seq::step_backward(size_t B, const int* ids, const float* att, float* d
     for (size_t j = 0; j < Dh; ++j)
       dsn.h.data()[b * Dh + j] = dcat.data()[b * (De + Dh) + De + j] + dq.data()[b * Dh + j] +
                                  dstate.h.data()[b * Dh + j];
-  if (cfg_.rnn == "lstm") dsn.c = dstate.c;
+  if (dec_.lstm()) dsn.c = dstate.c;
   Tensor dx;
   RnnState ds0;
-  if (cfg_.rnn == "gru") dec_gru_.backward(Tensor(), dsn, c.gru, dx, ds0);
-  else dec_lstm_.backward(Tensor(), dsn, c.lstm, dx, ds0);
+  dec_.backward(Tensor(), dsn, c.rnn, dx, ds0);
   dstate = std::move(ds0);
   // dx: (B,1,I) -> embedding grads and dfeed
   for (size_t b = 0; b < B; ++b) {
@@ -443,7 +383,7 @@ float Seq2Seq::run(const Seq2SeqBatch& b, bool bw, float smoothing, std::vector<
   denc3.fill(0.f);
   RnnState dstate;
   dstate.h = nn::zeros({B, Dh});
-  if (cfg_.rnn == "lstm") dstate.c = nn::zeros({B, Dh});
+  if (dec_.lstm()) dstate.c = nn::zeros({B, Dh});
   for (size_t t = T; t-- > 0;) {
     float* da = datt.data() + t * B * C;
     if (cfg_.input_feed) k::add(B * C, dfeed.data(), da);
@@ -561,36 +501,20 @@ void rows_linear(size_t n, size_t in, size_t out, const float* x, const float* W
     k::gemv(false, out, in, 1.f, W, in, x + r * in, b ? 1.f : 0.f, y + r * out);
   }
 }
-// gi: input projection (3H) incl. bias_ih; h (H) -> hout (H) (may alias h); work: 6H floats
-void gru_cell(const nn::GRU& g, const float* gi, const float* h, float* hout, float* work) {
-  const size_t H = g.hidden_size;
-  rows_linear(1, H, 3 * H, h, g.weight_hh.value.data(), g.bias_hh.value.data(), work);
-  nn::gru_update(H, gi, work, h, hout, work + 3 * H);
-}
-// gi: input projection (4H) incl. bias_ih; h, c (H) -> hout, cout (may alias); work: 9H floats
-void lstm_cell(const nn::LSTM& l, const float* gi, const float* h, const float* c, float* hout,
-               float* cout, float* work) {
-  const size_t H = l.hidden_size;
-  rows_linear(1, H, 4 * H, h, l.weight_hh.value.data(), l.bias_hh.value.data(), work);
-  nn::lstm_update(H, gi, work, c, hout, cout, work + 4 * H);
-}
-// One direction over x (S,I): writes h_t into out (S, ld) at column offset; returns final h, c.
-template <class RNN>
-void run_direction(const RNN& rnn, bool lstm, size_t S, const float* x, bool reverse, float* out,
+// One direction d of rnn over x (S,I): writes h_t into out (S, ld); returns final h, c.
+void run_direction(const nn::Recurrent& rnn, size_t d, size_t S, const float* x, float* out,
                    size_t ld, std::vector<float>& h, std::vector<float>& c) {
-  const size_t I = rnn.input_size, H = rnn.hidden_size, G = (lstm ? 4 : 3) * H;
+  const size_t I = rnn.input_size(), H = rnn.hidden_size(), G = rnn.gates() * H;
+  const nn::Recurrent::Weights w = rnn.weights(d);
   std::vector<float> gi(S * G), work(2 * G + H);
   // all input projections at once: (S,I) x W_ih^T + b_ih
-  for (size_t t = 0; t < S; ++t) std::copy(rnn.bias_ih.value.data(), rnn.bias_ih.value.data() + G, gi.data() + t * G);
-  k::gemm(false, true, S, G, I, 1.f, x, I, rnn.weight_ih.value.data(), I, 1.f, gi.data(), G);
+  for (size_t t = 0; t < S; ++t) std::copy(w.b_ih, w.b_ih + G, gi.data() + t * G);
+  k::gemm(false, true, S, G, I, 1.f, x, I, w.w_ih, I, 1.f, gi.data(), G);
   h.assign(H, 0.f);
   c.assign(H, 0.f);
   for (size_t i = 0; i < S; ++i) {
-    const size_t t = reverse ? S - 1 - i : i;
-    if constexpr (std::is_same<RNN, nn::LSTM>::value)
-      lstm_cell(rnn, gi.data() + t * G, h.data(), c.data(), h.data(), c.data(), work.data());
-    else
-      gru_cell(rnn, gi.data() + t * G, h.data(), h.data(), work.data());
+    const size_t t = d == 1 ? S - 1 - i : i;  // the backward direction reads right to left
+    rnn.cell(d, gi.data() + t * G, h.data(), c.data(), h.data(), c.data(), work.data());
     std::copy(h.begin(), h.end(), out + t * ld);
   }
 }
@@ -605,20 +529,11 @@ Seq2Seq::InferCtx Seq2Seq::infer_prepare(const std::vector<int>& src) const {
   std::vector<float> x(S * cfg_.emb), h, c;
   src_emb_.forward(S, src.data(), x.data());
   ctx.enc.resize(S * De);
-  const bool lstm = cfg_.rnn == "lstm";
-  auto dir = [&](bool reverse, size_t offset) {
-    if (cfg_.bidirectional) {
-      if (lstm) run_direction(reverse ? enc_blstm_.bwd : enc_blstm_.fwd, true, S, x.data(), reverse, ctx.enc.data() + offset, De, h, c);
-      else run_direction(reverse ? enc_bgru_.bwd : enc_bgru_.fwd, false, S, x.data(), reverse, ctx.enc.data() + offset, De, h, c);
-    } else {
-      if (lstm) run_direction(enc_lstm_, true, S, x.data(), false, ctx.enc.data(), De, h, c);
-      else run_direction(enc_gru_, false, S, x.data(), false, ctx.enc.data(), De, h, c);
-    }
+  for (size_t d = 0; d < enc_.directions(); ++d) {
+    run_direction(enc_, d, S, x.data(), ctx.enc.data() + d * cfg_.enc_hidden, De, h, c);
     ctx.h0.insert(ctx.h0.end(), h.begin(), h.end());
-    if (lstm) ctx.c0.insert(ctx.c0.end(), c.begin(), c.end());
-  };
-  dir(false, 0);
-  if (cfg_.bidirectional) dir(true, cfg_.enc_hidden);
+    if (enc_.lstm()) ctx.c0.insert(ctx.c0.end(), c.begin(), c.end());
+  }
   const attention::Score& sc = is_local_ ? local_.score : att_.score;
   ctx.keys.resize(S * sc.prepared_width());
   sc.prepare_keys(S, ctx.enc.data(), ctx.keys.data());
@@ -655,16 +570,13 @@ void Seq2Seq::infer_step(size_t n, const int* prev, const InferCtx& ctx, float* 
     if (cfg_.input_feed) std::copy(feed + b * C, feed + (b + 1) * C, x.data() + b * I + E);
   }
   {
-    const size_t G = (cfg_.rnn == "gru" ? 3 : 4) * Dh;
+    const size_t G = dec_.gates() * Dh;
+    const nn::Recurrent::Weights w = dec_.weights(0);
     std::vector<float> gi(n * G), work(2 * G + Dh);
-    if (cfg_.rnn == "gru") {
-      rows_linear(n, I, G, x.data(), dec_gru_.weight_ih.value.data(), dec_gru_.bias_ih.value.data(), gi.data());
-      for (size_t b = 0; b < n; ++b) gru_cell(dec_gru_, gi.data() + b * G, h + b * Dh, h + b * Dh, work.data());
-    } else {
-      rows_linear(n, I, G, x.data(), dec_lstm_.weight_ih.value.data(), dec_lstm_.bias_ih.value.data(), gi.data());
-      for (size_t b = 0; b < n; ++b)
-        lstm_cell(dec_lstm_, gi.data() + b * G, h + b * Dh, c + b * Dh, h + b * Dh, c + b * Dh, work.data());
-    }
+    rows_linear(n, I, G, x.data(), w.w_ih, w.b_ih, gi.data());
+    for (size_t b = 0; b < n; ++b)
+      dec_.cell(0, gi.data() + b * G, h + b * Dh, c ? c + b * Dh : nullptr, h + b * Dh,
+                c ? c + b * Dh : nullptr, work.data());
   }
   // attention weights (n,S); q: the additive query or local-p's predictor rows (n,A)
   std::vector<float> q, hid, mask;
@@ -689,7 +601,7 @@ void Seq2Seq::infer_step(size_t n, const int* prev, const InferCtx& ctx, float* 
 Seq2Seq::Stepper Seq2Seq::f32_stepper(const InferCtx& ctx) const {
   // state: [h (Dh) | c (Dh, LSTM only) | attentional vector fed to the next step (C)]
   const size_t Dh = cfg_.dec_hidden(), C = cfg_.combine;
-  const bool lstm = cfg_.rnn == "lstm";
+  const bool lstm = dec_.lstm();
   const size_t hc = lstm ? 2 * Dh : Dh;
   Stepper st;
   st.state_size = hc + C;

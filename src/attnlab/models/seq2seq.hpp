@@ -49,6 +49,7 @@
 #include "attnlab/io/safetensors.hpp"
 #include "attnlab/models/beam_search.hpp"
 #include "attnlab/nn/layers.hpp"
+#include "attnlab/nn/recurrent.hpp"
 #include "attnlab/nn/rnn.hpp"
 
 namespace attnlab::models {
@@ -229,15 +230,9 @@ class Seq2Seq : public Translator {
   static std::unique_ptr<Seq2Seq> load(const uint8_t* bytes, size_t size);
 
  private:
-  struct EncCache {
-    nn::BiGRU::Cache bgru;
-    nn::BiLSTM::Cache blstm;
-    nn::GRU::Cache gru;
-    nn::LSTM::Cache lstm;
-  };
+  using EncCache = nn::Recurrent::Cache;
   struct StepCache {
-    nn::GRU::Cache gru;
-    nn::LSTM::Cache lstm;
+    nn::Recurrent::Cache rnn;
     attention::Attention::Cache att;
     attention::LocalAttention::Cache local;
     Tensor x;    // (B,1,I) decoder input
@@ -298,10 +293,7 @@ class Seq2Seq : public Translator {
   Seq2SeqConfig cfg_;
   data::Vocab src_, tgt_;
   nn::Embedding src_emb_, tgt_emb_;
-  nn::BiGRU enc_bgru_;
-  nn::BiLSTM enc_blstm_;
-  nn::GRU enc_gru_, dec_gru_;
-  nn::LSTM enc_lstm_, dec_lstm_;
+  nn::Recurrent enc_, dec_;  // GRU or LSTM; the encoder one or two directions
   attention::Attention att_;
   attention::LocalAttention local_;
   bool is_local_ = false;

@@ -58,35 +58,25 @@ const Seq2Seq::FastPlan& Seq2Seq::fast_plan(DecodePrecision precision) const {
   std::shared_ptr<const FastPlan>& slot = plan_[i8 ? 0 : 1];
   if (slot) return *slot;
   auto p = std::make_shared<FastPlan>();
-  const bool lstm = cfg_.rnn == "lstm";
   const size_t Dh = cfg_.dec_hidden(), E = cfg_.emb, I = cfg_.dec_input(), C = cfg_.combine;
   const size_t De = cfg_.enc_out(), V = tgt_.size(), He = cfg_.enc_hidden;
-  const size_t G = (lstm ? 4 : 3) * Dh, Ge = (lstm ? 4 : 3) * He;
+  const size_t G = dec_.gates() * Dh, Ge = enc_.gates() * He;
   p->G = G;
   // encoder directions
   const size_t Vs = src_.size();
-  auto add_dir = [&](const auto& rnn) {
+  for (size_t dir = 0; dir < enc_.directions(); ++dir) {
+    const nn::Recurrent::Weights w = enc_.weights(dir);
     EncDir d;
     d.src_gi.resize(Vs * Ge);
-    for (size_t v = 0; v < Vs; ++v)
-      std::copy(rnn.bias_ih.value.data(), rnn.bias_ih.value.data() + Ge, d.src_gi.begin() + long(v * Ge));
-    k::gemm(false, true, Vs, Ge, E, 1.f, src_emb_.weight.value.data(), E, rnn.weight_ih.value.data(), E,
-            1.f, d.src_gi.data(), Ge);
-    d.whh = QMat(i8, He, {{Ge, rnn.weight_hh.value.data(), He, rnn.bias_hh.value.data()}});
+    for (size_t v = 0; v < Vs; ++v) std::copy(w.b_ih, w.b_ih + Ge, d.src_gi.begin() + long(v * Ge));
+    k::gemm(false, true, Vs, Ge, E, 1.f, src_emb_.weight.value.data(), E, w.w_ih, E, 1.f,
+            d.src_gi.data(), Ge);
+    d.whh = QMat(i8, He, {{Ge, w.w_hh, He, w.b_hh}});
     p->enc.push_back(std::move(d));
-  };
-  if (cfg_.bidirectional) {
-    if (lstm) add_dir(enc_blstm_.fwd), add_dir(enc_blstm_.bwd);
-    else add_dir(enc_bgru_.fwd), add_dir(enc_bgru_.bwd);
-  } else {
-    if (lstm) add_dir(enc_lstm_);
-    else add_dir(enc_gru_);
   }
   // decoder
-  const float* w_ih = lstm ? dec_lstm_.weight_ih.value.data() : dec_gru_.weight_ih.value.data();
-  const float* b_ih = lstm ? dec_lstm_.bias_ih.value.data() : dec_gru_.bias_ih.value.data();
-  const float* w_hh = lstm ? dec_lstm_.weight_hh.value.data() : dec_gru_.weight_hh.value.data();
-  const float* b_hh = lstm ? dec_lstm_.bias_hh.value.data() : dec_gru_.bias_hh.value.data();
+  const nn::Recurrent::Weights dw = dec_.weights(0);
+  const float *w_ih = dw.w_ih, *b_ih = dw.b_ih, *w_hh = dw.w_hh, *b_hh = dw.b_hh;
   // emb_gi (V,G) = tgt_emb (V,E) W_ih[:, :E]^T + b_ih
   p->emb_gi.resize(V * G);
   for (size_t v = 0; v < V; ++v) std::copy(b_ih, b_ih + G, p->emb_gi.begin() + long(v * G));
@@ -113,8 +103,8 @@ Seq2Seq::InferCtx Seq2Seq::fast_prepare(const std::vector<int>& src, const FastP
   // src: (S) -> enc (S,De), keys, decoder initial state; quantized recurrent products
   InferCtx ctx;
   const size_t S = src.size(), De = cfg_.enc_out(), H = cfg_.enc_hidden;
-  const bool lstm = cfg_.rnn == "lstm";
-  const size_t Ge = (lstm ? 4 : 3) * H;
+  const bool lstm = enc_.lstm();
+  const size_t Ge = enc_.gates() * H;
   ctx.S = S;
   std::vector<float> gh(Ge), a(5 * H), h(H), c(H);
   std::vector<int16_t> qx;
@@ -151,7 +141,7 @@ Seq2Seq::Stepper Seq2Seq::fast_stepper(const InferCtx& ctx, const FastPlan& p) c
   // state: [h (Dh) | c (Dh, LSTM only) | attentional vector (C, input feeding only)], as
   // the float path. The products with the previous h and att are taken at the start of a
   // step, so the step that ends the output does not pay for the next one.
-  const bool lstm = cfg_.rnn == "lstm", feed = cfg_.input_feed;
+  const bool lstm = dec_.lstm(), feed = cfg_.input_feed;
   const size_t Dh = cfg_.dec_hidden(), G = p.G, C = cfg_.combine, hc = lstm ? 2 * Dh : Dh;
   const size_t SS = hc + (feed ? C : 0);
   Stepper st;

@@ -1,0 +1,82 @@
+// Offline copies of the site's files in the Cache Storage of this origin, shared
+// by the page, the compute worker and the service worker (sw.js names the same
+// cache). The worker loads the .wasm and the models through fileBytes, so what
+// one visit used is there offline on the next, whether or not the service worker
+// controlled the page yet (on a first visit it does not).
+export const CACHE = 'attnlab-v1';
+
+const openCache = () => (typeof caches === 'undefined' ? Promise.resolve(null) : caches.open(CACHE).catch(() => null));
+const absolute = (url) => new URL(url, self.location.href).href;
+
+/**
+ * The bytes of a file of the site: from the network when it answers (and saved
+ * in the cache), else from the cache; a clear error when neither has it.
+ */
+export async function fileBytes(url) {
+  const href = absolute(url);
+  const cache = await openCache();
+  let r = null, failure = null;
+  try {
+    r = await fetch(href);
+  } catch (e) {
+    failure = e;
+  }
+  if (r && r.ok) {
+    if (cache) {
+      // a response that came from this cache (through the service worker) is not written again
+      const hit = await cache.match(href);
+      const tag = r.headers.get('etag');
+      if (!hit || !tag || hit.headers.get('etag') !== tag) await cache.put(href, r.clone()).catch(() => {});
+    }
+    return new Uint8Array(await r.arrayBuffer());
+  }
+  const hit = cache && await cache.match(href);
+  if (hit) return new Uint8Array(await hit.arrayBuffer());
+  if (r) throw new Error(`could not fetch ${url}: HTTP ${r.status}`);
+  throw new Error(`could not fetch ${url}: ${failure?.message || 'network error'} (offline, and this file was not saved for offline use)`);
+}
+
+/** Whether url is in the offline cache, and its size in bytes when it is. */
+export async function cachedSize(url) {
+  const cache = await openCache();
+  const hit = cache && await cache.match(absolute(url));
+  if (!hit) return null;
+  const n = Number(hit.headers.get('content-length'));
+  return Number.isFinite(n) && n > 0 ? n : (await hit.blob()).size;
+}
+
+/** The size of url on the server (HEAD), or null when unknown. */
+export async function remoteSize(url) {
+  try {
+    const r = await fetch(absolute(url), { method: 'HEAD', cache: 'no-store' });
+    const n = Number(r.headers.get('content-length'));
+    return r.ok && Number.isFinite(n) ? n : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Downloads url into the offline cache, reporting onBytes(received) as it
+ * streams. Returns the number of bytes saved.
+ */
+export async function saveForOffline(url, onBytes = () => {}) {
+  const cache = await openCache();
+  if (!cache) throw new Error('this browser gives the page no Cache Storage (private mode?)');
+  const r = await fetch(absolute(url), { cache: 'no-cache' });
+  if (!r.ok) throw new Error(`could not fetch ${url}: HTTP ${r.status}`);
+  const parts = [];
+  let got = 0;
+  const reader = r.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    parts.push(value);
+    got += value.length;
+    onBytes(got);
+  }
+  const headers = new Headers(r.headers);
+  headers.set('content-length', String(got));
+  await cache.put(absolute(url), new Response(new Blob(parts), { status: 200, headers }));
+  return got;
+}
