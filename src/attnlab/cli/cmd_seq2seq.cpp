@@ -360,6 +360,47 @@ int cmd_example_pairs(const Argv& argv) {
 }
 
 // ---------------------------------------------------------------- eval / predict
+namespace {
+// eval of a model trained on the user's pairs: exact match, token error rate and BLEU on --test
+// (or the test pairs the model records), greedy and with --beam
+int eval_pairs_model(const Args& a, const io::SafeTensors& st, const models::Translator& m, json j,
+                     models::DecodePrecision prec, float alpha, size_t limit, size_t beam) {
+  const std::string path = j["model"].get<std::string>();
+  const char* pname = precision_name(prec);
+  std::string source;
+  const std::vector<data::TextPair> pairs =
+      tsv_eval_pairs(io::model_info(st).extra, a.get("test"), a.flag("skip-bad"), &source);
+  if (pairs.empty())
+    throw UsageError(source.empty() ? "this model records no test pairs: give --test FILE"
+                                    : source + ": no pairs to score");
+  models::DecodeOptions o;
+  o.precision = prec;
+  o.length_alpha = alpha;
+  o.head_maps = false;
+  std::vector<PairScore> evs = {score_pairs(m, pairs, o, limit)};
+  if (a.given("beam") && beam > 1) {
+    o.beam = beam;
+    evs.push_back(score_pairs(m, pairs, o, limit));
+  }
+  j.erase("split");
+  j.erase("split_seed");
+  j["test"] = source;
+  j["greedy"] = evs[0].to_json();
+  if (evs.size() > 1) {
+    j["beam"] = evs[1].to_json();
+    j["beam"]["width"] = beam;
+  }
+  if (a.flag("json")) {
+    std::cout << j.dump() << std::endl;
+  } else {
+    std::printf("%s: %s (%s decoder)\n", path.c_str(), source.c_str(), pname);
+    std::printf("  greedy: %s\n", pair_score_line(evs[0]).c_str());
+    if (evs.size() > 1) std::printf("  beam %zu: %s\n", beam, pair_score_line(evs[1]).c_str());
+  }
+  return 0;
+}
+}  // namespace
+
 int cmd_eval_seq2seq(const models::ModelFile& file, const Argv& argv) {
   Args a("eval", {{"model", "PATH", "", "seq2seq model file"},
                   {"data", "PATH", data::kCmudictRelPath, "g2p: CMUdict text"},
@@ -484,39 +525,7 @@ int cmd_eval_seq2seq(const models::ModelFile& file, const Argv& argv) {
     }
     return 0;
   }
-  if (st.meta("data") == "tsv") {
-    std::string source;
-    const std::vector<data::TextPair> pairs =
-        tsv_eval_pairs(io::model_info(st).extra, a.get("test"), a.flag("skip-bad"), &source);
-    if (pairs.empty())
-      throw UsageError(source.empty() ? "this model records no test pairs: give --test FILE"
-                                      : source + ": no pairs to score");
-    models::DecodeOptions o;
-    o.precision = prec;
-    o.length_alpha = alpha;
-    o.head_maps = false;
-    std::vector<PairScore> evs = {score_pairs(*m, pairs, o, limit)};
-    if (a.given("beam") && beam > 1) {
-      o.beam = beam;
-      evs.push_back(score_pairs(*m, pairs, o, limit));
-    }
-    j.erase("split");
-    j.erase("split_seed");
-    j["test"] = source;
-    j["greedy"] = evs[0].to_json();
-    if (evs.size() > 1) {
-      j["beam"] = evs[1].to_json();
-      j["beam"]["width"] = beam;
-    }
-    if (a.flag("json")) {
-      std::cout << j.dump() << std::endl;
-    } else {
-      std::printf("%s: %s (%s decoder)\n", path.c_str(), source.c_str(), pname);
-      std::printf("  greedy: %s\n", pair_score_line(evs[0]).c_str());
-      if (evs.size() > 1) std::printf("  beam %zu: %s\n", beam, pair_score_line(evs[1]).c_str());
-    }
-    return 0;
-  }
+  if (st.meta("data") == "tsv") return eval_pairs_model(a, st, *m, j, prec, alpha, limit, beam);
   throw Error(path + ": unknown data '" + st.meta("data") + "' in the model's metadata");
 }
 
