@@ -123,6 +123,10 @@ TEST_F(PairsCli, NumbersInWordsToDigitsReachStatedExactMatch) {
   r = run("eval --model n.safetensors --test more.tsv --beam 3 --json");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(json::parse(r.out)["beam"]["pairs"], 2);
+  // flags of the other seq2seq evaluations are refused, not ignored
+  r = run("eval --model n.safetensors --split valid");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--split applies to G2P and dates"), std::string::npos) << r.err;
   // predict: words in, digits out joined with ''; an unseen word becomes <unk>, no error
   r = run("predict --model n.safetensors seven thousand twelve");
   ASSERT_EQ(r.code, 0) << r.err;

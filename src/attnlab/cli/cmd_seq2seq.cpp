@@ -367,6 +367,10 @@ int eval_pairs_model(const Args& a, const io::SafeTensors& st, const models::Tra
                      models::DecodePrecision prec, float alpha, size_t limit, size_t beam) {
   const std::string path = j["model"].get<std::string>();
   const char* pname = precision_name(prec);
+  for (const char* f : {"data", "split", "heads"})
+    if (a.given(f))
+      throw UsageError(std::string("--") + f + " applies to G2P and dates models; this one was trained on "
+                       "your pairs (score them with --test FILE)");
   std::string source;
   const std::vector<data::TextPair> pairs =
       tsv_eval_pairs(io::model_info(st).extra, a.get("test"), a.flag("skip-bad"), &source);
@@ -434,8 +438,8 @@ int cmd_eval_seq2seq(const models::ModelFile& file, const Argv& argv) {
   const std::string& path = file.source;
   const io::SafeTensors& st = file.tensors;
   auto m = models::load_translator(st);
-  if (a.given("test") && st.meta("data") != "tsv")
-    throw UsageError("--test FILE scores models trained on your pairs; this one was trained on " +
+  if ((a.given("test") || a.given("skip-bad")) && st.meta("data") != "tsv")
+    throw UsageError("--test FILE (and --skip-bad) score models trained on your pairs; this one was trained on " +
                      st.meta("data") + " (use --split test|valid)");
   const uint64_t split_seed = std::stoull(st.meta("split_seed", "1234"));
   const std::string which = a.get("split");
