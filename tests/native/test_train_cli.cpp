@@ -272,3 +272,25 @@ TEST_F(Cli, EvalPredictDescribeEveryKind) {
     EXPECT_EQ(nlohmann::json::parse(p.out)["probs"].size(), 2u);
   }
 }
+
+// average: the mean of one model with itself is that model (same predictions); two
+// trainings with different seeds average into a third set of weights; files of other
+// architectures, a single file and a missing --out are refused.
+TEST_F(Cli, AverageModelFiles) {
+  ASSERT_EQ(run(kSmall + " --seed 1 --out a.safetensors").code, 0);
+  ASSERT_EQ(run(kSmall + " --seed 2 --out b.safetensors").code, 0);
+  ASSERT_EQ(run("train toy-reverse --epochs 1 --samples 64 --val-samples 8 --quiet --hidden 16 --out c.safetensors").code, 0);
+  CliRun same = run("average --out aa.safetensors a.safetensors a.safetensors");
+  ASSERT_EQ(same.code, 0) << same.err;
+  EXPECT_NE(same.out.find("the mean of 2"), std::string::npos) << same.out;
+  const std::string in = "predict --json --model ";
+  EXPECT_EQ(run(in + "a.safetensors 3 1 4 1 5").out, run(in + "aa.safetensors 3 1 4 1 5").out);
+  ASSERT_EQ(run("average --out ab.safetensors a.safetensors b.safetensors").code, 0);
+  EXPECT_NE(slurp(dir_ + "/ab.safetensors"), slurp(dir_ + "/a.safetensors"));
+  EXPECT_NE(run("describe --json ab.safetensors").out.find("averaged_from"), std::string::npos);
+  CliRun other = run("average --out x.safetensors a.safetensors c.safetensors");
+  EXPECT_EQ(other.code, 1);
+  EXPECT_NE(other.err.find("only models of one architecture"), std::string::npos) << other.err;
+  EXPECT_EQ(run("average --out x.safetensors a.safetensors").code, 2);
+  EXPECT_EQ(run("average a.safetensors b.safetensors").code, 2);
+}

@@ -37,6 +37,7 @@ int cmd_train(const Argv& args);
 int cmd_eval(const Argv& args);
 int cmd_predict(const Argv& args);
 int cmd_describe(const Argv& args);
+int cmd_average(const Argv& args);  // attnlab average --out PATH MODEL MODEL...
 int cmd_models(const Argv& args);
 int cmd_bench(const Argv& args);
 int cmd_experiment(const Argv& args);  // attnlab experiment mmoe ...

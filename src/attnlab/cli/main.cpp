@@ -63,6 +63,7 @@ std::string main_help() {
          "  eval            evaluate a saved model file (any kind; see attnlab eval --help)\n"
          "  predict         run a saved model on an input (any kind; see attnlab predict --help)\n"
          "  describe        show a model file's kind, config, parameters and metadata\n"
+         "  average         average the parameters of model files of one architecture\n"
          "  generate        continue a prompt with a character language model (attnlab generate --help)\n"
          "  models          list the model kinds (--json for the machine-readable list)\n"
          "  example-pairs   write generated TSV pairs (numbers in words <-> digits) to try 'train seq2seq'\n"
@@ -115,7 +116,8 @@ int main(int argc, char** argv) {
   const std::vector<std::pair<std::string, int (*)(const Argv&)>> commands = {
       {"train", cmd_train},       {"eval", cmd_eval},     {"predict", cmd_predict},
       {"describe", cmd_describe}, {"models", cmd_models}, {"bench", cmd_bench},
-      {"experiment", cmd_experiment}, {"generate", cmd_generate}, {"example-pairs", cmd_example_pairs}};
+      {"experiment", cmd_experiment}, {"generate", cmd_generate}, {"average", cmd_average},
+      {"example-pairs", cmd_example_pairs}};
   try {
     if (args.empty()) {
       std::cerr << main_help();
@@ -135,8 +137,8 @@ int main(int argc, char** argv) {
     for (const auto& c : commands)
       if (cmd == c.first) return c.second(rest);
     throw UsageError("unknown command '" + cmd +
-                     "' (commands: train, eval, predict, describe, models, generate, example-pairs, bench, "
-                     "experiment, help)");
+                     "' (commands: train, eval, predict, describe, average, models, generate, example-pairs, "
+                     "bench, experiment, help)");
   } catch (const UsageError& e) {
     std::cerr << "attnlab: usage error: " << e.what() << "\n";
     return 2;

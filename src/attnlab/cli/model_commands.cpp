@@ -183,6 +183,56 @@ int cmd_describe(const Argv& argv) {
   return 0;
 }
 
+int cmd_average(const Argv& argv) {
+  Args a("average", {{"out", "PATH", "", "the averaged model file (written atomically)"},
+                     {"dtype", "f32|f16", "", "storage type (default: that of the first file)"}});
+  a.parse(argv);
+  if (a.flag("help")) {
+    std::cout << a.help("attnlab average --out PATH MODEL MODEL [MODEL...]",
+                        "Averages the parameters of model files of one kind, configuration and\n"
+                        "vocabulary, e.g. the last epochs of one training run (checkpoint\n"
+                        "averaging, as Vaswani et al. 2017 did), into one model file. The first\n"
+                        "file's metadata is kept; 'averaged_from' lists the inputs.");
+    return 0;
+  }
+  const std::vector<std::string>& in = a.positional();
+  if (in.size() < 2) throw UsageError("average needs two or more model files, got " + std::to_string(in.size()));
+  if (a.get("out").empty()) throw UsageError("average needs --out PATH");
+  const models::ModelFile first = models::read_model_file(in[0]);
+  const auto m = models::load_model(first);
+  const ParamList& ps = m->params();
+  std::string from = in[0];
+  for (size_t i = 1; i < in.size(); ++i) {
+    const models::ModelFile f = models::read_model_file(in[i]);
+    if (f.info.kind != first.info.kind || f.info.config != first.info.config || f.info.vocab != first.info.vocab)
+      throw Error(in[i] + ": not the kind, configuration and vocabulary of " + in[0] +
+                  " (only models of one architecture can be averaged)");
+    const auto mi = models::load_model(f);
+    const auto& a_items = ps.items();
+    const auto& b_items = mi->params().items();
+    ATTNLAB_CHECK(a_items.size() == b_items.size(), in[i], ": ", b_items.size(), " parameters, ", in[0], " has ", a_items.size());
+    for (size_t j = 0; j < a_items.size(); ++j) {
+      Param& p = *a_items[j].second;
+      const Param& q = *b_items[j].second;
+      ATTNLAB_CHECK(a_items[j].first == b_items[j].first && p.value.size() == q.value.size(), in[i],
+                    ": parameter ", b_items[j].first, " does not match ", a_items[j].first);
+      for (size_t e = 0; e < p.value.size(); ++e) p.value.data()[e] += q.value.data()[e];
+    }
+    from += ", " + in[i];
+  }
+  const float inv = 1.f / float(in.size());
+  for (const auto& [name, p] : ps.items())
+    for (size_t e = 0; e < p->value.size(); ++e) p->value.data()[e] *= inv;
+  io::SaveOptions o;
+  o.dtype = a.get("dtype").empty() ? first.tensors.tensors.at(0).stored : io::dtype_from_string(a.get("dtype"));
+  o.meta = first.info.extra;
+  o.meta["averaged_from"] = from;
+  io::write_bytes(a.get("out"), m->save(o));
+  std::cout << "wrote " << a.get("out") << ": the mean of " << in.size() << " " << first.info.kind
+            << " models (" << ps.count() << " parameters)" << std::endl;
+  return 0;
+}
+
 int cmd_models(const Argv& argv) {
   Args a("models", {{"json", "", "", "print the list as JSON"}});
   a.parse(argv);
