@@ -334,6 +334,12 @@ export interface Seq2SeqInfo {
     emb: number; enc_hidden: number; attn_dim: number; local_window: number; combine: number;
     max_src_len: number; max_tgt_len: number; uppercase: boolean; output_sep: string;
     src_vocab: number; tgt_vocab: number;
+    /**
+     * Models trained on your own pairs (`attnlab train seq2seq`): how text becomes tokens on
+     * each side, 'char' (Unicode code points) or 'word' (whitespace-separated). Absent in
+     * the shipped G2P and dates models (one character per token).
+     */
+    src_tokens?: 'char' | 'word'; tgt_tokens?: 'char' | 'word';
   };
   /** token strings; ids 0..3 are <pad> <unk> <s> </s> */
   srcVocab: string[];
@@ -359,9 +365,9 @@ export interface TranslateOptions {
 }
 
 export interface Translation {
-  /** output tokens (phonemes or characters), without </s> */
+  /** output tokens (phonemes, characters or words), without </s> */
   tokens: string[];
-  /** tokens joined (' ' for phonemes, '' for dates) */
+  /** tokens joined with config.output_sep (' ' for phonemes and word tokens, '' for dates and char tokens) */
   text: string;
   /** probability of each output token when it was chosen */
   probs: Float32Array;
@@ -369,7 +375,10 @@ export interface Translation {
   attention: Float32Array;
   rows: number;
   cols: number;
-  /** the input characters as the model saw them (upper-cased) */
+  /**
+   * the input tokens as the model saw them: upper-cased characters (G2P, dates), or the
+   * code points / words of config.src_tokens, with '<unk>' for a token outside the vocabulary
+   */
   inputTokens: string[];
   /** sum of log-probabilities including </s> */
   logprob: number;
@@ -386,10 +395,14 @@ export interface Translation {
 }
 
 /**
- * Seq2seq with attention (G2P on CMUdict, date normalization). Owns wasm memory: call
- * delete() when done (a deleted object throws). translate() throws an Error for an empty
- * input, an input longer than config.max_src_len, or a character outside the source
- * vocabulary (the message names it and its 0-based position); the object stays usable.
+ * Seq2seq with attention (G2P on CMUdict, date normalization, or a model trained on your own
+ * pairs with `attnlab train seq2seq`; RNN or Transformer). Owns wasm memory: call delete()
+ * when done (a deleted object throws). translate() throws an Error for an empty input or an
+ * input longer than config.max_src_len tokens; the object stays usable. A character outside
+ * the source vocabulary is an Error for the shipped G2P and dates models (the message names
+ * it and its 0-based position); models with config.src_tokens (your own pairs, whose
+ * vocabulary is open) tokenize the input as in training and map an unknown token to '<unk>'
+ * instead of throwing.
  */
 /** Attention of every layer and head of a Transformer model: data is (layers, heads, rows, cols). */
 export interface HeadMaps {

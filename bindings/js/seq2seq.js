@@ -3,8 +3,12 @@
 //   const r = g2p.translate('attention', { beam: 4 });
 //   // r.tokens ['AH','T','EH','N','SH','AH','N'], r.probs, r.attention (rows x cols), r.inputTokens
 //   g2p.delete();
-// Input errors (unknown character with its position, empty input, input longer than the
-// model's limit) throw a JS Error; the object stays usable.
+// Models trained on your own pairs (attnlab train seq2seq) tokenize the input as in training
+// (characters or words, config.src_tokens) and map an unseen token to '<unk>'; their output
+// is joined with '' (char tokens) or ' ' (word tokens).
+// Input errors (empty input, input longer than the model's limit; for the shipped G2P and
+// dates models also an unknown character, with its position) throw a JS Error; the object
+// stays usable.
 import { WasmObject, fetchBytes, plain, toU8 } from './util.js';
 
 export function install(api, mod) {

@@ -10,10 +10,12 @@
 #include "attnlab/attention/score.hpp"
 #include "attnlab/cli/args.hpp"
 #include "attnlab/cli/commands.hpp"
+#include "attnlab/cli/seq2seq_data.hpp"
 #include "attnlab/cli/train_scaffold.hpp"
 #include "attnlab/core/error.hpp"
 #include "attnlab/data/cmudict.hpp"
 #include "attnlab/data/dates.hpp"
+#include "attnlab/data/number_words.hpp"
 #include "attnlab/eval/head_similarity.hpp"
 #include "attnlab/eval/seq_metrics.hpp"
 #include "attnlab/io/safetensors.hpp"
@@ -38,7 +40,7 @@ using models::Seq2Seq;
 using models::Seq2SeqConfig;
 
 // ---------------------------------------------------------------- tasks
-// A task = its data (pairs for training, references for evaluation) and vocabularies.
+// The G2P data eval reads again (dictionary and split, from the model's metadata).
 struct G2PData {
   data::CmuDict dict;
   data::CmuSplit split;
@@ -51,51 +53,6 @@ G2PData load_g2p(const std::string& path, uint64_t split_seed, bool keep_stress)
   d.dict = data::load_cmudict(path, opt);
   d.split = data::split_cmudict(d.dict, split_seed);
   return d;
-}
-
-struct DateData {
-  data::DateSplit split;
-};
-
-data::Pron strip_pron(const data::Pron& p) {
-  data::Pron out;
-  for (const auto& ph : p) out.push_back(data::strip_stress(ph));
-  return out;
-}
-std::vector<data::Pron> strip_prons(const std::vector<data::Pron>& ps) {
-  std::vector<data::Pron> out;
-  for (const auto& p : ps) out.push_back(strip_pron(p));
-  return out;
-}
-
-// evaluation of a G2P model on some entries
-struct G2PEval {
-  eval::G2PScore score;
-  eval::G2PScore stripped;  // the same outputs and references with stress digits removed
-  size_t words = 0;
-  double seconds = 0;
-};
-G2PEval eval_g2p(const models::Translator& m, const data::CmuDict& dict, const std::vector<size_t>& entries,
-                 size_t limit, size_t beam, float alpha = 0.6f,
-                 models::DecodePrecision precision = models::DecodePrecision::Int8) {
-  G2PEval e;
-  const auto t0 = std::chrono::steady_clock::now();
-  models::DecodeOptions o;
-  o.precision = precision;
-  o.beam = beam;
-  o.length_alpha = alpha;
-  o.head_maps = false;
-  const size_t n = limit ? std::min(limit, entries.size()) : entries.size();
-  for (size_t i = 0; i < n; ++i) {
-    const data::CmuEntry& en = dict.entries[entries[i]];
-    data::Pron hyp;
-    if (en.word.size() <= m.max_src_len()) hyp = m.translate(en.word, o).tokens;
-    e.score.add(hyp, en.prons);
-    if (dict.keep_stress) e.stripped.add(strip_pron(hyp), strip_prons(en.prons));
-  }
-  e.words = n;
-  e.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return e;
 }
 
 // How alike a Transformer's heads are on a split: attention maps from greedy decoding
@@ -149,44 +106,6 @@ json head_similarity(const models::Translator& m, const G2PData& gd, const std::
   return j;
 }
 
-struct DateEval {
-  eval::ExactMatch em;
-  double seconds = 0;
-};
-DateEval eval_dates(const models::Translator& m, const std::vector<data::DatePair>& pairs, size_t limit,
-                    size_t beam, float alpha = 0.6f,
-                    models::DecodePrecision precision = models::DecodePrecision::Int8) {
-  DateEval e;
-  const auto t0 = std::chrono::steady_clock::now();
-  models::DecodeOptions o;
-  o.precision = precision;
-  o.beam = beam;
-  o.length_alpha = alpha;
-  o.head_maps = false;
-  const size_t n = limit ? std::min(limit, pairs.size()) : pairs.size();
-  for (size_t i = 0; i < n; ++i) {
-    const std::string out = m.translate(pairs[i].input, o).text;
-    e.em.add(out, pairs[i].output, size_t(pairs[i].format));
-  }
-  e.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return e;
-}
-
-// A fixed, seeded sample of `n` items of a list (order of the list kept).
-template <class T>
-std::vector<T> sample_of(const std::vector<T>& v, size_t n, uint64_t seed) {
-  if (n == 0 || n >= v.size()) return v;
-  std::vector<size_t> idx(v.size());
-  for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
-  Rng r(seed);
-  r.shuffle(idx);
-  idx.resize(n);
-  std::sort(idx.begin(), idx.end());
-  std::vector<T> out;
-  for (size_t i : idx) out.push_back(v[i]);
-  return out;
-}
-
 models::DecodePrecision parse_precision(const std::string& s) {
   try {
     return models::parse_decode_precision(s);
@@ -196,7 +115,7 @@ models::DecodePrecision parse_precision(const std::string& s) {
 }
 const char* precision_name(models::DecodePrecision p) { return models::decode_precision_name(p); }
 
-std::vector<FlagSpec> seq2seq_train_flags() {
+std::vector<FlagSpec> seq2seq_train_flags(const std::string& task) {
   TrainFlagDefaults d;
   d.out = "";
   d.out_help = "model file to write, rewritten at every validation (default: <task>.safetensors)";
@@ -208,43 +127,36 @@ std::vector<FlagSpec> seq2seq_train_flags() {
   d.warmup = "200";
   d.checkpoint_every = "500";
   d.checkpoint_every_help = "steps between checkpoints";
-  return with_common_train_flags(
-      {
-          {"arch", "rnn|transformer", "rnn", "model kind (g2p --arch transformer: see "
-                                             "'attnlab train g2p --arch transformer --help')"},
-          {"data", "PATH", data::kCmudictRelPath, "g2p: CMUdict text (cmudict-0.7b format)"},
-          {"split-seed", "N", "1234", "seed of the train/valid/test split (90/5/5, by word or date)"},
-          {"stress", "", "", "g2p: keep CMUdict's stress digits (vowels as AH0/AH1/AH2)"},
-          {"rnn", "gru|lstm", "", "recurrent cell (default: g2p gru, dates lstm)"},
-          {"uni", "", "", "unidirectional encoder (dates default; g2p default is bidirectional)"},
-          {"bi", "", "", "bidirectional encoder"},
-          {"no-input-feed", "", "", "do not feed the attentional vector into the next step"},
-          {"input-feed", "", "", "feed the attentional vector into the next step"},
-          {"score", "NAME", "", score_choices() + " (default: g2p additive, dates dot)"},
-          {"emb", "N", "0", "embedding width (0 = task default: 64)"},
-          {"hidden", "N", "0", "encoder hidden size per direction (0 = g2p 128, dates 64)"},
-          {"attn-dim", "N", "0", "additive / local-p attention size (0 = decoder hidden / 2)"},
-          {"combine", "N", "0", "attentional vector size (0 = g2p 256, dates 64)"},
-          {"window", "N", "3", "local_p window half-width D"},
-          {"max-train", "N", "0", "use only a seeded sample of N training pairs (0 = all)"},
-          {"schedule", "NAME", "cosine", "decay after warm-up: constant, cosine, linear or step"},
-          {"label-smoothing", "F", "0", "label smoothing of the token cross-entropy"},
-          {"eval-every", "N", "0", "validate every N steps (0 = every epoch)"},
-          {"val-size", "N", "1000", "validation words (g2p) or pairs (dates) used during training"},
-          {"init-from", "PATH", "", "start from the weights of a model file with the same config (a "
-                                    "new run: fresh optimizer and schedule; recorded in the file)"},
-      },
-      d);
+  std::vector<FlagSpec> f = {
+      {"arch", "rnn|transformer", "rnn",
+       task == "dates" ? "model kind (dates: rnn)"
+                       : "model kind (see 'attnlab train " + task + " --arch transformer --help')"}};
+  for (FlagSpec& x : seq2seq_data_flags(task)) f.push_back(std::move(x));
+  const std::vector<FlagSpec> model = {
+      {"rnn", "gru|lstm", "", "recurrent cell (default: g2p and seq2seq gru, dates lstm)"},
+      {"uni", "", "", "unidirectional encoder (dates default; otherwise bidirectional)"},
+      {"bi", "", "", "bidirectional encoder"},
+      {"no-input-feed", "", "", "do not feed the attentional vector into the next step"},
+      {"input-feed", "", "", "feed the attentional vector into the next step"},
+      {"score", "NAME", "", score_choices() + " (default: g2p and seq2seq additive, dates dot)"},
+      {"emb", "N", "0", "embedding width (0 = task default: 64)"},
+      {"hidden", "N", "0", "encoder hidden size per direction (0 = g2p/seq2seq 128, dates 64)"},
+      {"attn-dim", "N", "0", "additive / local-p attention size (0 = decoder hidden / 2)"},
+      {"combine", "N", "0", "attentional vector size (0 = g2p/seq2seq 256, dates 64)"},
+      {"window", "N", "3", "local_p window half-width D"},
+      {"schedule", "NAME", "cosine", "decay after warm-up: constant, cosine, linear or step"},
+      {"label-smoothing", "F", "0", "label smoothing of the token cross-entropy"},
+      {"eval-every", "N", "0", "validate every N steps (0 = every epoch)"},
+      {"init-from", "PATH", "", "start from the weights of a model file with the same config (a "
+                                "new run: fresh optimizer and schedule; recorded in the file)"},
+  };
+  f.insert(f.end(), model.begin(), model.end());
+  return with_common_train_flags(f, d);
 }
 
-Seq2SeqConfig seq2seq_config_from(const Args& a, bool g2p) {
-  Seq2SeqConfig cfg = g2p ? Seq2SeqConfig() : models::tfjs_dates_config();
-  if (g2p) {
-    cfg.task = "g2p";
-    cfg.max_src_len = 40;
-    cfg.max_tgt_len = 40;
-    cfg.output_sep = " ";
-  }
+// The model flags (judged before the data is read); the data's part comes with Seq2SeqData::apply.
+Seq2SeqConfig seq2seq_config_from(const Args& a, const std::string& task) {
+  Seq2SeqConfig cfg = task == "dates" ? models::tfjs_dates_config() : Seq2SeqConfig();
   if (!a.get("rnn").empty()) cfg.rnn = a.get("rnn");
   if (a.flag("uni")) cfg.bidirectional = false;
   if (a.flag("bi")) cfg.bidirectional = true;
@@ -262,66 +174,6 @@ Seq2SeqConfig seq2seq_config_from(const Args& a, bool g2p) {
     throw UsageError(e.what());
   }
   return cfg;
-}
-
-// A task's data: training pairs, vocabularies, what validation scores, file metadata.
-struct Seq2SeqTask {
-  std::vector<std::vector<int>> src, tgt;
-  data::Vocab sv, tv;
-  G2PData gd;
-  std::vector<size_t> val_entries;        // g2p
-  std::vector<data::DatePair> val_pairs;  // dates
-  std::map<std::string, std::string> meta;
-};
-
-Seq2SeqTask load_seq2seq_task(const Args& a, const Seq2SeqConfig& cfg, bool g2p, bool stress,
-                              uint64_t seed) {
-  Seq2SeqTask t;
-  const uint64_t split_seed = a.u64("split-seed");
-  t.meta["split_seed"] = std::to_string(split_seed);
-  t.meta["data"] = g2p ? "cmudict" : "dates";
-  const size_t val_size = a.u64("val-size", 1, 1 << 24);
-  if (g2p) {
-    t.gd = load_g2p(a.get("data"), split_seed, stress);
-    t.sv = data::grapheme_vocab();
-    t.tv = data::phoneme_vocab(stress);
-    t.meta["stress"] = stress ? "1" : "0";
-    for (const auto& p : data::make_g2p_pairs(t.gd.dict, t.gd.split.train, t.sv, t.tv)) {
-      if (p.src.size() > cfg.max_src_len) continue;
-      t.src.push_back(p.src);
-      t.tgt.push_back(p.tgt);
-    }
-    const auto& valid = t.gd.split.valid;
-    t.val_entries = std::vector<size_t>(valid.begin(), valid.begin() + long(std::min(val_size, valid.size())));
-    t.meta["data_stats"] = data::cmudict_stats_json(data::cmudict_stats(t.gd.dict, t.gd.split), -1);
-  } else {
-    const data::DateSplit ds = data::split_dates(data::all_dates(), split_seed);
-    t.sv = data::date_input_vocab();
-    t.tv = data::date_output_vocab();
-    for (const auto& p : data::make_date_pairs(ds.train)) {
-      t.src.push_back(data::encode_date_chars(t.sv, p.input));
-      t.tgt.push_back(data::encode_date_chars(t.tv, p.output));
-    }
-    t.val_pairs = sample_of(data::make_date_pairs(ds.valid), val_size, split_seed + 7);
-    t.meta["data_stats"] = data::date_stats_json(data::date_stats(data::all_dates(), ds), -1);
-  }
-  const size_t max_train = a.u64("max-train");
-  if (max_train && max_train < t.src.size()) {  // a seeded sample, in the list's order
-    std::vector<size_t> idx(t.src.size());
-    for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
-    Rng r(seed + 99);
-    r.shuffle(idx);
-    idx.resize(max_train);
-    std::sort(idx.begin(), idx.end());
-    std::vector<std::vector<int>> s2, t2;
-    for (size_t i : idx) {
-      s2.push_back(t.src[i]);
-      t2.push_back(t.tgt[i]);
-    }
-    t.src.swap(s2);
-    t.tgt.swap(t2);
-  }
-  return t;
 }
 
 // --init-from: the weights of a model file whose config equals this run's (vocab sizes aside).
@@ -342,33 +194,42 @@ void init_from(const std::string& path, const Seq2SeqConfig& cfg, const ParamLis
 
 const char* kSeq2SeqAbout =
     "Trains a seq2seq model with attention and writes one model file.\n"
-    "  g2p:   CMUdict spelling -> phonemes (stress stripped unless --stress), split by\n"
-    "         word 90/5/5;\n"
-    "         default: bi-GRU 2x128 encoder, GRU 256 decoder with input feeding,\n"
-    "         additive (Bahdanau) attention, attentional vector 256.\n"
-    "  dates: the 20 input formats of the TensorFlow.js example -> YYYY-MM-DD, 1950-2049,\n"
-    "         split by date 90/5/5; default: the tfjs architecture (embedding 64, LSTM 64\n"
-    "         encoder and decoder, Luong dot attention, Dense 64 tanh, softmax).\n"
-    "Validation during training: greedy WER (g2p) or exact-match error (dates).";
+    "  g2p:     CMUdict spelling -> phonemes (stress stripped unless --stress), split by\n"
+    "           word 90/5/5;\n"
+    "           default: bi-GRU 2x128 encoder, GRU 256 decoder with input feeding,\n"
+    "           additive (Bahdanau) attention, attentional vector 256.\n"
+    "  dates:   the 20 input formats of the TensorFlow.js example -> YYYY-MM-DD, 1950-2049,\n"
+    "           split by date 90/5/5; default: the tfjs architecture (embedding 64, LSTM 64\n"
+    "           encoder and decoder, Luong dot attention, Dense 64 tanh, softmax).\n"
+    "  seq2seq: your own pairs: a UTF-8 file with one 'source<TAB>target' per line\n"
+    "           (--train; --valid/--test files or a seeded --split, 90/5/5 by default);\n"
+    "           characters (Unicode code points) or words per side, vocabularies counted\n"
+    "           from the training pairs (--min-count; rarer tokens and unseen ones become\n"
+    "           <unk>); the g2p architecture by default, or --arch transformer.\n"
+    "Validation during training: greedy WER (g2p) or exact-match error (dates, seq2seq).\n"
+    "seq2seq ends with exact match, token error rate and BLEU-4 on the test pairs.";
 
-// attnlab train g2p | train dates
+// attnlab train g2p | train dates | train seq2seq
 int train_seq2seq(const std::string& task, const Argv& argv) {
-  Args a("train " + task, seq2seq_train_flags());
+  reject_foreign_data_flags(task, argv);
+  Args a("train " + task, seq2seq_train_flags(task));
   a.parse(argv);
   if (a.flag("help")) {
-    std::cout << a.help("attnlab train g2p|dates [flags]", kSeq2SeqAbout);
+    std::cout << a.help("attnlab train " + task + " [flags]", kSeq2SeqAbout);
     return 0;
   }
   if (!a.positional().empty()) throw UsageError("unexpected argument '" + a.positional()[0] + "'");
   if (a.get("arch") != "rnn")
-    throw UsageError("--arch must be rnn or transformer (g2p only), got '" + a.get("arch") + "'");
-  const bool g2p = task == "g2p", stress = a.flag("stress");
-  if (stress && !g2p) throw UsageError("--stress applies to g2p only");
+    throw UsageError("--arch must be rnn or transformer (g2p and seq2seq), got '" + a.get("arch") + "'");
+  check_data_files(a, task);
   TrainScaffold run(a, "train " + task);
   const uint64_t seed = run.seed();
-  const Seq2SeqConfig cfg = seq2seq_config_from(a, g2p);
+  Seq2SeqConfig cfg = seq2seq_config_from(a, task);
+  Seq2SeqData t = load_seq2seq_data(a, task, seed);
+  t.apply(cfg);
+  cfg.validate();
   const std::string out = run.out().empty() ? task + ".safetensors" : run.out();
-  Seq2SeqTask t = load_seq2seq_task(a, cfg, g2p, stress, seed);
+  for (const auto& n : t.notes) run.note(n);
 
   Seq2Seq m(cfg, t.sv, t.tv, seed);
   ParamList ps;
@@ -390,7 +251,8 @@ int train_seq2seq(const std::string& task, const Argv& argv) {
                    {"schedule", a.get("schedule")}, {"warmup", sched.warmup},
                    {"clip", a.get("clip")}, {"label_smoothing", a.get("label-smoothing")},
                    {"init_from", a.get("init-from")}};
-  if (stress) run_json["stress"] = true;  // only when set: older runs keep their ids
+  if (task == "g2p" && a.flag("stress")) run_json["stress"] = true;  // only when set: older runs keep their ids
+  if (task == "seq2seq") run_json["data"] = t.meta;
   run.set_run_id(run_json);
   to.checkpoint_meta["run"] = run.run_id();
   nn::Trainer trainer(ps, opt, sched, batcher, to);
@@ -400,62 +262,157 @@ int train_seq2seq(const std::string& task, const Argv& argv) {
            std::to_string(trainer.total_steps()) + " steps, " + std::to_string(ps.count()) +
            " parameters, config " + cfg.to_json());
 
-  auto save_model = [&]() {
+  auto save_model = [&](const json& scores) {
     std::map<std::string, std::string> mm = t.meta;
     mm["trained_steps"] = std::to_string(trainer.step());
     mm["train_seconds"] = std::to_string(run.elapsed());
     mm["run"] = run.run_id();
+    if (!scores.is_null()) mm["scores"] = scores.dump();
     run.write(out, m.save({run.dtype(), mm}));
   };
   nn::TrainHooks hooks = run.hooks(trainer);
   hooks.step = [&](const std::vector<size_t>& idx, Rng&) {
     return static_cast<double>(m.train_step(models::make_seq2seq_batch(t.src, t.tgt, idx), smoothing));
   };
-  hooks.evaluate = [&]() {
-    m.reset_decode_plan();  // the weights changed since the last validation
-    if (g2p) return eval_g2p(m, t.gd.dict, t.val_entries, 0, 1).score.wer();
-    return 1.0 - eval_dates(m, t.val_pairs, 0, 1).em.accuracy();
-  };
+  if (t.validate)
+    hooks.evaluate = [&]() {
+      m.reset_decode_plan();  // the weights changed since the last validation
+      return t.validate(m, models::DecodePrecision::Int8);
+    };
   hooks.on_event = [&](const nn::TrainEvent& ev) {
-    save_model();
-    const char* what = g2p ? "val_wer" : "val_exact_err";
+    save_model(nullptr);
+    char val[64] = "n/a";
+    if (ev.has_eval) std::snprintf(val, sizeof val, "%.4f", ev.eval);
     char buf[256];
     std::snprintf(buf, sizeof buf,
-                  "epoch %zu step %zu  loss %.4f  %s %.4f  lr %.2e  %.0f samples/s  %.0fs",
-                  ev.epoch + 1, ev.step, ev.loss, what, ev.eval, ev.lr, ev.samples_per_s,
+                  "epoch %zu step %zu  loss %.4f  %s %s  lr %.2e  %.0f samples/s  %.0fs",
+                  ev.epoch + 1, ev.step, ev.loss, t.val_name.c_str(), val, ev.lr, ev.samples_per_s,
                   run.elapsed());
-    run.event({{"step", ev.step}, {"epoch", ev.epoch + 1}, {"loss", ev.loss}, {what, ev.eval},
+    run.event({{"step", ev.step}, {"epoch", ev.epoch + 1}, {"loss", ev.loss},
+               {t.val_name, ev.has_eval ? json(ev.eval) : json(nullptr)},
                {"lr", ev.lr}, {"samples_per_s", ev.samples_per_s}},
               buf);
   };
   run.run(trainer, hooks);
-  save_model();
+  m.reset_decode_plan();
+  const json scores = final_pair_scores(run, m, t);
+  save_model(scores);
   char buf[320];
   std::snprintf(buf, sizeof buf, "saved %s (%zu parameters, %s) after %zu steps, %.0f s of training",
                 out.c_str(), ps.count(), io::dtype_name(run.dtype()), trainer.step(), run.elapsed());
-  run.done({{"model", out}, {"steps", trainer.step()}, {"params", ps.count()}}, buf);
+  json done = {{"model", out}, {"steps", trainer.step()}, {"params", ps.count()}};
+  if (!scores.is_null()) done["scores"] = scores;
+  if (task == "seq2seq") done["data"] = json::parse(t.meta.at("data_stats"));  // pairs per split, skipped lines
+  run.done(done, buf);
   return 0;
 }
 
 }  // namespace
 
-int cmd_train_g2p(const Argv& argv) {
+namespace {
+// g2p and seq2seq: --arch transformer hands the arguments to the Transformer command
+int train_rnn_or_transformer(const std::string& task, const Argv& argv) {
   for (size_t i = 0; i < argv.size(); ++i)
     if (argv[i] == "--arch=transformer" ||
         (argv[i] == "--arch" && i + 1 < argv.size() && argv[i + 1] == "transformer")) {
-      Argv t{"g2p"};
+      Argv t{task};
       t.insert(t.end(), argv.begin(), argv.end());
       return cmd_train_transformer(t);
     }
-  return train_seq2seq("g2p", argv);
+  return train_seq2seq(task, argv);
 }
+}  // namespace
+
+int cmd_train_g2p(const Argv& argv) { return train_rnn_or_transformer("g2p", argv); }
+int cmd_train_seq2seq_pairs(const Argv& argv) { return train_rnn_or_transformer("seq2seq", argv); }
 int cmd_train_dates(const Argv& argv) { return train_seq2seq("dates", argv); }
 
+// attnlab example-pairs: numbers in words <-> digits as TSV on stdout (or --out)
+int cmd_example_pairs(const Argv& argv) {
+  Args a("example-pairs", {{"lang", "en|zh", "en", "English words or Chinese numerals"},
+                           {"direction", "words-digits|digits-words", "words-digits", "which side is the source"},
+                           {"count", "N", "5000", "pairs (distinct numbers)"},
+                           {"max", "N", "99999", "largest number (en: up to 999999, zh: up to 99999999)"},
+                           {"seed", "N", "1", "seed of the numbers drawn"},
+                           {"out", "PATH", "", "file to write (default: stdout)"}});
+  a.parse(argv);
+  if (a.flag("help")) {
+    std::cout << a.help("attnlab example-pairs [flags] > pairs.tsv",
+                        "Writes generated pairs to try 'attnlab train seq2seq' on: distinct numbers drawn\n"
+                        "from 0..max, one 'source<TAB>target' line each, e.g.\n"
+                        "  en: forty two thousand seven<TAB>42007   zh: 四万二千零七<TAB>42007");
+    return 0;
+  }
+  if (!a.positional().empty()) throw UsageError("unexpected argument '" + a.positional()[0] + "'");
+  const std::string lang = a.get("lang"), dir = a.get("direction");
+  if (lang != "en" && lang != "zh") throw UsageError("--lang must be en or zh, got '" + lang + "'");
+  if (dir != "words-digits" && dir != "digits-words")
+    throw UsageError("--direction must be words-digits or digits-words, got '" + dir + "'");
+  const uint64_t max = a.u64("max", 1, lang == "en" ? 999999 : 99999999);
+  const std::string text = data::pairs_tsv(
+      data::number_pairs(a.u64("count", 1, 10000000), max, a.u64("seed"), lang, dir));
+  if (a.get("out").empty()) {
+    std::cout << text;
+  } else {
+    io::write_bytes(a.get("out"), std::vector<uint8_t>(text.begin(), text.end()));  // atomic
+  }
+  return 0;
+}
+
 // ---------------------------------------------------------------- eval / predict
+namespace {
+// eval of a model trained on the user's pairs: exact match, token error rate and BLEU on --test
+// (or the test pairs the model records), greedy and with --beam
+int eval_pairs_model(const Args& a, const io::SafeTensors& st, const models::Translator& m, json j,
+                     models::DecodePrecision prec, float alpha, size_t limit, size_t beam) {
+  const std::string path = j["model"].get<std::string>();
+  const char* pname = precision_name(prec);
+  for (const char* f : {"data", "split", "heads"})
+    if (a.given(f))
+      throw UsageError(std::string("--") + f + " applies to G2P and dates models; this one was trained on "
+                       "your pairs (score them with --test FILE)");
+  std::string source;
+  const std::vector<data::TextPair> pairs =
+      tsv_eval_pairs(io::model_info(st).extra, a.get("test"), a.flag("skip-bad"), &source);
+  if (pairs.empty())
+    throw UsageError(source.empty() ? "this model records no test pairs: give --test FILE"
+                                    : source + ": no pairs to score");
+  models::DecodeOptions o;
+  o.precision = prec;
+  o.length_alpha = alpha;
+  o.head_maps = false;
+  std::vector<PairScore> evs = {score_pairs(m, pairs, o, limit)};
+  if (a.given("beam") && beam > 1) {
+    o.beam = beam;
+    evs.push_back(score_pairs(m, pairs, o, limit));
+  }
+  j.erase("split");
+  j.erase("split_seed");
+  j["test"] = source;
+  j["greedy"] = evs[0].to_json();
+  if (evs.size() > 1) {
+    j["beam"] = evs[1].to_json();
+    j["beam"]["width"] = beam;
+  }
+  if (a.flag("json")) {
+    std::cout << j.dump() << std::endl;
+  } else {
+    std::printf("%s: %s (%s decoder)\n", path.c_str(), source.c_str(), pname);
+    std::printf("  greedy: %s\n", pair_score_line(evs[0]).c_str());
+    if (evs.size() > 1) std::printf("  beam %zu: %s\n", beam, pair_score_line(evs[1]).c_str());
+  }
+  return 0;
+}
+}  // namespace
+
 int cmd_eval_seq2seq(const models::ModelFile& file, const Argv& argv) {
   Args a("eval", {{"model", "PATH", "", "seq2seq model file"},
                   {"data", "PATH", data::kCmudictRelPath, "g2p: CMUdict text"},
-                  {"split", "NAME", "test", "test or valid"},
+                  {"split", "NAME", "test", "g2p, dates: test or valid"},
+                  {"test", "PATH", "", "seq2seq from your pairs: the pairs to score (UTF-8, "
+                                       "'source<TAB>target'); default: the model's test file or "
+                                       "the test part of its recorded --split"},
+                  {"skip-bad", "", "", "seq2seq from your pairs: skip malformed lines of --test"},
                   {"beam", "N", "4", "beam width of the beam-search evaluation (g2p: run unless 0; "
                                      "dates: run when given)"},
                   {"limit", "N", "0", "only the first N words (g2p) or dates (dates) of the split"},
@@ -472,12 +429,18 @@ int cmd_eval_seq2seq(const models::ModelFile& file, const Argv& argv) {
                         "G2P: word and phoneme error rate (any alternate pronunciation counts\n"
                         "as correct) on the split, greedy and beam; a model trained with\n"
                         "--stress is scored with stress and again with stress stripped.\n"
-                        "Dates: exact-match accuracy per input format (greedy; beam with --beam).");
+                        "Dates: exact-match accuracy per input format (greedy; beam with --beam).\n"
+                        "Your pairs (attnlab train seq2seq): exact match, token error rate (edit\n"
+                        "distance / reference tokens) and corpus BLEU-4 (sacreBLEU's, on the\n"
+                        "model's target tokens), greedy and with --beam.");
     return 0;
   }
   const std::string& path = file.source;
   const io::SafeTensors& st = file.tensors;
   auto m = models::load_translator(st);
+  if ((a.given("test") || a.given("skip-bad")) && st.meta("data") != "tsv")
+    throw UsageError("--test FILE (and --skip-bad) score models trained on your pairs; this one was trained on " +
+                     st.meta("data") + " (use --split test|valid)");
   const uint64_t split_seed = std::stoull(st.meta("split_seed", "1234"));
   const std::string which = a.get("split");
   if (which != "test" && which != "valid") throw UsageError("--split must be test or valid");
@@ -491,6 +454,9 @@ int cmd_eval_seq2seq(const models::ModelFile& file, const Argv& argv) {
     const bool stress = st.meta("stress", "0") == "1";
     const G2PData gd = load_g2p(a.get("data"), split_seed, stress);
     const auto& entries = which == "test" ? gd.split.test : gd.split.valid;
+    if (entries.empty())
+      throw Error(a.get("data") + ": the " + which + " split (seed " + std::to_string(split_seed) +
+                  ") holds no words, so there is nothing to score");
     const G2PEval g = eval_g2p(*m, gd.dict, entries, limit, 1, alpha, prec);
     const G2PEval b = beam ? eval_g2p(*m, gd.dict, entries, limit, beam, alpha, prec) : G2PEval{};
     j["words"] = g.words;
@@ -563,6 +529,7 @@ int cmd_eval_seq2seq(const models::ModelFile& file, const Argv& argv) {
     }
     return 0;
   }
+  if (st.meta("data") == "tsv") return eval_pairs_model(a, st, *m, j, prec, alpha, limit, beam);
   throw Error(path + ": unknown data '" + st.meta("data") + "' in the model's metadata");
 }
 

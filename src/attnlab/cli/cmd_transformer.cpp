@@ -11,6 +11,7 @@
 
 #include "attnlab/cli/args.hpp"
 #include "attnlab/cli/commands.hpp"
+#include "attnlab/cli/seq2seq_data.hpp"
 #include "attnlab/cli/train_scaffold.hpp"
 #include "attnlab/data/cmudict.hpp"
 #include "attnlab/eval/seq_metrics.hpp"
@@ -24,12 +25,10 @@ namespace attnlab::cli {
 namespace {
 using json = nlohmann::json;
 
-std::vector<FlagSpec> transformer_train_flags() {
-  return {
-      {"arch", "transformer", "transformer", "model kind (this command: transformer)"},
-      {"data", "PATH", data::kCmudictRelPath, "CMUdict text (cmudict-0.7b format)"},
-      {"split-seed", "N", "1234", "seed of the train/valid/test split (90/5/5 by word)"},
-      {"stress", "", "", "keep CMUdict's stress digits"},
+std::vector<FlagSpec> transformer_train_flags(const std::string& task) {
+  std::vector<FlagSpec> f = {{"arch", "transformer", "transformer", "model kind (this command: transformer)"}};
+  for (FlagSpec& x : seq2seq_data_flags(task)) f.push_back(std::move(x));
+  const std::vector<FlagSpec> model = {
       {"d-model", "N", "128", "model width E"},
       {"heads", "N", "4", "attention heads (E must be a multiple)"},
       {"ff", "N", "512", "feed-forward width"},
@@ -40,7 +39,6 @@ std::vector<FlagSpec> transformer_train_flags() {
       {"post-norm", "", "", "post-norm layers (the 2017 paper); default pre-norm"},
       {"pos", "sinusoidal|learned", "sinusoidal", "positional encoding"},
       {"tied", "", "", "output projection tied to the target embedding (default: separate)"},
-      {"max-train", "N", "0", "use only a seeded sample of N training pairs (0 = all)"},
       {"schedule", "NAME", "cosine", "decay after warm-up: constant, cosine, linear or step"},
       {"label-smoothing", "F", "0.1", "label smoothing of the token cross-entropy"},
       {"disagree-subspace", "W", "0", "weight of the subspace similarity penalty (Li et al. 2018)"},
@@ -50,8 +48,9 @@ std::vector<FlagSpec> transformer_train_flags() {
       {"disagree-on", "LIST", "enc,dec,cross", "attentions the penalties apply to (comma list of "
                                                "enc, dec, cross)"},
       {"eval-every", "N", "0", "validate every N steps (0 = every epoch)"},
-      {"val-size", "N", "1000", "validation words used during training (greedy WER)"},
   };
+  f.insert(f.end(), model.begin(), model.end());
+  return f;
 }
 
 
@@ -69,29 +68,35 @@ int cmd_train_transformer(const std::vector<std::string>& argv) {
   d.warmup = "2000";
   d.clip = "1";
   d.checkpoint_every = "500";
-  Args a("train", with_common_train_flags(transformer_train_flags(), d));
-  std::vector<std::string> rest(argv.begin() + 1, argv.end());
-  a.parse(rest);
   const std::string task = argv.at(0);
+  if (task != "g2p" && task != "seq2seq")
+    throw UsageError("--arch transformer is available for g2p and seq2seq, got '" + task + "'");
+  if (task == "seq2seq") d.out = "seq2seq.safetensors";
+  std::vector<std::string> rest(argv.begin() + 1, argv.end());
+  reject_foreign_data_flags(task, rest);
+  Args a("train " + task, with_common_train_flags(transformer_train_flags(task), d));
+  a.parse(rest);
   if (a.flag("help")) {
     std::cout << a.help(
-        "attnlab train g2p --arch transformer [flags]",
-        "Trains a Transformer seq2seq (Vaswani et al. 2017) on CMUdict spelling -> phonemes,\n"
-        "on the split, vocabularies and scorer of the RNN g2p models, and writes one model\n"
-        "file. Optional disagreement penalties (Li et al. 2018) make heads differ: subspace\n"
-        "(values), position (attention matrices) and output (heads' outputs), each a weight.\n"
-        "Validation during training: greedy WER.");
+        "attnlab train " + task + " --arch transformer [flags]",
+        "Trains a Transformer seq2seq (Vaswani et al. 2017) and writes one model file:\n"
+        "  g2p:     CMUdict spelling -> phonemes, on the split, vocabularies and scorer of\n"
+        "           the RNN g2p models (validation: greedy WER);\n"
+        "  seq2seq: your own 'source<TAB>target' pairs, tokens and vocabularies as for the\n"
+        "           RNN (validation: greedy exact-match error; at the end exact match, token\n"
+        "           error rate and BLEU-4 on the test pairs).\n"
+        "Optional disagreement penalties (Li et al. 2018) make heads differ: subspace\n"
+        "(values), position (attention matrices) and output (heads' outputs), each a weight.");
     return 0;
   }
   if (!a.positional().empty()) throw UsageError("unexpected argument '" + a.positional()[0] + "'");
-  if (task != "g2p") throw UsageError("--arch transformer is available for g2p only, got '" + task + "'");
   if (a.get("arch") != "transformer") throw UsageError("--arch must be transformer here");
-  TrainScaffold run(a, "train g2p --arch transformer");
-  const bool stress = a.flag("stress");
+  check_data_files(a, task);
+  TrainScaffold run(a, "train " + task + " --arch transformer");
+  const bool stress = task == "g2p" && a.flag("stress");
   const uint64_t seed = run.seed(), split_seed = a.u64("split-seed");
 
   models::TransformerConfig cfg;
-  cfg.task = "g2p";
   cfg.d_model = a.u64("d-model", 1, 4096);
   cfg.nhead = a.u64("heads", 1, 256);
   cfg.dim_feedforward = a.u64("ff", 1, 65536);
@@ -102,11 +107,8 @@ int cmd_train_transformer(const std::vector<std::string>& argv) {
   cfg.norm_first = !a.flag("post-norm");
   cfg.pos = a.get("pos");
   cfg.tie_output = a.flag("tied");
-  cfg.max_src_len = 40;
-  cfg.max_tgt_len = 40;
-  cfg.output_sep = " ";
   try {
-    cfg.validate();
+    cfg.validate();  // the model flags, before the data is read
   } catch (const Error& e) {
     throw UsageError(e.what());
   }
@@ -134,42 +136,15 @@ int cmd_train_transformer(const std::vector<std::string>& argv) {
   const io::DType dtype = run.dtype();
   const std::string out = run.out();
 
-  // data: the RNN g2p models' split and vocabularies
-  data::CmuOptions copt;
-  copt.keep_stress = stress;
-  const data::CmuDict dict = data::load_cmudict(a.get("data"), copt);
-  const data::CmuSplit split = data::split_cmudict(dict, split_seed);
-  const data::Vocab sv = data::grapheme_vocab(), tv = data::phoneme_vocab(stress);
-  std::vector<std::vector<int>> src, tgt;
-  for (const auto& p : data::make_g2p_pairs(dict, split.train, sv, tv)) {
-    if (p.src.size() > cfg.max_src_len || p.tgt.size() > cfg.max_tgt_len) continue;
-    src.push_back(p.src);
-    tgt.push_back(p.tgt);
-  }
-  const size_t val_size = a.u64("val-size", 1, 1 << 24);
-  const std::vector<size_t> val(split.valid.begin(),
-                                split.valid.begin() + long(std::min(val_size, split.valid.size())));
+  Seq2SeqData data = load_seq2seq_data(a, task, seed);
+  data.apply(cfg);
+  cfg.validate();
+  const auto& src = data.src;
+  const auto& tgt = data.tgt;
   const size_t max_train = a.u64("max-train");
-  if (max_train && max_train < src.size()) {
-    std::vector<size_t> idx(src.size());
-    for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
-    Rng r(seed + 99);
-    r.shuffle(idx);
-    idx.resize(max_train);
-    std::sort(idx.begin(), idx.end());
-    std::vector<std::vector<int>> s2, t2;
-    for (size_t i : idx) {
-      s2.push_back(src[i]);
-      t2.push_back(tgt[i]);
-    }
-    src.swap(s2);
-    tgt.swap(t2);
-  }
-  std::map<std::string, std::string> meta{{"split_seed", std::to_string(split_seed)},
-                                          {"data", "cmudict"},
-                                          {"stress", stress ? "1" : "0"}};
+  for (const auto& n : data.notes) run.note(n);
 
-  models::TransformerSeq2Seq m(cfg, sv, tv, seed);
+  models::TransformerSeq2Seq m(cfg, data.sv, data.tv, seed);
   ParamList ps;
   m.collect(ps);
   nn::LrSchedule sched = run.schedule(a);
@@ -182,7 +157,7 @@ int cmd_train_transformer(const std::vector<std::string>& argv) {
   nn::TrainOptions to = run.train_options(batcher.num_batches());
   to.eval_every = a.u64("eval-every");
   sched.total = to.epochs * batcher.num_batches();
-  const json run_json = {{"task", task},          {"arch", "transformer"},
+  json run_json = {{"task", task},          {"arch", "transformer"},
                          {"config", cfg.to_json()}, {"seed", seed},
                          {"split_seed", split_seed}, {"stress", stress},
                          {"batch", batch},         {"epochs", to.epochs},
@@ -191,18 +166,20 @@ int cmd_train_transformer(const std::vector<std::string>& argv) {
                          {"clip", a.get("clip")},  {"label_smoothing", a.get("label-smoothing")},
                          {"disagree", {w.subspace, w.position, w.output}},
                          {"disagree_on", a.get("disagree-on")}};
+  if (task == "seq2seq") run_json["data"] = data.meta;
   run.set_run_id(run_json);
   const std::string run_id = run.run_id();
   to.checkpoint_meta["run"] = run_id;
   nn::Trainer trainer(ps, opt, sched, batcher, to);
   run.resume(trainer);
-  run.note("g2p transformer: " + std::to_string(src.size()) + " training pairs, " +
+  run.note(task + " transformer: " + std::to_string(src.size()) + " training pairs, " +
            std::to_string(batcher.num_batches()) + " batches/epoch, " +
            std::to_string(trainer.total_steps()) + " steps, " + std::to_string(ps.count()) +
            " parameters, config " + m.config().to_json());
 
-  auto save_model = [&]() {
-    std::map<std::string, std::string> mm = meta;
+  auto save_model = [&](const json& scores) {
+    std::map<std::string, std::string> mm = data.meta;
+    if (!scores.is_null()) mm["scores"] = scores.dump();
     mm["trained_steps"] = std::to_string(trainer.step());
     mm["train_seconds"] = std::to_string(run.elapsed());
     mm["run"] = run_id;
@@ -213,27 +190,20 @@ int cmd_train_transformer(const std::vector<std::string>& argv) {
   hooks.step = [&](const std::vector<size_t>& idx, Rng& rng) {
     return double(m.train_step(models::make_seq2seq_batch(src, tgt, idx), lo, rng, &last_info));
   };
-  hooks.evaluate = [&]() {
-    eval::G2PScore sc;
-    models::DecodeOptions o;
-    o.head_maps = false;
-    o.precision = models::DecodePrecision::F32;  // validation in training arithmetic
-    for (size_t e : val) {
-      const data::CmuEntry& en = dict.entries[e];
-      data::Pron hyp;
-      if (en.word.size() <= cfg.max_src_len) hyp = m.translate(en.word, o).tokens;
-      sc.add(hyp, en.prons);
-    }
-    return sc.wer();
-  };
+  if (data.validate)  // validation in training arithmetic
+    hooks.evaluate = [&]() { return data.validate(m, models::DecodePrecision::F32); };
   hooks.on_event = [&](const nn::TrainEvent& ev) {
-    save_model();
+    save_model(nullptr);
     const auto& i = last_info;
+    char val[64] = "n/a";
+    if (ev.has_eval) std::snprintf(val, sizeof val, "%.4f", ev.eval);
     char buf[256];
     std::snprintf(buf, sizeof buf,
-                  "epoch %zu step %zu  loss %.4f  val_wer %.4f  lr %.2e  %.0f samples/s  %.0fs",
-                  ev.epoch + 1, ev.step, ev.loss, ev.eval, ev.lr, ev.samples_per_s, run.elapsed());
-    run.event({{"step", ev.step}, {"epoch", ev.epoch + 1}, {"loss", ev.loss}, {"val_wer", ev.eval},
+                  "epoch %zu step %zu  loss %.4f  %s %s  lr %.2e  %.0f samples/s  %.0fs",
+                  ev.epoch + 1, ev.step, ev.loss, data.val_name.c_str(), val, ev.lr, ev.samples_per_s,
+                  run.elapsed());
+    run.event({{"step", ev.step}, {"epoch", ev.epoch + 1}, {"loss", ev.loss},
+               {data.val_name, ev.has_eval ? json(ev.eval) : json(nullptr)},
                {"lr", ev.lr}, {"samples_per_s", ev.samples_per_s}, {"last_batch_ce", i.ce},
                {"last_batch_penalty", i.penalty},
                {"sim_enc", {i.enc_self.subspace, i.enc_self.position, i.enc_self.output}},
@@ -242,11 +212,15 @@ int cmd_train_transformer(const std::vector<std::string>& argv) {
               buf);
   };
   run.run(trainer, hooks);  // progress bar, --max-steps, final checkpoint
-  save_model();
+  const json scores = final_pair_scores(run, m, data);
+  save_model(scores);
   char buf[256];
   std::snprintf(buf, sizeof buf, "saved %s (%zu parameters, %s) after %zu steps, %.0f s of training",
                 out.c_str(), ps.count(), io::dtype_name(dtype), trainer.step(), run.elapsed());
-  run.done({{"model", out}, {"steps", trainer.step()}, {"params", ps.count()}}, buf);
+  json done = {{"model", out}, {"steps", trainer.step()}, {"params", ps.count()}};
+  if (!scores.is_null()) done["scores"] = scores;
+  if (task == "seq2seq") done["data"] = json::parse(data.meta.at("data_stats"));  // pairs per split, skipped lines
+  run.done(done, buf);
   return 0;
 }
 

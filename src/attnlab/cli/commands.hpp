@@ -47,12 +47,14 @@ int cmd_train_toy(const Argv& args);
 int cmd_train_g2p(const Argv& args);
 int cmd_train_transformer(const Argv& args);  // train g2p --arch transformer (from cmd_train_g2p)
 int cmd_train_dates(const Argv& args);
+int cmd_train_seq2seq_pairs(const Argv& args);  // attnlab train seq2seq (the user's TSV pairs)
 int cmd_train_han(const Argv& args);
 int cmd_train_mmoe(const Argv& args);
 int cmd_train_din(const Argv& args);
 int cmd_train_autoint(const Argv& args);
 int cmd_train_lm(const Argv& args);  // Transformer-XL character LM (cmd_lm.cpp)
-int cmd_generate(const Argv& args);  // attnlab generate --model LM-FILE ...
+int cmd_generate(const Argv& args);
+int cmd_example_pairs(const Argv& args);  // attnlab example-pairs: generated TSV pairs  // attnlab generate --model LM-FILE ...
 
 // Per-kind eval / predict on a model file read once by the dispatcher.
 int cmd_eval_toy(const models::ModelFile& f, const Argv& args);

@@ -23,6 +23,8 @@ const std::vector<TrainCommand>& train_commands() {
        cmd_train_toy},
       {"g2p", "seq2seq", "seq2seq with attention: CMUdict spelling -> phonemes", cmd_train_g2p},
       {"dates", "seq2seq", "seq2seq with attention: 20 date formats -> YYYY-MM-DD", cmd_train_dates},
+      {"seq2seq", "seq2seq", "seq2seq with attention (RNN or Transformer) on your own TSV pairs",
+       cmd_train_seq2seq_pairs},
       {"han", "han", "hierarchical attention network: SpamAssassin spam vs ham", cmd_train_han},
       {"mmoe", "mmoe", "multi-task mixture of experts on the MMoE paper's synthetic data",
        cmd_train_mmoe},
@@ -64,6 +66,7 @@ std::string main_help() {
          "  average         average the parameters of model files of one architecture\n"
          "  generate        continue a prompt with a character language model (attnlab generate --help)\n"
          "  models          list the model kinds (--json for the machine-readable list)\n"
+         "  example-pairs   write generated TSV pairs (numbers in words <-> digits) to try 'train seq2seq'\n"
          "  bench           measure training throughput on this machine\n"
          "  experiment mmoe the MMoE paper's synthetic experiment, softmax vs attention gates\n"
          "  help [command]  show help (also: attnlab <command> --help)\n"
@@ -113,7 +116,8 @@ int main(int argc, char** argv) {
   const std::vector<std::pair<std::string, int (*)(const Argv&)>> commands = {
       {"train", cmd_train},       {"eval", cmd_eval},     {"predict", cmd_predict},
       {"describe", cmd_describe}, {"models", cmd_models}, {"bench", cmd_bench},
-      {"experiment", cmd_experiment}, {"generate", cmd_generate}, {"average", cmd_average}};
+      {"experiment", cmd_experiment}, {"generate", cmd_generate}, {"average", cmd_average},
+      {"example-pairs", cmd_example_pairs}};
   try {
     if (args.empty()) {
       std::cerr << main_help();
@@ -133,7 +137,8 @@ int main(int argc, char** argv) {
     for (const auto& c : commands)
       if (cmd == c.first) return c.second(rest);
     throw UsageError("unknown command '" + cmd +
-                     "' (commands: train, eval, predict, describe, average, models, generate, bench, experiment, help)");
+                     "' (commands: train, eval, predict, describe, average, models, generate, example-pairs, "
+                     "bench, experiment, help)");
   } catch (const UsageError& e) {
     std::cerr << "attnlab: usage error: " << e.what() << "\n";
     return 2;

@@ -90,11 +90,13 @@ const std::vector<KindCommands>& kind_commands() {
        "loss, token accuracy and exact match on generated sequences",
        "greedy decoding of tokens given as arguments (--json: attention too)"},
       {"seq2seq", cmd_eval_seq2seq, cmd_predict_seq2seq,
-       "G2P: WER/PER greedy and beam on CMUdict; dates: exact match per format",
-       "translate a word or date (--beam, --precision; --json: probs and attention)"},
+       "G2P: WER/PER greedy and beam on CMUdict; dates: exact match per format; your pairs "
+       "(--test FILE): exact match, token error rate, BLEU",
+       "translate a word, date or text (--beam, --precision; --json: probs and attention)"},
       {"transformer-seq2seq", cmd_eval_seq2seq, cmd_predict_seq2seq,
-       "G2P: WER/PER greedy and beam on CMUdict (int8, int16 or float32 decoding)",
-       "translate a word (--beam; --json: probs and attention)"},
+       "G2P: WER/PER greedy and beam on CMUdict (int8, int16 or float32 decoding); your pairs "
+       "(--test FILE): exact match, token error rate, BLEU",
+       "translate a word or text (--beam; --json: probs and attention)"},
       {"han", cmd_eval_han, cmd_predict_han,
        "accuracy, precision, recall, F1, ROC-AUC on SpamAssassin, beside a tf-idf baseline",
        "classify a message with sentence and word weights (--input TEXT or --file PATH)"},

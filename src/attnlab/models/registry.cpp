@@ -14,14 +14,16 @@ const std::vector<ModelKind>& model_kinds() {
        load_toy_reverse_model},
       {"seq2seq", "RNN seq2seq with attention",
        "Encoder-decoder (GRU or LSTM, uni- or bidirectional) with additive, general, dot, "
-       "scaled-dot or local-p attention: grapheme-to-phoneme on CMUdict, date normalization.",
-       "attnlab train g2p | attnlab train dates",
+       "scaled-dot or local-p attention: grapheme-to-phoneme on CMUdict, date normalization, "
+       "or the user's own TSV pairs.",
+       "attnlab train g2p | attnlab train dates | attnlab train seq2seq",
        R"J({"text": "...", "beam": 1, "max_len": 0, "alpha": 0.6, "precision": "int8|int16|f32"})J",
        load_seq2seq_model},
       {"transformer-seq2seq", "Transformer seq2seq",
        "Transformer encoder-decoder (Vaswani et al. 2017) with optional disagreement "
-       "regularization of its heads (Li et al. 2018): grapheme-to-phoneme on CMUdict.",
-       "attnlab train g2p --arch transformer",
+       "regularization of its heads (Li et al. 2018): grapheme-to-phoneme on CMUdict, or the "
+       "user's own TSV pairs.",
+       "attnlab train g2p --arch transformer | attnlab train seq2seq --arch transformer",
        R"J({"text": "...", "beam": 1, "max_len": 0, "alpha": 0.6})J",
        load_transformer_seq2seq_model},
       {"han", "hierarchical attention network",

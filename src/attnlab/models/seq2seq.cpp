@@ -47,6 +47,8 @@ std::string Seq2SeqConfig::to_json() const {
             {"output_sep", output_sep},
             {"src_vocab", src_vocab},
             {"tgt_vocab", tgt_vocab}};
+  if (!src_tokens.empty()) j["src_tokens"] = src_tokens;  // only when set: older files unchanged
+  if (!tgt_tokens.empty()) j["tgt_tokens"] = tgt_tokens;
   return j.dump();
 }
 
@@ -74,6 +76,8 @@ Seq2SeqConfig Seq2SeqConfig::from_json(const std::string& s) {
   r.size("max_tgt_len", c.max_tgt_len, 0, kAny);
   r.boolean("uppercase", c.uppercase);
   r.string("output_sep", c.output_sep);
+  r.string("src_tokens", c.src_tokens);
+  r.string("tgt_tokens", c.tgt_tokens);
   r.size("src_vocab", c.src_vocab, 0, kAny);
   r.size("tgt_vocab", c.tgt_vocab, 0, kAny);
   c.validate();
@@ -81,6 +85,8 @@ Seq2SeqConfig Seq2SeqConfig::from_json(const std::string& s) {
 }
 
 void Seq2SeqConfig::validate() const {
+  check_token_unit(src_tokens, "seq2seq config: src_tokens");
+  check_token_unit(tgt_tokens, "seq2seq config: tgt_tokens");
   ATTNLAB_CHECK(rnn == "gru" || rnn == "lstm", "seq2seq config: rnn must be 'gru' or 'lstm', got '",
                 rnn, "'");
   if (score != "local_p") {
@@ -385,70 +391,8 @@ float Seq2Seq::run(const Seq2SeqBatch& b, bool bw, float smoothing, std::vector<
   return loss;
 }
 
-// ---------------------------------------------------------------- text
-namespace {
-// The UTF-8 character starting at byte i as "'é' (U+00E9)", and its length in
-// bytes (1 for a byte that starts no valid sequence, shown as "byte 0xC3").
-std::string describe_char(const std::string& text, size_t i, size_t* len) {
-  const auto u = static_cast<unsigned char>(text[i]);
-  char buf[32];
-  size_t n = u < 0x80 ? 1 : (u >> 5) == 6 ? 2 : (u >> 4) == 14 ? 3 : (u >> 3) == 30 ? 4 : 0;
-  uint32_t cp = n == 1 ? u : n == 2 ? (u & 0x1f) : n == 3 ? (u & 0x0f) : (u & 0x07);
-  for (size_t k = 1; k < n; ++k) {
-    if (i + k >= text.size() || (static_cast<unsigned char>(text[i + k]) >> 6) != 2) { n = 0; break; }
-    cp = (cp << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3f);
-  }
-  if (n == 0) {
-    *len = 1;
-    std::snprintf(buf, sizeof buf, "byte 0x%02X (not UTF-8)", u);
-    return buf;
-  }
-  *len = n;
-  if (cp >= 0x20 && cp < 0x7f) return "'" + text.substr(i, 1) + "'";
-  std::snprintf(buf, sizeof buf, " (U+%04X)", static_cast<unsigned>(cp));
-  if (cp < 0x80) {  // ASCII control character
-    char hex[8];
-    std::snprintf(hex, sizeof hex, "\\x%02X", static_cast<unsigned>(cp));
-    return hex + std::string(buf);
-  }
-  if (cp < 0xa0) return std::string(buf + 2, buf + std::strlen(buf) - 1);  // C1 control: U+0085
-  return "'" + text.substr(i, n) + "'" + buf;
-}
-}  // namespace
-
-std::vector<int> encode_chars(const std::string& text, const data::Vocab& vocab, bool uppercase,
-                              size_t max_len) {
-  ATTNLAB_CHECK(!text.empty(), "empty input: expected 1..", max_len, " characters");
-  ATTNLAB_CHECK(text.size() <= max_len, "input too long: ", text.size(),
-                " characters, this model accepts at most ", max_len);
-  std::vector<int> ids;
-  ids.reserve(text.size());
-  for (size_t i = 0; i < text.size(); ++i) {
-    char ch = text[i];
-    if (uppercase && ch >= 'a' && ch <= 'z') ch = static_cast<char>(ch - 'a' + 'A');
-    const std::string tok(1, ch);
-    if (!vocab.contains(tok) || vocab.id(tok) < 4) {
-      size_t pos = 0;  // in characters, not bytes
-      for (size_t j = 0; j < i;) {
-        size_t len = 1;
-        describe_char(text, j, &len);
-        j += len;
-        ++pos;
-      }
-      size_t len = 1;
-      const std::string shown = describe_char(text, i, &len);
-      std::string known;
-      for (size_t j = 4; j < vocab.size(); ++j) known += vocab.token(int(j));
-      throw Error("unknown character " + shown + " at position " + std::to_string(pos) +
-                  " of the input (this model knows: " + known + ")");
-    }
-    ids.push_back(vocab.id(tok));
-  }
-  return ids;
-}
-
 std::vector<int> Seq2Seq::encode_input(const std::string& text) const {
-  return encode_chars(text, src_, cfg_.uppercase, cfg_.max_src_len);
+  return encode_text(text, src_, cfg_.src_tokens, cfg_.uppercase, cfg_.max_src_len);
 }
 
 Translation Seq2Seq::translate(const std::string& text, const DecodeOptions& o) const {
@@ -598,14 +542,8 @@ Seq2Seq::Stepper Seq2Seq::f32_stepper(const InferCtx& ctx) const {
 
 Translation Seq2Seq::decode(const std::vector<int>& src, const DecodeOptions& o) const {
   // src: (S) ids -> best output under beam search (beam 1 = greedy)
-  ATTNLAB_CHECK(!src.empty(), "empty input: expected 1..", cfg_.max_src_len, " tokens");
-  ATTNLAB_CHECK(src.size() <= cfg_.max_src_len, "input too long: ", src.size(),
-                " tokens, this model accepts at most ", cfg_.max_src_len);
+  check_source_ids(src, src_.size(), cfg_.max_src_len, !cfg_.src_tokens.empty());
   ATTNLAB_CHECK(o.beam >= 1 && o.beam <= 64, "beam width must be in [1, 64], got ", o.beam);
-  for (size_t i = 0; i < src.size(); ++i)
-    ATTNLAB_CHECK(src[i] >= 4 && size_t(src[i]) < src_.size(), "source id ", src[i],
-                  " at position ", i, " is not a symbol of the vocabulary (4..",
-                  src_.size() - 1, ")");
   const size_t S = src.size(), V = tgt_.size();
   const size_t max_len = o.max_len ? o.max_len : cfg_.max_tgt_len;
   const size_t K = o.beam;
@@ -630,25 +568,6 @@ Translation Seq2Seq::decode(const std::vector<int>& src, const DecodeOptions& o)
   };
   return translation_from(beam_search(bs, K, max_len, o.length_alpha), src, src_, tgt_,
                           cfg_.output_sep);
-}
-
-Translation translation_from(const BeamHyp& h, const std::vector<int>& src,
-                             const data::Vocab& src_vocab, const data::Vocab& tgt_vocab,
-                             const std::string& sep) {
-  Translation r;
-  r.ids = h.ids;
-  r.probs = h.probs;
-  r.eos_prob = h.done ? h.eos_prob : 0.f;
-  r.logprob = h.logp;
-  r.attention = h.attn;
-  r.rows = h.ids.size();
-  r.cols = src.size();
-  for (size_t i = 0; i < h.ids.size(); ++i) {
-    r.tokens.push_back(tgt_vocab.token(h.ids[i]));
-    r.text += (i ? sep : std::string()) + r.tokens.back();
-  }
-  for (int id : src) r.input_tokens.push_back(src_vocab.token(id));
-  return r;
 }
 
 // ---------------------------------------------------------------- files

@@ -31,7 +31,10 @@
 //   * more than config.max_src_len chars -> error naming the length and the limit
 //   * a character not in the source vocabulary -> error naming the character (printable,
 //     or as \xNN) and its 0-based position, e.g. "unknown character '3' at position 2"
-// Nothing is mapped to <unk> silently.
+// Nothing is mapped to <unk> silently in those models. Models trained on the user's pairs
+// (config src_tokens "char" or "word", `attnlab train seq2seq`) split the input into code
+// points or words and map a token outside their vocabulary to <unk>: their vocabularies
+// come from open data, so an unseen token is expected, not an error.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -66,6 +69,10 @@ struct Seq2SeqConfig {
   size_t max_tgt_len = 40;         // default decode limit (tokens, without </s>)
   bool uppercase = true;           // a-z -> A-Z before lookup
   std::string output_sep = " ";    // joins output tokens into text
+  // How text becomes tokens (models trained on the user's pairs): "char" (Unicode code
+  // points) or "word" (whitespace-separated); unknown tokens become <unk>. Empty (the
+  // shipped G2P and dates models): one byte per token, unknown characters are an error.
+  std::string src_tokens, tgt_tokens;
   size_t src_vocab = 0, tgt_vocab = 0;  // filled from the vocabularies
 
   size_t enc_out() const { return enc_hidden * (bidirectional ? 2 : 1); }
@@ -137,6 +144,16 @@ struct Translation {
 // the error contract above (empty, too long, unknown character with its position).
 std::vector<int> encode_chars(const std::string& text, const data::Vocab& vocab, bool uppercase,
                               size_t max_len);
+// Text -> source ids by the config's tokens (`tokens` "char" | "word": data::split_tokens,
+// unknown tokens -> <unk>; empty input or more than max_len tokens is an Error; "" falls
+// back to encode_chars). Shared by every seq2seq kind.
+std::vector<int> encode_text(const std::string& text, const data::Vocab& vocab,
+                             const std::string& tokens, bool uppercase, size_t max_len);
+// decode()'s check of source ids: 1..max_len ids, each a vocabulary symbol (>= 4), or <unk>
+// when allow_unk (models with config src_tokens). Shared by every seq2seq kind.
+void check_source_ids(const std::vector<int>& src, size_t vocab_size, size_t max_len, bool allow_unk);
+// "", "char" or "word", else an Error naming `what`.
+void check_token_unit(const std::string& tokens, const char* what);
 // A beam-search result as a Translation (tokens, text joined with sep, input tokens).
 Translation translation_from(const BeamHyp& h, const std::vector<int>& src,
                              const data::Vocab& src_vocab, const data::Vocab& tgt_vocab,

@@ -66,6 +66,8 @@ std::string TransformerConfig::to_json() const {
             {"output_sep", output_sep},
             {"src_vocab", src_vocab},
             {"tgt_vocab", tgt_vocab}};
+  if (!src_tokens.empty()) j["src_tokens"] = src_tokens;  // only when set: older files unchanged
+  if (!tgt_tokens.empty()) j["tgt_tokens"] = tgt_tokens;
   return j.dump();
 }
 
@@ -89,6 +91,8 @@ TransformerConfig TransformerConfig::from_json(const std::string& s) {
     c.max_tgt_len = j.at("max_tgt_len").get<size_t>();
     c.uppercase = j.value("uppercase", c.uppercase);
     c.output_sep = j.value("output_sep", c.output_sep);
+    c.src_tokens = j.value("src_tokens", c.src_tokens);
+    c.tgt_tokens = j.value("tgt_tokens", c.tgt_tokens);
     c.src_vocab = j.value("src_vocab", size_t(0));
     c.tgt_vocab = j.value("tgt_vocab", size_t(0));
   } catch (const json::exception& e) {
@@ -101,6 +105,8 @@ TransformerConfig TransformerConfig::from_json(const std::string& s) {
 }
 
 void TransformerConfig::validate() const {
+  check_token_unit(src_tokens, "transformer config: src_tokens");
+  check_token_unit(tgt_tokens, "transformer config: tgt_tokens");
   auto in = [](size_t v, size_t lo, size_t hi) { return v >= lo && v <= hi; };
   ATTNLAB_CHECK(in(d_model, 1, 4096) && in(nhead, 1, 256) && d_model % nhead == 0,
                 "transformer config: d_model (", d_model, ") must be in [1, 4096] and a multiple of "
@@ -418,7 +424,7 @@ float TransformerSeq2Seq::run(const Seq2SeqBatch& b, bool bw, const TransformerL
 
 // ---------------------------------------------------------------- inference
 std::vector<int> TransformerSeq2Seq::encode_input(const std::string& text) const {
-  return encode_chars(text, src_, cfg_.uppercase, cfg_.max_src_len);
+  return encode_text(text, src_, cfg_.src_tokens, cfg_.uppercase, cfg_.max_src_len);
 }
 
 Translation TransformerSeq2Seq::translate(const std::string& text, const DecodeOptions& o) const {
@@ -445,13 +451,7 @@ std::vector<float> TransformerSeq2Seq::encode_one(const std::vector<int>& src,
 Translation TransformerSeq2Seq::decode(const std::vector<int>& src, const DecodeOptions& o,
                                        bool kv_cache) const {
   // src: (S) ids -> best output under beam search (beam 1 = greedy)
-  ATTNLAB_CHECK(!src.empty(), "empty input: expected 1..", cfg_.max_src_len, " tokens");
-  ATTNLAB_CHECK(src.size() <= cfg_.max_src_len, "input too long: ", src.size(),
-                " tokens, this model accepts at most ", cfg_.max_src_len);
-  for (size_t i = 0; i < src.size(); ++i)
-    ATTNLAB_CHECK(src[i] >= 4 && size_t(src[i]) < src_.size(), "source id ", src[i],
-                  " at position ", i, " is not a symbol of the vocabulary (4..", src_.size() - 1,
-                  ")");
+  check_source_ids(src, src_.size(), cfg_.max_src_len, !cfg_.src_tokens.empty());
   const size_t S = src.size(), V = tgt_.size(), E = cfg_.d_model, H = cfg_.nhead;
   const size_t Ld = dec_.size();
   const size_t max_len = o.max_len ? o.max_len : cfg_.max_tgt_len;

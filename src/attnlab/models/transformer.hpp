@@ -56,6 +56,7 @@ struct TransformerConfig {
   size_t max_tgt_len = 40;          // default decode limit (tokens, without </s>)
   bool uppercase = true;
   std::string output_sep = " ";
+  std::string src_tokens, tgt_tokens;  // as Seq2SeqConfig: "char" | "word" | "" (bytes)
   size_t src_vocab = 0, tgt_vocab = 0;  // filled from the vocabularies
 
   attention::TransformerLayerConfig layer() const;

@@ -1,0 +1,485 @@
+#include "attnlab/cli/seq2seq_data.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+
+#include "attnlab/cli/train_scaffold.hpp"
+#include "attnlab/core/rng.hpp"
+
+namespace attnlab::cli {
+
+using json = nlohmann::json;
+
+namespace {
+
+// A fixed, seeded sample of `n` items of a list (order of the list kept).
+template <class T>
+std::vector<T> sample_of(const std::vector<T>& v, size_t n, uint64_t seed) {
+  if (n == 0 || n >= v.size()) return v;
+  std::vector<size_t> idx(v.size());
+  for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+  Rng r(seed);
+  r.shuffle(idx);
+  idx.resize(n);
+  std::sort(idx.begin(), idx.end());
+  std::vector<T> out;
+  for (size_t i : idx) out.push_back(v[i]);
+  return out;
+}
+
+data::Pron strip_pron(const data::Pron& p) {
+  data::Pron out;
+  for (const auto& ph : p) out.push_back(data::strip_stress(ph));
+  return out;
+}
+std::vector<data::Pron> strip_prons(const std::vector<data::Pron>& ps) {
+  std::vector<data::Pron> out;
+  for (const auto& p : ps) out.push_back(strip_pron(p));
+  return out;
+}
+
+const char* kTasks = "g2p, dates or seq2seq";
+
+data::TsvPairs read_pairs(const std::string& path, bool skip_bad, const char* flag) {
+  try {
+    data::TsvOptions o;
+    o.skip_bad = skip_bad;
+    return data::load_tsv_pairs(path, o);
+  } catch (const Error& e) {
+    throw Error(std::string(flag) + ": " + e.what());
+  }
+}
+
+std::string count_str(size_t n) {
+  std::string s = std::to_string(n);
+  for (long i = long(s.size()) - 3; i > 0; i -= 3) s.insert(size_t(i), ",");
+  return s;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- flags
+std::vector<FlagSpec> seq2seq_data_flags(const std::string& task) {
+  if (task == "g2p")
+    return {{"data", "PATH", data::kCmudictRelPath, "CMUdict text (cmudict-0.7b format)"},
+            {"split-seed", "N", "1234", "seed of the train/valid/test split (90/5/5 by word)"},
+            {"stress", "", "", "keep CMUdict's stress digits (vowels as AH0/AH1/AH2)"},
+            {"max-train", "N", "0", "use only a seeded sample of N training pairs (0 = all)"},
+            {"val-size", "N", "1000", "validation words used during training (greedy WER)"}};
+  if (task == "dates")
+    return {{"split-seed", "N", "1234", "seed of the train/valid/test split (90/5/5 by date)"},
+            {"max-train", "N", "0", "use only a seeded sample of N training pairs (0 = all)"},
+            {"val-size", "N", "1000", "validation pairs used during training (exact-match error)"}};
+  if (task == "seq2seq")
+    return {{"train", "PATH", "", "training pairs: UTF-8 text, one 'source<TAB>target' per line (required)"},
+            {"valid", "PATH", "", "validation pairs (same format); default: a part of --train by --split"},
+            {"test", "PATH", "", "test pairs, scored at the end (same format)"},
+            {"split", "T/V/T", "", "split --train by source text into train/valid/test, e.g. 90/5/5 "
+                                   "(the default when neither --valid nor --test is given)"},
+            {"split-seed", "N", "1234", "seed of --split"},
+            {"src-tokens", "char|word", "char", "source tokens: characters (Unicode code points) or "
+                                                "whitespace-separated words"},
+            {"tgt-tokens", "char|word", "char", "target tokens (outputs are joined with '' for char, "
+                                                "' ' for word)"},
+            {"min-count", "N", "1", "tokens seen fewer times in the training pairs become <unk>"},
+            {"skip-bad", "", "", "skip malformed lines (no tab, empty side, invalid UTF-8) and count "
+                                 "them instead of stopping at the first"},
+            {"max-src-len", "N", "0", "longest source in tokens (0 = the longest training source + 25%); "
+                                      "longer training pairs are left out"},
+            {"max-tgt-len", "N", "0", "longest target in tokens (0 = the longest training target + 25%)"},
+            {"max-train", "N", "0", "use only a seeded sample of N training pairs (0 = all)"},
+            {"val-size", "N", "1000", "validation pairs used during training (exact-match error)"}};
+  throw UsageError("unknown seq2seq task '" + task + "' (expected " + kTasks + ")");
+}
+
+void reject_foreign_data_flags(const std::string& task, const std::vector<std::string>& argv) {
+  const std::vector<FlagSpec> own = seq2seq_data_flags(task);
+  for (const std::string& t : {std::string("g2p"), std::string("dates"), std::string("seq2seq")}) {
+    if (t == task) continue;
+    for (const FlagSpec& f : seq2seq_data_flags(t)) {
+      bool mine = false;
+      for (const FlagSpec& o : own) mine = mine || o.name == f.name;
+      if (mine) continue;
+      for (const std::string& a : argv)
+        if (a == "--" + f.name || a.rfind("--" + f.name + "=", 0) == 0) {
+          std::string why = "'attnlab train " + task + "' takes no --" + f.name;
+          if (task == "dates")
+            why += ": the dates task generates its own data (every day 1950-2049 in 20 formats)";
+          else if (task == "g2p")
+            why += ": the g2p task reads CMUdict (--data)";
+          else
+            why += ": it reads your pairs from --train (and --valid/--test or --split)";
+          if (task != "seq2seq") why += "; to train on your own pairs use 'attnlab train seq2seq --train FILE'";
+          throw UsageError(why);
+        }
+    }
+  }
+}
+
+void check_data_files(const Args& a, const std::string& task) {
+  const std::vector<const char*> flags =
+      task == "seq2seq" ? std::vector<const char*>{"train", "valid", "test"} : task == "g2p" ? std::vector<const char*>{"data"} : std::vector<const char*>{};
+  for (const char* f : flags) {
+    if (!a.given(f) || a.get(f).empty()) continue;
+    std::ifstream in(a.get(f), std::ios::binary);
+    if (!in) throw Error(std::string("--") + f + " " + a.get(f) + ": cannot open the file (does it exist?)");
+  }
+}
+
+// ---------------------------------------------------------------- scores
+void PairScore::add(const std::vector<std::string>& hyp, const std::vector<std::string>& ref) {
+  em.add(hyp, ref);
+  edits += eval::edit_distance(hyp, ref);
+  ref_tokens += ref.size();
+  bleu.add(hyp, ref);
+}
+
+json PairScore::to_json() const {
+  if (pairs() == 0) return {{"pairs", 0}};
+  const eval::BleuResult b = bleu.result();
+  return {{"pairs", pairs()},
+          {"exact_match", em.accuracy()},
+          {"token_error_rate", token_error_rate()},
+          {"bleu", b.score},
+          {"bleu_precisions", b.precisions},
+          {"bleu_bp", b.bp},
+          {"too_long", too_long},
+          {"seconds", seconds}};
+}
+
+std::string pair_score_line(const PairScore& s) {
+  if (s.pairs() == 0) return "n/a (no pairs to score)";
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "exact match %.2f%%  token error rate %.2f%%  BLEU %.2f  (%s pairs",
+                100 * s.em.accuracy(), 100 * s.token_error_rate(), s.bleu.result().score,
+                count_str(s.pairs()).c_str());
+  std::string line = buf;
+  if (s.too_long) line += ", " + count_str(s.too_long) + " over the length limit";
+  std::snprintf(buf, sizeof buf, ", %.1f s)", s.seconds);
+  return line + buf;
+}
+
+PairScore score_pairs(const models::Translator& m, const std::vector<data::TextPair>& pairs,
+                      const models::DecodeOptions& o, size_t limit) {
+  PairScore s;
+  const auto t0 = std::chrono::steady_clock::now();
+  const json cfg = json::parse(m.config_json());
+  const std::string tt = cfg.value("tgt_tokens", std::string("char"));
+  const data::TokenUnit unit = data::parse_token_unit(tt.empty() ? "char" : tt);
+  const size_t n = limit ? std::min(limit, pairs.size()) : pairs.size();
+  for (size_t i = 0; i < n; ++i) {
+    std::vector<std::string> hyp;
+    try {
+      hyp = m.translate(pairs[i].src, o).tokens;
+    } catch (const Error&) {
+      // an input over the length limit (or empty after tokenizing): nothing to say
+      ++s.too_long;
+    }
+    s.add(hyp, data::split_tokens(pairs[i].tgt, unit));
+  }
+  s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return s;
+}
+
+namespace {
+// decoding for bulk scoring: no per-head attention maps
+models::DecodeOptions scoring_options(size_t beam, float alpha, models::DecodePrecision precision) {
+  models::DecodeOptions o;
+  o.precision = precision;
+  o.beam = beam;
+  o.length_alpha = alpha;
+  o.head_maps = false;
+  return o;
+}
+}  // namespace
+
+G2PEval eval_g2p(const models::Translator& m, const data::CmuDict& dict, const std::vector<size_t>& entries,
+                 size_t limit, size_t beam, float alpha, models::DecodePrecision precision) {
+  G2PEval e;
+  const auto t0 = std::chrono::steady_clock::now();
+  const models::DecodeOptions o = scoring_options(beam, alpha, precision);
+  const size_t n = limit ? std::min(limit, entries.size()) : entries.size();
+  for (size_t i = 0; i < n; ++i) {
+    const data::CmuEntry& en = dict.entries[entries[i]];
+    data::Pron hyp;
+    if (en.word.size() <= m.max_src_len()) hyp = m.translate(en.word, o).tokens;
+    e.score.add(hyp, en.prons);
+    if (dict.keep_stress) e.stripped.add(strip_pron(hyp), strip_prons(en.prons));
+  }
+  e.words = n;
+  e.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return e;
+}
+
+DateEval eval_dates(const models::Translator& m, const std::vector<data::DatePair>& pairs, size_t limit,
+                    size_t beam, float alpha, models::DecodePrecision precision) {
+  DateEval e;
+  const auto t0 = std::chrono::steady_clock::now();
+  const models::DecodeOptions o = scoring_options(beam, alpha, precision);
+  const size_t n = limit ? std::min(limit, pairs.size()) : pairs.size();
+  for (size_t i = 0; i < n; ++i) {
+    const std::string out = m.translate(pairs[i].input, o).text;
+    e.em.add(out, pairs[i].output, size_t(pairs[i].format));
+  }
+  e.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return e;
+}
+
+// ---------------------------------------------------------------- loading
+namespace {
+
+void load_g2p(const Args& a, Seq2SeqData& d, size_t val_size) {
+  const bool stress = a.flag("stress");
+  const uint64_t split_seed = a.u64("split-seed");
+  data::CmuOptions opt;
+  opt.keep_stress = stress;
+  auto dict = std::make_shared<data::CmuDict>(data::load_cmudict(a.get("data"), opt));
+  const data::CmuSplit split = data::split_cmudict(*dict, split_seed);
+  d.sv = data::grapheme_vocab();
+  d.tv = data::phoneme_vocab(stress);
+  d.meta["data"] = "cmudict";
+  d.meta["stress"] = stress ? "1" : "0";
+  d.meta["data_stats"] = data::cmudict_stats_json(data::cmudict_stats(*dict, split), -1);
+  for (const auto& p : data::make_g2p_pairs(*dict, split.train, d.sv, d.tv)) {
+    if (p.src.size() > d.max_src_len || p.tgt.size() > d.max_tgt_len) continue;
+    d.src.push_back(p.src);
+    d.tgt.push_back(p.tgt);
+  }
+  const auto& valid = split.valid;
+  const std::vector<size_t> val(valid.begin(), valid.begin() + long(std::min(val_size, valid.size())));
+  d.val_name = "val_wer";
+  d.val_count = val.size();
+  if (val.empty()) {  // a tiny dictionary: no word fell in the validation split
+    d.notes.push_back("no validation words in the split: validation is reported as n/a");
+    return;
+  }
+  d.validate = [dict, val](const models::Translator& m, models::DecodePrecision p) {
+    return eval_g2p(m, *dict, val, 0, 1, 0.6f, p).score.wer();
+  };
+}
+
+void load_dates(const Args& a, Seq2SeqData& d, size_t val_size) {
+  const uint64_t split_seed = a.u64("split-seed");
+  const data::DateSplit ds = data::split_dates(data::all_dates(), split_seed);
+  d.sv = data::date_input_vocab();
+  d.tv = data::date_output_vocab();
+  d.max_src_len = 20;
+  d.max_tgt_len = 12;
+  d.output_sep = "";
+  d.meta["data"] = "dates";
+  d.meta["data_stats"] = data::date_stats_json(data::date_stats(data::all_dates(), ds), -1);
+  for (const auto& p : data::make_date_pairs(ds.train)) {
+    d.src.push_back(data::encode_date_chars(d.sv, p.input));
+    d.tgt.push_back(data::encode_date_chars(d.tv, p.output));
+  }
+  const auto val = sample_of(data::make_date_pairs(ds.valid), val_size, split_seed + 7);
+  d.val_name = "val_exact_err";
+  d.val_count = val.size();
+  d.validate = [val](const models::Translator& m, models::DecodePrecision p) {
+    return 1.0 - eval_dates(m, val, 0, 1, 0.6f, p).em.accuracy();
+  };
+}
+
+// FNV-1a (64 bit) over every pair read, as hex: what the run id records of the data itself
+std::string pairs_hash(const std::vector<data::TextPair>& a, const std::vector<data::TextPair>& b,
+                       const std::vector<data::TextPair>& c) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  auto mix = [&](const std::string& s) {
+    for (unsigned char ch : s) {
+      h ^= ch;
+      h *= 0x100000001b3ull;
+    }
+  };
+  for (const auto* v : {&a, &b, &c}) {
+    for (const auto& p : *v) mix(p.src + "\t" + p.tgt + "\n");
+    mix("\f");
+  }
+  char buf[20];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+size_t longest(const std::vector<data::TextPair>& ps, data::TokenUnit u, bool src) {
+  size_t n = 0;
+  for (const auto& p : ps) n = std::max(n, data::split_tokens(src ? p.src : p.tgt, u).size());
+  return n;
+}
+
+void load_tsv(const Args& a, Seq2SeqData& d, size_t val_size) {
+  if (a.get("train").empty())
+    throw UsageError("train seq2seq needs --train FILE (UTF-8, one 'source<TAB>target' per line); "
+                     "see 'attnlab train seq2seq --help'");
+  const bool skip_bad = a.flag("skip-bad");
+  const bool held_out_files = a.given("valid") || a.given("test");
+  if (a.given("split") && held_out_files)
+    throw UsageError("give either --split or --valid/--test, not both");
+  data::TokenUnit su, tu;
+  try {
+    su = data::parse_token_unit(a.get("src-tokens"));
+    tu = data::parse_token_unit(a.get("tgt-tokens"));
+  } catch (const Error& e) {
+    throw UsageError(std::string("--src-tokens/--tgt-tokens: ") + e.what());
+  }
+  const size_t min_count = a.u64("min-count", 1, 1u << 30);
+  const uint64_t split_seed = a.u64("split-seed");
+  // every file is read (and its lines checked) before any training starts
+  const data::TsvPairs tr = read_pairs(a.get("train"), skip_bad, "--train");
+  data::TsvPairs va, te;
+  if (a.given("valid")) va = read_pairs(a.get("valid"), skip_bad, "--valid");
+  if (a.given("test")) te = read_pairs(a.get("test"), skip_bad, "--test");
+  auto skipped_note = [&](const char* flag, const data::TsvPairs& p) {
+    if (!p.skipped) return;
+    std::string s = std::string(flag) + ": skipped " + count_str(p.skipped) + " malformed line(s) of " +
+                    count_str(p.lines);
+    for (const auto& ex : p.skipped_examples) s += "\n  " + ex;
+    d.notes.push_back(s);
+  };
+  skipped_note("--train", tr);
+  skipped_note("--valid", va);
+  skipped_note("--test", te);
+  std::vector<data::TextPair> train = tr.pairs;
+  std::string split = a.get("split");
+  if (split.empty() && !held_out_files) split = "90/5/5";
+  if (!split.empty()) {
+    data::SplitFractions f;
+    try {
+      f = data::parse_split_fractions(split);
+    } catch (const Error& e) {
+      throw UsageError(std::string("--split: ") + e.what());
+    }
+    data::PairSplit ps = data::split_pairs(tr.pairs, split_seed, f);
+    train = std::move(ps.train);
+    d.valid = std::move(ps.valid);
+    d.test = std::move(ps.test);
+    d.meta["split"] = split;
+  } else {
+    d.valid = va.pairs;
+    d.test = te.pairs;
+  }
+  if (train.empty())
+    throw Error("--train " + a.get("train") + ": no training pairs" +
+                (tr.pairs.empty() ? std::string(" in the file") : " left after the split (" + split + ")"));
+  std::vector<std::vector<std::string>> st, tt;
+  for (const auto& p : train) {
+    st.push_back(data::split_tokens(p.src, su));
+    tt.push_back(data::split_tokens(p.tgt, tu));
+  }
+  d.sv = data::build_token_vocab(st, min_count);
+  d.tv = data::build_token_vocab(tt, min_count);
+  const size_t ls = longest(train, su, true), lt = longest(train, tu, false);
+  d.max_src_len = a.u64("max-src-len") ? a.u64("max-src-len", 1, 100000) : std::min<size_t>(100000, ls + (ls + 3) / 4);
+  d.max_tgt_len = a.u64("max-tgt-len") ? a.u64("max-tgt-len", 1, 100000) : std::min<size_t>(100000, lt + (lt + 3) / 4);
+  d.uppercase = false;
+  d.src_tokens = data::token_unit_name(su);
+  d.tgt_tokens = data::token_unit_name(tu);
+  d.output_sep = tu == data::TokenUnit::Word ? " " : "";
+  size_t too_long = 0;
+  for (size_t i = 0; i < train.size(); ++i) {
+    if (st[i].size() > d.max_src_len || tt[i].size() > d.max_tgt_len) {
+      ++too_long;
+      continue;
+    }
+    d.src.push_back(data::encode_tokens(d.sv, st[i]));
+    d.tgt.push_back(data::encode_tokens(d.tv, tt[i]));
+  }
+  if (too_long) d.notes.push_back(count_str(too_long) + " training pair(s) over --max-src-len/--max-tgt-len left out");
+  d.meta["data"] = "tsv";
+  d.meta["pairs_fnv1a64"] = pairs_hash(tr.pairs, va.pairs, te.pairs);  // a resumed run must read the same pairs
+  d.meta["train_file"] = a.get("train");
+  d.meta["valid_file"] = a.get("valid");
+  d.meta["test_file"] = a.get("test");
+  d.meta["split_seed"] = std::to_string(split_seed);
+  d.meta["min_count"] = std::to_string(min_count);
+  d.meta["data_stats"] =
+      json{{"train_pairs", train.size()}, {"valid_pairs", d.valid.size()}, {"test_pairs", d.test.size()},
+           {"skipped_lines", tr.skipped + va.skipped + te.skipped}, {"src_vocab", d.sv.size()},
+           {"tgt_vocab", d.tv.size()}, {"max_src_len", d.max_src_len}, {"max_tgt_len", d.max_tgt_len}}
+          .dump();
+  d.notes.push_back("pairs: " + count_str(train.size()) + " train, " + count_str(d.valid.size()) + " valid, " +
+                    count_str(d.test.size()) + " test; vocabularies: " + count_str(d.sv.size()) + " source " +
+                    a.get("src-tokens") + "s, " + count_str(d.tv.size()) + " target " + a.get("tgt-tokens") +
+                    "s (min count " + std::to_string(min_count) + ", specials included)");
+  d.val_name = "val_exact_err";
+  const auto val = sample_of(d.valid, val_size, split_seed + 7);
+  d.val_count = val.size();
+  if (val.empty()) {
+    d.notes.push_back("no validation pairs: validation is reported as n/a (give --valid FILE or a --split "
+                      "with a validation part)");
+    return;
+  }
+  d.validate = [val](const models::Translator& m, models::DecodePrecision p) {
+    return 1.0 - score_pairs(m, val, scoring_options(1, 0.6f, p)).em.accuracy();
+  };
+}
+
+}  // namespace
+
+Seq2SeqData load_seq2seq_data(const Args& a, const std::string& task, uint64_t seed) {
+  Seq2SeqData d;
+  d.task = task;
+  d.meta["split_seed"] = std::to_string(a.u64("split-seed"));
+  const size_t val_size = a.u64("val-size", 1, 1 << 24);
+  if (task == "g2p") load_g2p(a, d, val_size);
+  else if (task == "dates") load_dates(a, d, val_size);
+  else if (task == "seq2seq") load_tsv(a, d, val_size);
+  else throw UsageError("unknown seq2seq task '" + task + "' (expected " + kTasks + ")");
+  const size_t max_train = a.u64("max-train");
+  if (max_train && max_train < d.src.size()) {  // a seeded sample, in the list's order
+    std::vector<size_t> idx(d.src.size());
+    for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+    Rng r(seed + 99);
+    r.shuffle(idx);
+    idx.resize(max_train);
+    std::sort(idx.begin(), idx.end());
+    std::vector<std::vector<int>> s2, t2;
+    for (size_t i : idx) {
+      s2.push_back(d.src[i]);
+      t2.push_back(d.tgt[i]);
+    }
+    d.src.swap(s2);
+    d.tgt.swap(t2);
+  }
+  return d;
+}
+
+// What a run of any seq2seq architecture does after training: the user's pairs are scored
+// on the test split (or the validation split without one).
+json final_pair_scores(TrainScaffold& run, const models::Translator& m, const Seq2SeqData& d) {
+  if (d.task != "seq2seq") return nullptr;
+  const bool has_test = !d.test.empty();
+  const PairScore s = score_pairs(m, has_test ? d.test : d.valid,
+                                 scoring_options(1, 0.6f, models::DecodePrecision::Int8));
+  const char* which = has_test ? "test" : "valid";
+  run.note(std::string(which) + " (greedy): " + pair_score_line(s));
+  json j = s.to_json();
+  j["split"] = which;
+  return j;
+}
+
+std::vector<data::TextPair> tsv_eval_pairs(const std::map<std::string, std::string>& meta,
+                                           const std::string& test_path, bool skip_bad,
+                                           std::string* source) {
+  auto get = [&](const char* k) {
+    auto it = meta.find(k);
+    return it == meta.end() ? std::string() : it->second;
+  };
+  if (!test_path.empty()) {
+    *source = test_path;
+    return read_pairs(test_path, skip_bad, "--test").pairs;
+  }
+  if (!get("test_file").empty()) {
+    *source = get("test_file") + " (recorded in the model)";
+    return read_pairs(get("test_file"), skip_bad, "test file").pairs;
+  }
+  if (!get("split").empty() && !get("train_file").empty()) {
+    *source = "the test part (" + get("split") + ", seed " + get("split_seed") + ") of " + get("train_file");
+    const data::TsvPairs all = read_pairs(get("train_file"), true, "training file");
+    return data::split_pairs(all.pairs, std::stoull(get("split_seed")), data::parse_split_fractions(get("split")))
+        .test;
+  }
+  return {};
+}
+
+}  // namespace attnlab::cli

@@ -1,0 +1,121 @@
+// The data of a seq2seq training task, one path for every task and architecture:
+//   g2p      CMUdict spelling -> phonemes (fixed vocabularies, split by word)
+//   dates    the 20 date formats -> YYYY-MM-DD (generated, split by date)
+//   seq2seq  the user's TSV pairs (vocabularies counted from the training pairs)
+// `attnlab train g2p|dates|seq2seq` (RNN, cmd_seq2seq.cpp) and `--arch transformer`
+// (cmd_transformer.cpp) read their data flags, training ids, vocabularies, validation and
+// metadata from here; eval scores a model of any task through the same functions.
+#pragma once
+#include <functional>
+#include <memory>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "attnlab/cli/args.hpp"
+#include "attnlab/data/cmudict.hpp"
+#include "attnlab/data/dates.hpp"
+#include "attnlab/data/tsv_pairs.hpp"
+#include "attnlab/eval/bleu.hpp"
+#include "attnlab/eval/seq_metrics.hpp"
+#include "attnlab/models/seq2seq.hpp"
+
+namespace attnlab::cli {
+
+// The data flags of a task (g2p: --data --split-seed --stress --val-size --max-train; dates:
+// --split-seed --val-size --max-train; seq2seq: --train --valid --test --split --split-seed
+// --src-tokens --tgt-tokens --min-count --skip-bad --max-src-len --max-tgt-len --val-size
+// --max-train).
+std::vector<FlagSpec> seq2seq_data_flags(const std::string& task);
+// "train dates --data ..." and the like: a clear error for a data flag the task has none of
+// (call before parsing).
+void reject_foreign_data_flags(const std::string& task, const std::vector<std::string>& argv);
+
+// The data files given on the command line can be opened (an Error naming the flag and the
+// file otherwise): checked right after parsing, before the model flags are judged.
+void check_data_files(const Args& a, const std::string& task);
+
+// Exact match, token error rate (edit distance / reference tokens) and corpus BLEU of
+// translations against one reference each (tokens as the model's target side splits them).
+struct PairScore {
+  eval::ExactMatch em;
+  size_t edits = 0, ref_tokens = 0, too_long = 0;
+  eval::BleuStats bleu;
+  double seconds = 0;
+  void add(const std::vector<std::string>& hyp, const std::vector<std::string>& ref);
+  size_t pairs() const { return em.num_total(); }
+  double token_error_rate() const { return ref_tokens ? double(edits) / double(ref_tokens) : 0.0; }
+  nlohmann::json to_json() const;  // {"pairs": 0} alone when there was nothing to score
+};
+// Greedy (beam 1) or beam decoding of every pair; an input over the model's length limit
+// scores as an empty output (counted in too_long).
+PairScore score_pairs(const models::Translator& m, const std::vector<data::TextPair>& pairs,
+                      const models::DecodeOptions& o, size_t limit = 0);
+// "exact match 98.20%  token error rate 0.61%  BLEU 97.91  (1,000 pairs)" or "n/a (no pairs)"
+std::string pair_score_line(const PairScore& s);
+
+struct Seq2SeqData {
+  std::string task;
+  data::Vocab sv, tv;
+  std::vector<std::vector<int>> src, tgt;  // training pairs as ids, within the length limits
+  std::map<std::string, std::string> meta;  // recorded in the model file
+  // what the model's config takes from the data
+  size_t max_src_len = 40, max_tgt_len = 40;
+  bool uppercase = true;
+  std::string output_sep = " ", src_tokens, tgt_tokens;
+  // validation during training: lower is better; none when there are no validation pairs
+  std::string val_name;  // "val_wer" | "val_exact_err"
+  size_t val_count = 0;
+  std::function<double(const models::Translator&, models::DecodePrecision)> validate;
+  // the user's pairs: the held-out splits (test scored at the end of training)
+  std::vector<data::TextPair> valid, test;
+  std::vector<std::string> notes;  // for the run's notes (split sizes, skipped lines)
+
+  template <class Config>
+  void apply(Config& c) const {
+    c.task = task;
+    c.max_src_len = max_src_len;
+    c.max_tgt_len = max_tgt_len;
+    c.uppercase = uppercase;
+    c.output_sep = output_sep;
+    c.src_tokens = src_tokens;
+    c.tgt_tokens = tgt_tokens;
+  }
+};
+
+// G2P: word and phoneme error rate (any alternate pronunciation is correct), also with stress
+// stripped when the dictionary keeps it. Dates: exact match per input format.
+struct G2PEval {
+  eval::G2PScore score;
+  eval::G2PScore stripped;
+  size_t words = 0;
+  double seconds = 0;
+};
+G2PEval eval_g2p(const models::Translator& m, const data::CmuDict& dict, const std::vector<size_t>& entries,
+                 size_t limit, size_t beam, float alpha = 0.6f,
+                 models::DecodePrecision precision = models::DecodePrecision::Int8);
+struct DateEval {
+  eval::ExactMatch em;
+  double seconds = 0;
+};
+DateEval eval_dates(const models::Translator& m, const std::vector<data::DatePair>& pairs, size_t limit,
+                    size_t beam, float alpha = 0.6f,
+                    models::DecodePrecision precision = models::DecodePrecision::Int8);
+
+// Reads the task's data flags (a must hold seq2seq_data_flags(task)); `seed` seeds --max-train.
+Seq2SeqData load_seq2seq_data(const Args& a, const std::string& task, uint64_t seed);
+
+class TrainScaffold;
+// The end of a run on the user's pairs: greedy scores on the test pairs (the validation pairs
+// without them) as a note; returned as JSON for the done event and the file (null for g2p/dates).
+nlohmann::json final_pair_scores(TrainScaffold& run, const models::Translator& m, const Seq2SeqData& d);
+
+// A TSV model's held-out pairs for eval: --test FILE, or the test part of the split recorded in
+// the model file (reading its training file again). Empty if neither.
+std::vector<data::TextPair> tsv_eval_pairs(const std::map<std::string, std::string>& meta,
+                                           const std::string& test_path, bool skip_bad,
+                                           std::string* source);
+
+}  // namespace attnlab::cli
