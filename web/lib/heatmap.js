@@ -127,6 +127,8 @@ function hatchPattern(g, dpr) {
  *   compact                true: the picture only (thumbnails): no labels, legend,
  *                          keyboard, table or export
  *   name                   base of export file names
+ *   meta                   what the map is of, e.g. { model, input, output }: kept in the
+ *                          JSON export and written under the legend of the PNG and SVG
  */
 export function heatmap(container, values, rows, cols, opts = {}) {
   const {
@@ -413,10 +415,11 @@ export function heatmap(container, values, rows, cols, opts = {}) {
   const expLabel = document.createElement('span');
   expLabel.textContent = 'export';
   exp.append(expLabel);
+  const meta = opts.meta || null;
   const data = () => exportData({ values, rows, cols, rowLabels: Array.from({ length: rows }, (_, r) => rowName(r)),
-    colLabels: Array.from({ length: cols }, (_, c) => colName(c)), rowTitle, colTitle, title, min, max, valueLabel, isMasked });
+    colLabels: Array.from({ length: cols }, (_, c) => colName(c)), rowTitle, colTitle, title, min, max, valueLabel, isMasked, meta });
   const formats = {
-    png: () => exportPng(draw, w, h, { min, max, valueLabel, masked: maskedCount > 0 }, `${base}.png`),
+    png: () => exportPng(draw, w, h, { min, max, valueLabel, masked: maskedCount > 0, meta }, `${base}.png`),
     svg: () => saveAs(`${base}.svg`, toSvg(data(), { layout, rowShown, colShown, colHoriz, colour, decorate }), 'image/svg+xml'),
     csv: () => saveAs(`${base}.csv`, toCsv(data()), 'text/csv'),
     json: () => saveAs(`${base}.json`, JSON.stringify(data(), null, 1), 'application/json'),
@@ -438,7 +441,7 @@ export function heatmap(container, values, rows, cols, opts = {}) {
   return canvas;
 }
 
-function exportData({ values, rows, cols, rowLabels, colLabels, rowTitle, colTitle, title, min, max, valueLabel, isMasked }) {
+function exportData({ values, rows, cols, rowLabels, colLabels, rowTitle, colTitle, title, min, max, valueLabel, isMasked, meta }) {
   const grid = [], masked = [];
   for (let r = 0; r < rows; ++r) {
     const row = [];
@@ -448,7 +451,8 @@ function exportData({ values, rows, cols, rowLabels, colLabels, rowTitle, colTit
     }
     grid.push(row);
   }
-  return { title, rowTitle, colTitle, valueLabel, rows, cols, rowLabels, colLabels, scale: { min, max }, values: grid, masked };
+  const d = { title, rowTitle, colTitle, valueLabel, rows, cols, rowLabels, colLabels, scale: { min, max }, values: grid, masked };
+  return meta ? { meta, ...d } : d;
 }
 
 const csvField = (s) => (/[",\n\r]/.test(String(s)) ? `"${String(s).replace(/"/g, '""')}"` : String(s));
@@ -460,11 +464,19 @@ export function toCsv(d) {
   return `${lines.join('\n')}\n`;
 }
 
+// the lines written under an exported picture's legend: 'key: value' per entry of meta
+const CAPTION_H = 16;
+function captionLines(meta) {
+  if (!meta) return [];
+  return Object.entries(meta).filter(([, v]) => v != null && v !== '')
+    .map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(' ') : String(v)}`.replace(/\s+/g, ' ').slice(0, 160));
+}
+
 const xml = (s) => String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 function toSvg(d, { layout: L, rowShown, colShown, colHoriz, colour, decorate }) {
-  const legendH = 40;
-  const W = Math.max(L.width, 260), H = L.height + legendH;
+  const legendH = 40, caption = captionLines(d.meta);
+  const W = Math.ceil(Math.max(L.width, 260, ...caption.map((l) => l.length * 7 + 12))), H = L.height + legendH + caption.length * CAPTION_H;
   const out = [`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="system-ui, sans-serif" font-size="${LABEL_PX}">`,
     `<title>${xml(d.title || 'heatmap')}</title>`,
     `<defs><pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse"><rect width="6" height="6" fill="${MASK_FILL}"/><path d="M0 6L6 0M-3 3L3 -3M3 9L9 3" stroke="${MASK_LINE}"/></pattern>`,
@@ -499,12 +511,19 @@ function toSvg(d, { layout: L, rowShown, colShown, colHoriz, colour, decorate })
     `<rect x="120" y="${y + 2}" width="100" height="14" fill="url(#ramp)" stroke="${MUTED}"/>`,
     `<text x="226" y="${y + 12}" fill="${INK}">${xml(formatValue(d.scale.max))}</text>`);
   if (d.masked.length) out.push(`<rect x="6" y="${y + 20}" width="14" height="12" fill="url(#hatch)"/><text x="24" y="${y + 30}" fill="${INK}">masked</text>`);
+  caption.forEach((line, i) => out.push(`<text x="6" y="${y + legendH - 8 + (i + 1) * CAPTION_H - 4}" fill="${INK}">${xml(line)}</text>`));
   out.push('</svg>');
   return out.join('\n');
 }
 
-function exportPng(draw, w, h, { min, max, valueLabel, masked }, name) {
-  const legendH = 40, W = Math.max(w, 260), H = h + legendH;
+let g0 = null;  // measures caption text
+
+function exportPng(draw, w, h, { min, max, valueLabel, masked, meta }, name) {
+  const caption = captionLines(meta);
+  g0 ||= document.createElement('canvas').getContext('2d');
+  g0.font = FONT;
+  const legendH = 40, W = Math.ceil(Math.max(w, 260, ...caption.map((l) => g0.measureText(l).width + 12))),
+    H = h + legendH + caption.length * CAPTION_H;
   const c = document.createElement('canvas');
   const dpr = 2;
   c.width = W * dpr;
@@ -532,6 +551,8 @@ function exportPng(draw, w, h, { min, max, valueLabel, masked }, name) {
     g.fillStyle = INK;
     g.fillText('masked', 24, y + 26);
   }
+  g.fillStyle = INK;
+  caption.forEach((line, i) => g.fillText(line, 6, y + legendH - 8 + (i + 1) * CAPTION_H - 8));
   c.toBlob((b) => b && saveAs(name, b, 'image/png'), 'image/png');
 }
 
