@@ -11,6 +11,7 @@ import { init as initPlayground } from './views/playground.js';
 import { init as initLM } from './views/lm.js';
 import { init as initEngine } from './views/engine.js';
 import { init as initOffline } from './views/offline.js';
+import { parseHash, routeState } from './lib/urlstate.js';
 
 const VIEWS = [initTranslate, initHAN, initMMoE, initRecsys, initLM, initPlayground, initEngine, initOffline];
 
@@ -24,23 +25,38 @@ function setStatus(text, error = false) {
   s.classList.toggle('error', error);
 }
 
+// #view?state: the view to show, and its state (lib/urlstate.js). Choosing a
+// view moves the focus to its heading, so keyboard and screen-reader users land
+// on what they chose instead of staying in the navigation.
+let shown = null;
 function route() {
-  const name = (location.hash || '#home').slice(1);
+  const { view, params } = parseHash();
   const views = document.querySelectorAll('.view');
-  let found = false;
+  let el = null;
   for (const v of views) {
-    const on = v.id === `view-${name}`;
+    const on = v.id === `view-${view}`;
     v.hidden = !on;
-    found ||= on;
+    if (on) el = v;
   }
-  if (!found) $('#view-home').hidden = false;
+  if (!el) { el = $('#view-home'); el.hidden = false; }
   for (const a of document.querySelectorAll('nav a')) {
-    if (a.getAttribute('href') === `#${name}`) a.setAttribute('aria-current', 'page');
+    if (a.getAttribute('href') === `#${view}`) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
   }
+  routeState(view, params);
+  if (shown !== null && shown !== el) focusHeading(el);
+  shown = el;
+}
+function focusHeading(view = document.querySelector('.view:not([hidden])')) {
+  const h = view?.querySelector('h2');
+  if (!h) return;
+  h.tabIndex = -1;
+  h.focus();
 }
 addEventListener('hashchange', route);
 route();
+// the skip link goes to the shown view's heading (its own href would change the route)
+$('#skip-link').addEventListener('click', (ev) => { ev.preventDefault(); focusHeading(); });
 
 // offline once loaded (service workers need a secure context: https or localhost)
 if ('serviceWorker' in navigator && window.isSecureContext) {
