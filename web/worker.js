@@ -8,6 +8,7 @@ import { fileBytes } from './lib/offline.js';
 const ready = fileBytes(new URL('./pkg/attnlab.wasm', import.meta.url).href)
   .then((wasmBinary) => load({ wasmBinary }), () => load());
 const models = new Map();  // url -> loaded model (kept for repeated calls)
+let files = 0;  // models opened from the user's files: keys 'file:<n>:<name>'
 
 async function cachedModel(al, cls, url) {
   const key = `${cls}:${url}`;
@@ -87,7 +88,20 @@ const ops = {
     const m = await cachedModel(al, 'Seq2Seq', url);
     const t0 = performance.now();
     const r = m.translate(text, { beam, precision });
-    return { ...r, ms: performance.now() - t0 };
+    return { ...r, ms: performance.now() - t0, task: m.info().config.task };
+  },
+
+  // A model file the user picked (bytes): loaded as cls ('Seq2Seq' or 'HAN'); later calls
+  // name it by the returned url. The previous file of the same class is freed.
+  async openFile(al, { cls, name, bytes }) {
+    if (cls !== 'Seq2Seq' && cls !== 'HAN') throw new Error(`openFile: expected the class 'Seq2Seq' or 'HAN', got '${cls}'`);
+    const m = al[cls].fromBytes(bytes);  // a file of another kind throws with what it found
+    for (const [key, p] of models) {
+      if (key.startsWith(`${cls}:file:`)) { models.delete(key); p.then((x) => x.delete(), () => {}); }
+    }
+    const url = `file:${++files}:${name}`;
+    models.set(`${cls}:${url}`, Promise.resolve(m));
+    return { url, info: cls === 'Seq2Seq' ? m.info() : { kind: 'han', config: m.config } };
   },
 
   // HAN: classify an email with the shipped model
@@ -95,7 +109,7 @@ const ops = {
     const m = await cachedModel(al, 'HAN', url);
     const t0 = performance.now();
     const r = m.classify(text);
-    return { ...r, ms: performance.now() - t0 };
+    return { ...r, ms: performance.now() - t0, maxSentences: m.config.maxSentences, maxWords: m.config.maxWords };
   },
 
   // Continue a prompt with a shipped character LM; each character streams as progress.

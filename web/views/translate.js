@@ -1,10 +1,33 @@
 // Translate view: seq2seq with attention. Type a word (spelling -> sound) or
 // a date (any of 20 formats -> YYYY-MM-DD); see the output tokens with their
 // probabilities and the attention heatmap (rows: outputs, columns: inputs).
+// An error clears the result, its timing and the exports; the input stays when
+// the model changes; a date model's output that is not a calendar date is flagged.
 import { heatmap, download, weightColor } from '../lib/plot.js';
+import { textOn, weightRgb } from '../lib/color.js';
+import { bindState } from '../lib/urlstate.js';
 import { ATTENTIONS, renderHeads } from './heads.js';
 
 const $ = (s) => document.querySelector(s);
+
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October',
+  'November', 'December'];
+
+/** Why text is not a calendar date written YYYY-MM-DD, or '' when it is one. */
+export function dateProblem(text) {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+  if (!m) return `“${text}” is not a date of the form YYYY-MM-DD`;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (mo < 1 || mo > 12) return `${text} is not a calendar date: there is no month ${m[2]}`;
+  const days = new Date(Date.UTC(y, mo, 0)).getUTCDate();  // day 0 of the next month: the last of this one
+  if (d < 1 || d > days) return `${text} is not a calendar date: ${MONTHS[mo - 1]} ${y} has ${days} days`;
+  return '';
+}
+
+// typed arrays as plain arrays in JSON exports
+const plainJson = (v) => JSON.stringify(v, (_k, x) => (ArrayBuffer.isView(x) ? Array.from(x) : x), 1);
+// a model's name in the URL: its folder (models/<name>/model.safetensors)
+const slugOf = (m) => (m.file ? '' : m.url.replace(/\/model\.safetensors$/, '').split('/').pop());
 
 export function init(call, manifest) {
   // RNN and Transformer seq2seq models share the view; Transformers add the head view
@@ -15,13 +38,17 @@ export function init(call, manifest) {
     $('#tr-missing').hidden = false;
     return;
   }
-  sel.replaceChildren(...models.map((m, i) => {
+  const fillModels = () => sel.replaceChildren(...models.map((m, i) => {
     const o = document.createElement('option');
     o.value = String(i);
     o.textContent = m.title;
     return o;
   }));
+  fillModels();
   let timer = null, last = null, seq = 0;
+  // the exports stand for the result on screen: off while there is none (before the first, after an error)
+  const exportsOn = (on) => { $('#tr-png').disabled = !on; $('#tr-json').disabled = !on; };
+  exportsOn(false);
   // head view (Transformer models): attention kind, layer, enlarged head, comparison model
   const hv = { kind: 'cross', layer: '0', selected: null, compare: '', scale: 'shared', r: null, r2: null };
   const transformers = models.filter((m) => m.kind === 'transformer-seq2seq');
@@ -80,11 +107,26 @@ export function init(call, manifest) {
       b.type = 'button';
       b.className = 'chip';
       b.textContent = ex;
-      b.addEventListener('click', () => { $('#tr-input').value = ex; run(); });
+      b.addEventListener('click', () => { $('#tr-input').value = ex; url_.save(); run(); });
       return b;
     }));
     $('#tr-about').textContent = m.about || '';
   };
+  function clearResult(message) {
+    last = null;
+    exportsOn(false);
+    $('#tr-error').textContent = message;
+    $('#tr-warning').textContent = '';
+    $('#tr-output').replaceChildren();
+    $('#tr-output').dataset.text = '';
+    delete $('#tr-output').dataset.dateValid;
+    $('#tr-latency').textContent = '';
+    $('#tr-heatmap').replaceChildren();
+    delete $('#tr-heatmap').dataset.rows;
+    delete $('#tr-heatmap').dataset.cols;
+    hv.r = null;
+    drawHeads();
+  }
   async function run() {
     const m = models[Number(sel.value)];
     const text = $('#tr-input').value;
@@ -94,7 +136,6 @@ export function init(call, manifest) {
     try {
       const r = await call('translate', { url: m.url, text, beam, precision });
       if (my !== seq) return;  // a newer request superseded this one
-      last = { model: m.title, text, beam, precision, ...r, attention: Array.from(r.attention) };
       $('#tr-error').textContent = '';
       const out = $('#tr-output');
       out.replaceChildren(...r.tokens.map((t, i) => {
@@ -102,19 +143,38 @@ export function init(call, manifest) {
         span.className = 'tok';
         span.textContent = t;
         span.title = `p = ${r.probs[i].toFixed(3)}`;
+        const bg = weightRgb(r.probs[i] * 0.6);
         span.style.background = weightColor(r.probs[i] * 0.6);
+        span.style.color = textOn(bg);
         const p = document.createElement('small');
         p.textContent = r.probs[i].toFixed(2);
         span.append(p);
         return span;
       }));
-      out.dataset.text = r.tokens.join(m.join ?? ' ');
-      $('#tr-latency').textContent = `${r.ms.toFixed(2)} ms in wasm (${beam > 1 ? `beam ${beam}` : 'greedy'}, ${precision} weights)`;
+      const output = r.tokens.join(m.join ?? ' ');
+      out.dataset.text = output;
+      // a date model can write a day its month does not have (31 FEB -> 02-31) with high probability
+      const warning = r.task === 'dates' ? dateProblem(output) : '';
+      $('#tr-warning').textContent = warning ? `⚠ ${warning}. The model writes the digits it finds likely and does ` +
+        'not check the calendar: its probabilities say nothing about validity.' : '';
+      if (r.task === 'dates') out.dataset.dateValid = warning ? '0' : '1';
+      else delete out.dataset.dateValid;
+      // beam search: the package returns the best hypothesis and its score, not the other hypotheses
+      const how = beam > 1 ? `beam ${beam}, best hypothesis only (the package does not return the others)` : 'greedy';
+      $('#tr-latency').textContent = `${r.ms.toFixed(2)} ms in wasm (${how}, ${precision} weights) · ` +
+        `log p = ${r.logprob.toFixed(3)} · p(end) = ${r.eosProb.toFixed(3)}`;
+      const input = { text, beam, precision };
+      const meta = { model: m.title, input: text, output, ...(warning ? { warning } : {}) };
+      last = { model: m.title, modelUrl: m.file ? `file: ${m.file}` : m.url, input, output: {
+        text: output, tokens: r.tokens, probs: r.probs, logprob: r.logprob, eosProb: r.eosProb, inputTokens: r.inputTokens,
+        attention: { rows: r.rows, cols: r.cols, values: r.attention }, ...(r.heads ? { heads: r.heads } : {}),
+      }, ...(warning ? { warning } : {}), ms: r.ms };
+      exportsOn(true);
       // hovering a cell (or moving the keyboard cursor) marks its output token
       const hl = (row) => out.querySelectorAll('.tok').forEach((t, i) => t.classList.toggle('hl', i === row));
       heatmap($('#tr-heatmap'), Float32Array.from(r.attention), r.rows, r.cols, {
         rowLabels: r.tokens, colLabels: r.inputTokens, cell: 24, title: `attention of ${m.title}`, name: 'attention',
-        rowTitle: 'output token', colTitle: 'input token', valueLabel: 'attention weight', onHover: (row) => hl(row),
+        rowTitle: 'output token', colTitle: 'input token', valueLabel: 'attention weight', onHover: (row) => hl(row), meta,
       });
       $('#tr-heatmap').dataset.rows = String(r.rows);
       $('#tr-heatmap').dataset.cols = String(r.cols);
@@ -124,26 +184,77 @@ export function init(call, manifest) {
       drawHeads();
     } catch (e) {
       if (my !== seq) return;
-      $('#tr-error').textContent = e.message;
-      $('#tr-output').replaceChildren();
-      $('#tr-output').dataset.text = '';
-      $('#tr-heatmap').replaceChildren();
-      hv.r = null;
-      drawHeads();
+      clearResult(e.message);
     }
   }
   const schedule = () => { clearTimeout(timer); timer = setTimeout(run, 150); };
   $('#tr-input').addEventListener('input', schedule);
   $('#tr-beam').addEventListener('change', run);
   $('#tr-precision').addEventListener('change', run);
-  sel.addEventListener('change', () => { examples(); const m = models[Number(sel.value)]; $('#tr-input').value = m.examples?.[0] ?? ''; run(); });
+  // a new model keeps the input, unless it is empty or an example of the previous model
+  // that the new one does not list (a date example means nothing to a G2P model)
+  let current = models[Number(sel.value)];
+  sel.addEventListener('change', () => {
+    const m = models[Number(sel.value)], input = $('#tr-input');
+    const exampleOfOld = (current.examples || []).includes(input.value) && !(m.examples || []).includes(input.value);
+    if (!input.value.trim() || exampleOfOld) input.value = m.examples?.[0] ?? input.value;
+    current = m;
+    examples();
+    run();
+  });
   $('#hv-kind').addEventListener('change', () => { hv.kind = $('#hv-kind').value; hv.selected = null; drawHeads(); });
   $('#hv-scale').addEventListener('change', () => { hv.scale = $('#hv-scale').value; drawHeads(); });
   $('#hv-layer').addEventListener('change', () => { hv.layer = $('#hv-layer').value; hv.selected = null; drawHeads(); });
   $('#hv-compare').addEventListener('change', () => { hv.compare = $('#hv-compare').value; run(); });
-  $('#tr-png').addEventListener('click', () => $('#tr-heatmap .hm-png')?.click());
-  $('#tr-json').addEventListener('click', () => last && download('translation-attention.json', JSON.stringify(last)));
+  $('#tr-png').addEventListener('click', () => last && $('#tr-heatmap .hm-png')?.click());
+  $('#tr-json').addEventListener('click', () => last && download('translation-attention.json', plainJson(last)));
+
+  // your own model file (a Seq2Seq or Transformer .safetensors written by attnlab), loaded in the worker
+  $('#tr-file').addEventListener('change', async () => {
+    const file = $('#tr-file').files[0];
+    if (!file) return;
+    const note = $('#tr-file-status');
+    note.textContent = `loading ${file.name}…`;
+    try {
+      const bytes = new Uint8Array(await file.arrayBuffer());
+      const { url, info } = await call('openFile', { cls: 'Seq2Seq', name: file.name, bytes });
+      const kind = info.kind === 'transformer-seq2seq' ? 'transformer-seq2seq' : 'seq2seq';
+      const sep = info.config?.output_sep ?? (info.config?.tgt_tokens === 'word' ? ' ' : '');
+      const entry = { kind, title: `your file: ${file.name} (${kind === 'seq2seq' ? 'RNN' : 'Transformer'}, ${info.score || info.config?.score || 'attention'})`,
+        url, file: file.name, join: sep, about: `Loaded from your file ${file.name} (task ${info.config?.task ?? 'unknown'}); it stays in this tab only.`,
+        examples: [] };
+      const at = models.findIndex((x) => x.file);
+      if (at >= 0) models.splice(at, 1, entry); else models.push(entry);
+      if (kind === 'transformer-seq2seq') { transformers.splice(0, transformers.length, ...models.filter((x) => x.kind === 'transformer-seq2seq')); }
+      fillModels();
+      sel.value = String(models.indexOf(entry));
+      current = entry;
+      note.textContent = `${file.name}: loaded (${(file.size / 1024).toFixed(0)} KB).`;
+      examples();
+      url_.save();
+      run();
+    } catch (e) {
+      note.textContent = '';
+      clearResult(`could not load ${file.name}: ${e.message}`);
+    } finally {
+      $('#tr-file').value = '';
+    }
+  });
+
+  // the URL holds the model (by its folder name), the input and the decoding options
+  const url_ = bindState('translate', {
+    model: { el: sel, get: () => slugOf(models[Number(sel.value)]), set: (v) => {
+      const i = v == null ? 0 : models.findIndex((m) => slugOf(m) === v);
+      if (i >= 0) { sel.value = String(i); current = models[i]; examples(); }
+    } },
+    input: { el: '#tr-input', get: () => $('#tr-input').value,
+      set: (v) => { $('#tr-input').value = v ?? models[Number(sel.value)].examples?.[0] ?? ''; } },
+    beam: '#tr-beam', precision: '#tr-precision',
+  }, { apply: run, always: ['model', 'input'] });
   examples();
-  $('#tr-input').value = models[0].examples?.[0] ?? '';
-  run();
+  if (!url_.applied) {
+    $('#tr-input').value = models[0].examples?.[0] ?? '';
+    url_.save();
+    run();
+  }
 }
