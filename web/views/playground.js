@@ -3,9 +3,11 @@
 // score high under dot-product scores. Change anything and the scores, the
 // mask and the softmax weights recompute in the worker.
 import { heatmap, colorLegend, download } from '../lib/plot.js';
+import { bindState } from '../lib/urlstate.js';
 
 const $ = (s) => document.querySelector(s);
 const D = 16;
+export const MAX_WORDS = 24;  // the maps stay readable; more words are cut (and the page says so)
 
 function embed(word) {
   // FNV-1a hash seeds a small LCG: deterministic vector per word
@@ -34,16 +36,38 @@ async function fillScores(call) {
 }
 
 export function init(call, _manifest) {
-  fillScores(call).catch(() => {});
+  const scoresFilled = fillScores(call).catch(() => {});
   const inputs = ['#pg-text', '#pg-score', '#pg-mode', '#pg-window', '#pg-causal', '#pg-valid', '#pg-heads'];
   let timer = null, last = null;
   const schedule = () => { clearTimeout(timer); timer = setTimeout(run, 120); };
   for (const s of inputs) $(s).addEventListener('input', schedule);
 
+  let url_ = null;
+  const exportOn = (on) => { $('#pg-json').disabled = !on; };
+  exportOn(false);
+  // controls that cannot form an invalid combination: the window exists in local modes only
+  // (at least 1), the causal mask in global mode only (a local window already limits the keys)
+  function constrain() {
+    const mode = $('#pg-mode').value, local = mode !== 'global';
+    const win = $('#pg-window');
+    win.disabled = !local;
+    if (!(Number(win.value) >= 1)) win.value = '1';
+    if (Number(win.value) > Number(win.max)) win.value = win.max;
+    win.value = String(Math.round(Number(win.value)));
+    const causal = $('#pg-causal');
+    causal.disabled = local;
+    $('#pg-causal-note').textContent = local ? 'global only: the window already limits the keys' : '';
+    return { mode, window: Number(win.value), causal: !local && causal.checked };
+  }
   async function run() {
-    const words = $('#pg-text').value.trim().split(/\s+/).filter(Boolean).slice(0, 24);
+    const all = $('#pg-text').value.trim().split(/\s+/).filter(Boolean);
+    const words = all.slice(0, MAX_WORDS);
+    $('#pg-cut').textContent = all.length > MAX_WORDS
+      ? `${all.length} words typed: only the first ${MAX_WORDS} are used.` : '';
     const out = $('#pg-out');
-    if (!words.length) { out.textContent = 'type a few words'; return; }
+    const c = constrain();
+    url_?.save();  // with the corrected values
+    if (!words.length) { out.textContent = 'type a few words'; last = null; exportOn(false); return; }
     const T = words.length;
     const x = new Float32Array(T * D);
     words.forEach((w, i) => x.set(embed(w), i * D));
@@ -51,15 +75,14 @@ export function init(call, _manifest) {
     valid.max = String(T);
     if (Number(valid.value) > T || valid.dataset.touched !== '1') valid.value = String(T);
     $('#pg-valid-out').value = `${valid.value} of ${T}`;
-    const mode = $('#pg-mode').value;
-    $('#pg-window').disabled = mode === 'global';
-    const args = { x: Array.from(x), T, D, score: $('#pg-score').value, mode, window: Number($('#pg-window').value),
-      causal: $('#pg-causal').checked, validKeys: Number(valid.value), seed: 1 };
+    const mode = c.mode;
+    const args = { x: Array.from(x), T, D, score: $('#pg-score').value, mode, window: c.window,
+      causal: c.causal, validKeys: Number(valid.value), seed: 1 };
     const heads = Number($('#pg-heads').value);
     try {
       const r = await call('playground', args);
       const m = await call('playground', { x: Array.from(x), T, E: D, heads, causal: args.causal, validKeys: args.validKeys, seed: 1 });
-      last = { words, args, single: r, multihead: m };
+      last = { words, args, heads, single: r, multihead: m };
       const grid = document.createElement('div');
       grid.className = 'pg-grid';
       const panel = (title, values, rows, cols, note = '', opts = {}) => {
@@ -116,7 +139,7 @@ export function init(call, _manifest) {
       dis.textContent = `disagreement terms (Li et al. 2018, lower = heads disagree more): subspace ${d.subspace.toFixed(3)}, ` +
         `position ${d.position.toFixed(3)}, output ${d.output.toFixed(3)}`;
       const h3 = document.createElement('h3');
-      h3.textContent = `multi-head self-attention, ${heads} heads side by side`;
+      h3.textContent = `multi-head self-attention (global, with the causal and padding masks), ${heads} heads side by side`;
       out.replaceChildren(grid, h3, headLegend, heads_, dis);
       out.dataset.rows = String(T);
       const sums = [];
@@ -124,14 +147,34 @@ export function init(call, _manifest) {
       out.dataset.rowSums = JSON.stringify(sums);
       out.dataset.heads = String(heads);
       $('#pg-error').textContent = '';
+      exportOn(true);
     } catch (e) {
+      last = null;
+      exportOn(false);
+      out.replaceChildren();
+      delete out.dataset.rows;
       $('#pg-error').textContent = e.message;
     }
   }
   $('#pg-valid').addEventListener('input', () => { $('#pg-valid').dataset.touched = '1'; });
   $('#pg-json').addEventListener('click', () => last && download('attention.json', JSON.stringify({
-    words: last.words, settings: last.args, scores: Array.from(last.single.scores), mask: Array.from(last.single.mask),
+    words: last.words, settings: { ...last.args, x: undefined, heads: last.heads },
+    embeddings: last.args.x, scores: Array.from(last.single.scores), mask: Array.from(last.single.mask),
     weights: Array.from(last.single.weights), heads: Array.from(last.multihead.heads), disagreement: last.multihead.disagreement,
   })));
-  return run;
+  // the URL holds the words and every option (once the score list is known)
+  return async () => {
+    await scoresFilled;
+    url_ = bindState('playground', {
+      text: '#pg-text', score: '#pg-score', mode: '#pg-mode', window: '#pg-window', causal: '#pg-causal', heads: '#pg-heads',
+      valid: { el: '#pg-valid', get: () => ($('#pg-valid').dataset.touched === '1' ? $('#pg-valid').value : null),
+        set: (v) => {
+          if (v == null) { delete $('#pg-valid').dataset.touched; return; }
+          $('#pg-valid').max = String(MAX_WORDS);
+          $('#pg-valid').dataset.touched = '1';
+          $('#pg-valid').value = v;
+        } },
+    }, { apply: run });
+    if (!url_.applied) run();
+  };
 }
