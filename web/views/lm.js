@@ -4,6 +4,7 @@
 // XL memory (left of the bar, carried over from earlier segments) and the
 // current segment.
 import { heatmap, colorLegend } from '../lib/plot.js';
+import { bindState } from '../lib/urlstate.js';
 
 const $ = (s) => document.querySelector(s);
 const CELL = 12;
@@ -26,6 +27,8 @@ export function init(call, manifest) {
     return;
   }
   let last = null;
+  // the URL holds the model and the generation options (generating is an action: it waits for the button)
+  bindState('lm', { model: '#lm-model', prompt: '#lm-prompt', n: '#lm-n', temperature: '#lm-temp', topk: '#lm-topk', seed: '#lm-seed' });
 
   function showAttention(k) {
     const a = last.attention[k];

@@ -2,6 +2,7 @@
 // loss curves and gate weights; race softmax gates against attention gates.
 import { WorkerClient } from '../lib/client.js';
 import { bars, heatmap, lineChart } from '../lib/plot.js';
+import { bindState } from '../lib/urlstate.js';
 
 const $ = (s, root = document) => root.querySelector(s);
 
@@ -115,6 +116,9 @@ export function init(call, _manifest) {
   $('#mmoe-shipped').addEventListener('click', () => showShipped(call));
   const p = $('#mmoe-p'), out = $('#mmoe-p-out');
   p.addEventListener('input', () => { out.value = Number(p.value).toFixed(2); });
+  // the URL holds the options (training is an action: it waits for the button)
+  bindState('mmoe', { p: '#mmoe-p', gate: '#mmoe-gate', experts: '#mmoe-experts', n: '#mmoe-n', epochs: '#mmoe-epochs', sines: '#mmoe-sines' },
+    { apply: () => { out.value = Number(p.value).toFixed(2); } });
   const runs = $('#mmoe-runs');
   const busy = (on) => { $('#mmoe-train').disabled = on; $('#mmoe-race').disabled = on; };
   $('#mmoe-form').addEventListener('submit', async (ev) => {

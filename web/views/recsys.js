@@ -4,6 +4,7 @@
 //    (|weight| for the paper's unnormalized unit), the candidate's category marked;
 //  - AutoInt: per layer and head, which field attends to which (mean over test samples).
 import { heatmap, colorLegend, lineChart, weightColor } from '../lib/plot.js';
+import { bindState } from '../lib/urlstate.js';
 
 const $ = (s, root = document) => root.querySelector(s);
 const clampInt = (v, lo, hi, def) => {
@@ -41,6 +42,8 @@ function dinHistories(container, r) {
 }
 
 export function init(call, _manifest) {
+  // the URL holds the options (training is an action: it waits for the button)
+  bindState('recsys', { pooling: '#din-pooling', dinN: '#din-n', dinEpochs: '#din-epochs', layers: '#autoint-layers', heads: '#autoint-heads', autointEpochs: '#autoint-epochs' });
   const dinOut = $('#din-out'), autoOut = $('#autoint-out');
 
   async function trainDin(pooling) {
