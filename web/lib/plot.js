@@ -14,15 +14,17 @@ const el = (tag, attrs = {}, parent) => {
 
 export const PALETTE = ['#3457d5', '#c2185b', '#2e7d32', '#d08c00', '#6a1b9a', '#00838f'];
 
-// "nice" tick values covering [lo, hi]: steps of 1, 2 or 5 times a power of ten
+// "nice" ticks that cover [lo, hi]: from a multiple of the step at or below lo to one at
+// or above hi, the step 1, 2 or 5 times a power of ten, about target steps
 export function niceTicks(lo, hi, target = 5) {
   const span = hi - lo;
   if (!(span > 0)) return [lo];
   const raw = span / Math.max(1, target);
   const p = 10 ** Math.floor(Math.log10(raw));
-  const step = [1, 2, 5, 10].map((m) => m * p).find((x) => x >= raw);
+  const step = [1, 2, 5, 10].map((m) => m * p).find((x) => x >= raw * (1 - 1e-9));
   const out = [];
-  for (let v = Math.ceil(lo / step - 1e-9) * step; v <= hi + step * 1e-9; v += step) out.push(Math.abs(v) < step * 1e-9 ? 0 : v);
+  const first = Math.floor(lo / step + 1e-9), last = Math.ceil(hi / step - 1e-9);
+  for (let k = first; k <= last; ++k) out.push(Math.abs(k * step) < step * 1e-9 ? 0 : k * step);
   return out;
 }
 
@@ -39,10 +41,11 @@ export function lineChart(container, series, { width = 420, height = 220, xLabel
   if (!all.length) { lo = 0; hi = 1; }
   if (hi - lo < 1e-9) { hi += 0.5; lo -= 0.5; }
   const yTicks = niceTicks(lo, hi, 4);
-  lo = Math.min(lo, yTicks[0]); hi = Math.max(hi, yTicks.at(-1));
+  lo = yTicks[0]; hi = yTicks.at(-1);
   const X = (i) => L + (i / (n - 1)) * (width - L - R);  // i = 0..n-1 is epoch i + 1
   const Y = (v) => T + ((hi - v) / (hi - lo)) * (height - T - B);
-  const svg = el('svg', { viewBox: `0 0 ${width} ${height}`, width: '100%', role: 'img',
+  // drawn at its size (shrunk on narrow screens, never enlarged): 11 px ticks, 12 px titles
+  const svg = el('svg', { viewBox: `0 0 ${width} ${height}`, width, height, role: 'img',
     'aria-label': `${yLabel || 'value'} by ${xLabel || 'step'}: ${series.map((s) => s.name).join(', ')}` });
   svg.classList.add('line-chart');
   const ink = 'currentColor';
@@ -51,7 +54,7 @@ export function lineChart(container, series, { width = 420, height = 220, xLabel
   const digits = Math.max(0, Math.min(4, -Math.floor(Math.log10(Math.max(1e-12, (yTicks[1] ?? hi) - yTicks[0])))));
   for (const v of yTicks) {
     el('line', { x1: L - 4, y1: Y(v), x2: width - R, y2: Y(v), stroke: '#8a93a6', 'stroke-opacity': 0.25 }, svg);
-    const t = el('text', { x: L - 6, y: Y(v) + 4, 'text-anchor': 'end', 'font-size': 10, fill: ink, class: 'y-tick' }, svg);
+    const t = el('text', { x: L - 6, y: Y(v) + 4, 'text-anchor': 'end', 'font-size': 11, fill: ink, class: 'y-tick' }, svg);
     t.textContent = v.toFixed(digits);
   }
   // x ticks at whole steps (every one up to 10, then a nice stride)
@@ -60,13 +63,13 @@ export function lineChart(container, series, { width = 420, height = 220, xLabel
   for (let k = stride; k <= n; k += stride) if (k > 1) xTicks.push(k);
   for (const k of xTicks) {
     el('line', { x1: X(k - 1), y1: height - B, x2: X(k - 1), y2: height - B + 4, stroke: '#8a93a6' }, svg);
-    const t = el('text', { x: X(k - 1), y: height - B + 15, 'text-anchor': 'middle', 'font-size': 10, fill: ink, class: 'x-tick' }, svg);
+    const t = el('text', { x: X(k - 1), y: height - B + 15, 'text-anchor': 'middle', 'font-size': 11, fill: ink, class: 'x-tick' }, svg);
     t.textContent = String(k);
   }
-  const xl = el('text', { x: (L + width - R) / 2, y: height - 4, 'text-anchor': 'middle', 'font-size': 11, 'font-weight': 600,
+  const xl = el('text', { x: (L + width - R) / 2, y: height - 4, 'text-anchor': 'middle', 'font-size': 12, 'font-weight': 600,
     fill: ink, class: 'x-title' }, svg);
   xl.textContent = xLabel;
-  const yl = el('text', { transform: `translate(13 ${(T + height - B) / 2}) rotate(-90)`, 'text-anchor': 'middle', 'font-size': 11,
+  const yl = el('text', { transform: `translate(13 ${(T + height - B) / 2}) rotate(-90)`, 'text-anchor': 'middle', 'font-size': 12,
     'font-weight': 600, fill: ink, class: 'y-title' }, svg);
   yl.textContent = yLabel;
   series.forEach((s, k) => {
