@@ -5,6 +5,7 @@
 //  - AutoInt: per layer and head, which field attends to which (mean over test samples).
 import { heatmap, colorLegend, lineChart, weightColor } from '../lib/plot.js';
 import { bindState } from '../lib/urlstate.js';
+import { textOn, weightRgb } from '../lib/color.js';
 
 const $ = (s, root = document) => root.querySelector(s);
 const clampInt = (v, lo, hi, def) => {
@@ -31,7 +32,7 @@ function dinHistories(container, r) {
       const tok = document.createElement('span');
       tok.className = same ? 'tok same' : 'tok';
       tok.style.background = weightColor(Math.abs(w) / max);
-      if (Math.abs(w) / max > 0.6) tok.classList.add('dark');
+      tok.style.color = textOn(weightRgb(Math.abs(w) / max));  // 4.5:1 on every shade
       tok.title = `behaviour ${t + 1}: category c${ex.cats[s * r.T + t]}, weight ${w.toFixed(3)}`;
       tok.innerHTML = `c${ex.cats[s * r.T + t]}<small>${w.toFixed(2)}</small>`;
       toks.append(tok);
