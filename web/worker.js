@@ -8,6 +8,7 @@ import { fileBytes } from './lib/offline.js';
 const ready = fileBytes(new URL('./pkg/attnlab.wasm', import.meta.url).href)
   .then((wasmBinary) => load({ wasmBinary }), () => load());
 const models = new Map();  // url -> loaded model (kept for repeated calls)
+const tasks = new WeakMap();  // Seq2Seq -> its config's task ('dates', 'g2p', ...), read once
 let files = 0;  // models opened from the user's files: keys 'file:<n>:<name>'
 
 async function cachedModel(al, cls, url) {
@@ -88,7 +89,8 @@ const ops = {
     const m = await cachedModel(al, 'Seq2Seq', url);
     const t0 = performance.now();
     const r = m.translate(text, { beam, precision });
-    return { ...r, ms: performance.now() - t0, task: m.info().config.task };
+    if (!tasks.has(m)) tasks.set(m, m.info().config?.task ?? '');
+    return { ...r, ms: performance.now() - t0, task: tasks.get(m) };
   },
 
   // A model file the user picked (bytes): loaded as cls ('Seq2Seq' or 'HAN'); later calls

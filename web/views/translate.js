@@ -27,7 +27,7 @@ export function dateProblem(text) {
 // typed arrays as plain arrays in JSON exports
 const plainJson = (v) => JSON.stringify(v, (_k, x) => (ArrayBuffer.isView(x) ? Array.from(x) : x), 1);
 // a model's name in the URL: its folder (models/<name>/model.safetensors); a local file has none
-const slugOf = (m) => (m.file ? null : m.url.replace(/\/model\.safetensors$/, '').split('/').pop());
+const slugOf = (m) => (m.file ? null : m.url.replace(/^models\//, '').replace(/\/model\.safetensors$/, '').replace(/\.safetensors$/, ''));
 
 export function init(call, manifest) {
   // RNN and Transformer seq2seq models share the view; Transformers add the head view
