@@ -93,17 +93,19 @@ const ops = {
     return { ...r, ms: performance.now() - t0, task: tasks.get(m) };
   },
 
-  // A model file the user picked (bytes): loaded as cls ('Seq2Seq' or 'HAN'); later calls
+  // A model file the user picked (bytes): loaded as cls ('Seq2Seq', 'HAN' or 'LanguageModel'); later calls
   // name it by the returned url. The previous file of the same class is freed.
   async openFile(al, { cls, name, bytes }) {
-    if (cls !== 'Seq2Seq' && cls !== 'HAN') throw new Error(`openFile: expected the class 'Seq2Seq' or 'HAN', got '${cls}'`);
+    if (!['Seq2Seq', 'HAN', 'LanguageModel'].includes(cls)) {
+      throw new Error(`openFile: expected the class 'Seq2Seq', 'HAN' or 'LanguageModel', got '${cls}'`);
+    }
     const m = al[cls].fromBytes(bytes);  // a file of another kind throws with what it found
     for (const [key, p] of models) {
       if (key.startsWith(`${cls}:file:`)) { models.delete(key); p.then((x) => x.delete(), () => {}); }
     }
     const url = `file:${++files}:${name}`;
     models.set(`${cls}:${url}`, Promise.resolve(m));
-    return { url, info: cls === 'Seq2Seq' ? m.info() : { kind: 'han', config: m.config } };
+    return { url, info: cls === 'Seq2Seq' ? m.info() : { kind: cls === 'HAN' ? 'han' : 'char-lm', config: m.config } };
   },
 
   // HAN: classify an email with the shipped model

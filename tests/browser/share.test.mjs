@@ -215,3 +215,27 @@ test('file picker: your own Seq2Seq and HAN .safetensors load in the worker and 
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('file picker: your own character language model loads in the worker and generates', async () => {
+  const { page, errors } = await openPage(ctx, '#lm');
+  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
+  await page.setInputFiles('#lm-file', join(ROOT, 'models', 'xl-sotu', 'model.safetensors'));
+  await page.waitForFunction(() => document.querySelector('#lm-file-status').dataset.loaded === 'model.safetensors', null, { timeout: 20000 });
+  assert.match(await page.$eval('#lm-model', (s) => s.selectedOptions[0].textContent), /^your file: model\.safetensors \(xl, \d+ layers × \d+ heads\)/);
+  await page.fill('#lm-n', '12');
+  await page.click('#lm-generate');
+  await page.waitForFunction(() => document.querySelector('#lm-output').dataset.text !== undefined, null, { timeout: 60000 });
+  assert.equal([...await page.getAttribute('#lm-output', 'data-text')].length, 12);
+  // the same seed gives the same text as the shipped copy of the same file
+  const mine = await page.getAttribute('#lm-output', 'data-text');
+  await page.selectOption('#lm-model', '0');
+  await page.click('#lm-generate');
+  await page.waitForFunction((t) => document.querySelector('#lm-output').dataset.text !== undefined &&
+    !document.querySelector('#lm-generate').disabled, mine, { timeout: 60000 });
+  assert.equal(await page.getAttribute('#lm-output', 'data-text'), mine);
+  // a file of another kind is a clear error
+  await page.setInputFiles('#lm-file', join(ROOT, 'models', 'dates', 'model.safetensors'));
+  await page.waitForFunction(() => /could not load/.test(document.querySelector('#lm-error').textContent), null, { timeout: 20000 });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
