@@ -49,3 +49,39 @@ test('DIN: compare the three poolings, histories shaded by weight; AutoInt: a he
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('AutoInt and DIN: a run shows its time while it trains and Stop ends it; the next run works', async () => {
+  const { page, errors } = await openPage(ctx, '#recsys');
+  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
+  await page.fill('#autoint-epochs', '50');
+  await page.click('#autoint-train');
+  await page.waitForSelector('#autoint-stop:not([hidden])');
+  assert.equal(await page.isHidden('#autoint-progress'), false);
+  // the time so far moves while the model trains
+  await page.waitForFunction(() => /training AutoInt, 50 epochs… [0-9.]+ s/.test(document.querySelector('#autoint-status').textContent));
+  const t1 = Number((await page.textContent('#autoint-status')).match(/([0-9.]+) s$/)[1]);
+  await page.waitForFunction((t) => Number(document.querySelector('#autoint-status').textContent.match(/([0-9.]+) s$/)?.[1]) > t + 0.4, t1);
+  await page.click('#autoint-stop');
+  await page.waitForFunction(() => /stopped after/.test(document.querySelector('#autoint-status').textContent));
+  assert.equal(await page.isHidden('#autoint-stop'), true);
+  assert.equal(await page.isEnabled('#autoint-train'), true);
+  assert.equal(await page.$('#autoint-out[data-auc]'), null, 'a stopped run shows no result');
+  assert.equal(await page.textContent('#autoint-error'), '');
+  // a short run afterwards finishes
+  await page.fill('#autoint-epochs', '1');
+  await page.click('#autoint-train');
+  await page.waitForSelector('#autoint-out[data-auc]', { timeout: 60000 });
+  // DIN: stop in the middle of a comparison
+  await page.fill('#din-n', '100000');
+  await page.fill('#din-epochs', '50');
+  await page.click('#din-compare');
+  await page.waitForSelector('#din-stop:not([hidden])');
+  assert.equal(await page.isEnabled('#din-stop'), true);
+  await page.waitForFunction(() => /training DIN \(unnormalized weights\) \(1 of 3\)… [0-9.]+ s/.test(document.querySelector('#din-out .stat').textContent));
+  await page.click('#din-stop');
+  await page.waitForFunction(() => /stopped after/.test(document.querySelector('#din-out .stat').textContent));
+  assert.equal(await page.isEnabled('#din-compare'), true);
+  assert.equal(await page.$('#din-out[data-done]'), null);
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -6,6 +6,7 @@
 import { heatmap, colorLegend, lineChart, weightColor } from '../lib/plot.js';
 import { bindState } from '../lib/urlstate.js';
 import { textOn, weightRgb } from '../lib/color.js';
+import { WorkerClient } from '../lib/client.js';
 
 const $ = (s, root = document) => root.querySelector(s);
 const clampInt = (v, lo, hi, def) => {
@@ -42,28 +43,57 @@ function dinHistories(container, r) {
   }
 }
 
-export function init(call, _manifest) {
+// A training run in a worker of its own: the time so far is shown while it runs (the
+// package reports no per-epoch progress for these models) and Stop ends it by
+// terminating that worker. Rejects with e.stopped = true when stopped.
+function stoppable(op, args, { status, stop, progress, what }) {
+  const client = new WorkerClient();
+  const t0 = performance.now();
+  const secs = () => ((performance.now() - t0) / 1000).toFixed(1);
+  const tick = () => { status.textContent = `training ${what}… ${secs()} s`; };
+  tick();
+  const timer = setInterval(tick, 250);
+  let stopped = false;
+  const onStop = () => { stopped = true; client.terminate(); };
+  stop.hidden = false;
+  progress.hidden = false;
+  stop.addEventListener('click', onStop);
+  return client.call(op, args).catch((e) => {
+    throw stopped ? Object.assign(new Error(`stopped after ${secs()} s: nothing was kept`), { stopped: true }) : e;
+  }).finally(() => {
+    clearInterval(timer);
+    stop.hidden = true;
+    progress.hidden = true;
+    stop.removeEventListener('click', onStop);
+    client.terminate();
+  });
+}
+
+export function init(_call, _manifest) {
   // the URL holds the options (training is an action: it waits for the button)
   bindState('recsys', { pooling: '#din-pooling', dinN: '#din-n', dinEpochs: '#din-epochs', layers: '#autoint-layers', heads: '#autoint-heads', autointEpochs: '#autoint-epochs' });
   const dinOut = $('#din-out'), autoOut = $('#autoint-out');
 
-  async function trainDin(pooling) {
+  async function trainDin(pooling, status, what) {
     const epochs = clampInt($('#din-epochs').value, 1, 50, 6);
     const train = clampInt($('#din-n').value, 1000, 100000, 12000);
     const t0 = performance.now();
-    const r = await call('recsysDin', { pooling, epochs, train, test: 3000, seed: 1 });
+    const r = await stoppable('recsysDin', { pooling, epochs, train, test: 3000, seed: 1 },
+      { status, stop: $('#din-stop'), progress: $('#din-progress'), what });
     return { ...r, seconds: (performance.now() - t0) / 1000 };
   }
 
   $('#din-form').addEventListener('submit', async (ev) => {
     ev.preventDefault();
-    const btns = document.querySelectorAll('#din-form button');
+    const btns = document.querySelectorAll('#din-form button[type=submit]');
     btns.forEach((b) => { b.disabled = true; });
     $('#din-error').textContent = '';
     const compare = ev.submitter && ev.submitter.id === 'din-compare';
     const kinds = compare ? ['attention', 'softmax', 'sum'] : [$('#din-pooling').value];
     const names = { attention: 'DIN (unnormalized weights)', softmax: 'DIN, softmax weights', sum: 'Base (sum pooling)' };
     dinOut.replaceChildren();
+    delete dinOut.dataset.done;
+    delete dinOut.dataset.pooling;
     const status = document.createElement('p');
     status.className = 'stat';
     status.setAttribute('aria-live', 'polite');
@@ -71,8 +101,7 @@ export function init(call, _manifest) {
     const series = [], rows = [];
     try {
       for (const k of kinds) {
-        status.textContent = `training ${names[k]}…`;
-        const r = await trainDin(k);
+        const r = await trainDin(k, status, `${names[k]} (${kinds.indexOf(k) + 1} of ${kinds.length})`);
         series.push({ name: names[k], values: r.history.map((h) => h.auc) });
         rows.push([names[k], r.history.at(-1).auc, r.params, r.seconds]);
         if (k === kinds[0]) {
@@ -102,7 +131,8 @@ export function init(call, _manifest) {
       lineChart(chart, series, { xLabel: 'epoch', yLabel: 'test AUC' });
       dinOut.dataset.done = String(rows.length);
     } catch (e) {
-      $('#din-error').textContent = e.message;
+      if (e.stopped) status.textContent = e.message;
+      else { status.textContent = ''; $('#din-error').textContent = e.message; }
     } finally {
       btns.forEach((b) => { b.disabled = false; });
     }
@@ -114,13 +144,16 @@ export function init(call, _manifest) {
     btn.disabled = true;
     $('#autoint-error').textContent = '';
     autoOut.replaceChildren();
+    delete autoOut.dataset.auc;
     try {
       const layers = clampInt($('#autoint-layers').value, 0, 4, 2);
       const heads = clampInt($('#autoint-heads').value, 1, 8, 2);
       const epochs = clampInt($('#autoint-epochs').value, 1, 50, 5);
       const t0 = performance.now();
-      const r = await call('recsysAutoInt', { layers, heads, epochs, seed: 1 });
+      const r = await stoppable('recsysAutoInt', { layers, heads, epochs, seed: 1 },
+        { status: $('#autoint-status'), stop: $('#autoint-stop'), progress: $('#autoint-progress'), what: `AutoInt, ${epochs} epochs` });
       const secs = (performance.now() - t0) / 1000;
+      $('#autoint-status').textContent = '';
       const F = r.fields, H = r.heads;
       const p = document.createElement('p');
       p.className = 'stat';
@@ -155,7 +188,8 @@ export function init(call, _manifest) {
       }
       autoOut.append(grid);
     } catch (e) {
-      $('#autoint-error').textContent = e.message;
+      if (e.stopped) $('#autoint-status').textContent = e.message;
+      else { $('#autoint-status').textContent = ''; $('#autoint-error').textContent = e.message; }
     } finally {
       btn.disabled = false;
     }
