@@ -38,3 +38,23 @@ test('race: both gate kinds train in workers, the shown loss falls, gates are di
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('a training run can be stopped: the epochs done stay, the buttons come back', async () => {
+  const { page, errors } = await openPage(ctx, '#mmoe');
+  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
+  await page.fill('#mmoe-n', '50000');
+  await page.fill('#mmoe-epochs', '100');
+  await page.click('#mmoe-train');
+  await page.waitForFunction(() => Number(document.querySelector('#mmoe-runs progress').value) >= 1, null, { timeout: 60000 });
+  await page.click('#mmoe-runs .stop');
+  await page.waitForSelector('#mmoe-runs .run[data-stopped]', { timeout: 20000 });
+  const done = Number(await page.getAttribute('#mmoe-runs .run', 'data-stopped'));
+  assert.ok(done >= 1 && done < 100, `stopped after ${done} epochs`);
+  assert.match(await page.textContent('#mmoe-runs .stat'), new RegExp(`stopped after ${done} of 100 epochs`));
+  assert.equal(await page.$$eval('#mmoe-runs .chart polyline', (p) => p.length), 4, 'the curves of the epochs done stay');
+  assert.equal(await page.$('#mmoe-runs .stop'), null);
+  assert.equal(await page.isEnabled('#mmoe-train'), true);
+  assert.equal(await page.$('#mmoe-runs .run[data-error]'), null);
+  assert.deepEqual(errors, []);
+  await page.close();
+});

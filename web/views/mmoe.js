@@ -10,7 +10,8 @@ function panel(title) {
   const div = document.createElement('div');
   div.className = 'run';
   div.innerHTML = `<h3></h3>
-    <progress max="1" value="0"></progress> <span class="stat" aria-live="polite"></span>
+    <progress max="1" value="0"></progress> <button type="button" class="stop">Stop</button>
+    <span class="stat" aria-live="polite"></span>
     <div class="chart"></div>
     <div class="gate-bars"><div><h4>task 1 gate, mean over validation</h4><div class="bars g0"></div></div>
       <div><h4>task 2 gate</h4><div class="bars g1"></div></div></div>
@@ -32,13 +33,17 @@ function settings() {
 
 async function runOne(gate, s, div) {
   const client = new WorkerClient();
-  const prog = $('progress', div), stat = $('.stat', div);
+  const prog = $('progress', div), stat = $('.stat', div), stop = $('.stop', div);
   prog.max = s.epochs;
+  // Stop ends the run (its worker is terminated); the epochs done stay on screen
+  let stopped = false, done = 0;
+  stop.addEventListener('click', () => { stopped = true; client.terminate(); });
   const curves = { t1: [], t2: [], v1: [], v2: [] };
   const names = Array.from({ length: s.experts }, (_, i) => `expert ${i + 1}`);
   try {
     const res = await client.call('mmoeTrain', { ...s, gate }, (h) => {
       prog.value = h.epoch + 1;
+      done = h.epoch + 1;
       stat.textContent = `epoch ${h.epoch + 1}/${s.epochs} · ${(h.ms / 1000).toFixed(1)} s · val MSE ${h.val[0].toFixed(3)} / ${h.val[1].toFixed(3)}`;
       curves.t1.push(h.loss[0]); curves.t2.push(h.loss[1]); curves.v1.push(h.val[0]); curves.v2.push(h.val[1]);
       lineChart($('.chart', div), [
@@ -84,10 +89,16 @@ async function runOne(gate, s, div) {
     div.dataset.done = '1';
     return res;
   } catch (e) {
-    stat.textContent = `error: ${e.message}`;
-    div.dataset.error = e.message;
+    if (stopped) {
+      stat.textContent = `stopped after ${done} of ${s.epochs} epochs (the curves show the epochs done)`;
+      div.dataset.stopped = String(done);
+    } else {
+      stat.textContent = `error: ${e.message}`;
+      div.dataset.error = e.message;
+    }
     throw e;
   } finally {
+    stop.remove();
     client.terminate();
   }
 }
@@ -97,11 +108,13 @@ async function showShipped(call) {
   out.replaceChildren();
   for (const gate of ['softmax', 'attention']) {
     const div = panel(`shipped: ${gate} gates`);
+    $('.stop', div).remove();
     out.append(div);
     try {
       const r = await call('mmoeShipped', { url: `models/mmoe-synthetic/${gate}.safetensors`, p: 0.5, sines: 3 });
       $('.stat', div).textContent = `test MSE on fresh data: ${r.mse.map((v) => v.toFixed(3)).join(' / ')} · ${r.params} parameters`;
       $('progress', div).remove();
+      $('.stop', div)?.remove();
       const names = Array.from({ length: r.config.experts }, (_, i) => `expert ${i + 1}`);
       bars($('.g0', div), names, r.gateMeans[0]);
       bars($('.g1', div), names, r.gateMeans[1]);
