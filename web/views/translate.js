@@ -225,7 +225,7 @@ export function init(call, manifest) {
         examples: [] };
       const at = models.findIndex((x) => x.file);
       if (at >= 0) models.splice(at, 1, entry); else models.push(entry);
-      if (kind === 'transformer-seq2seq') { transformers.splice(0, transformers.length, ...models.filter((x) => x.kind === 'transformer-seq2seq')); }
+      transformers.splice(0, transformers.length, ...models.filter((x) => x.kind === 'transformer-seq2seq'));
       fillModels();
       sel.value = String(models.indexOf(entry));
       current = entry;
@@ -241,7 +241,7 @@ export function init(call, manifest) {
     }
   });
 
-  // the URL holds the model (by its folder name), the input and the decoding options
+  // the URL holds the model (its path under models/), the input and the decoding options
   const url_ = bindState('translate', {
     model: { el: sel, get: () => slugOf(models[Number(sel.value)]), set: (v) => {
       const i = v == null ? 0 : models.findIndex((m) => slugOf(m) === v);
