@@ -80,13 +80,17 @@ async function train(r) {
 async function evaluate(r) {
   const file = path.join(r.dir, 'eval.json');
   if (fs.existsSync(file)) return;
+  if (!fs.existsSync(path.join(r.dir, 'train.json'))) {  // still training (or not started)
+    console.log(`eval ${r.arm} seed ${r.seed}: not trained yet, skipped`);
+    return;
+  }
   console.log(`eval ${r.arm} seed ${r.seed}`);
   const log = path.join(r.dir, 'eval.out');
   fs.rmSync(log, { force: true });
-  await run(bin, ['eval', '--model', path.join(r.dir, 'model.safetensors'), '--json', '--no-beam', '--heads'], log);
+  await run(bin, ['eval', '--model', path.join(r.dir, 'model.safetensors'), '--json', '--beam', '0', '--heads'], log);
   const txt = fs.readFileSync(log, 'utf8').split('\n').filter((l) => l.startsWith('{')).pop();
   const valid = [];
-  await run(bin, ['eval', '--model', path.join(r.dir, 'model.safetensors'), '--json', '--no-beam', '--split', 'valid'], log + '.valid');
+  await run(bin, ['eval', '--model', path.join(r.dir, 'model.safetensors'), '--json', '--beam', '0', '--split', 'valid'], log + '.valid');
   valid.push(JSON.parse(fs.readFileSync(log + '.valid', 'utf8').split('\n').filter((l) => l.startsWith('{')).pop()));
   fs.writeFileSync(file, JSON.stringify({ test: JSON.parse(txt), valid: valid[0] }, null, 1));
 }
