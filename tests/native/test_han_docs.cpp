@@ -417,3 +417,28 @@ TEST_F(DocsCli, ReadmeExampleRuns) {
   }
   EXPECT_GE(ran, 4u);
 }
+
+// eval / predict --kind KIND --help: the flags of every kind's command without a model file.
+TEST_F(DocsCli, EvalAndPredictHelpOfEveryKind) {
+  CliRun r = run("models --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  size_t kinds = 0;
+  for (const auto& k : json::parse(r.out)) {
+    const std::string name = k["name"];
+    for (const char* cmd : {"eval", "predict"}) {
+      r = run(std::string(cmd) + " --kind " + name + " --help");
+      EXPECT_EQ(r.code, 0) << cmd << " " << name << ": " << r.err;
+      EXPECT_EQ(r.out.rfind(std::string("usage: attnlab ") + cmd + " --model", 0), 0u) << cmd << " " << name << r.out;
+      EXPECT_NE(r.out.find("--model"), std::string::npos);
+    }
+    ++kinds;
+  }
+  EXPECT_GE(kinds, 8u);
+  r = run("eval --kind han --help");
+  for (const char* f : {"--test", "--data-dir", "--no-baseline", "--skip-bad"})
+    EXPECT_NE(r.out.find(f), std::string::npos) << f;
+  r = run("eval --help");
+  EXPECT_NE(r.out.find("--kind KIND --help"), std::string::npos) << r.out;
+  EXPECT_EQ(run("eval --kind nope --help").code, 2);
+  EXPECT_EQ(run("eval --kind han").code, 2);
+}
