@@ -192,6 +192,87 @@ std::vector<int> subset(const std::vector<int>& v, const std::vector<size_t>& id
   return r;
 }
 
+// Validation during training: log-loss (lower is better) and, for the spam data, the binary
+// metrics the spam runs always reported; for the user's documents the K-class metrics.
+struct HanValidation {
+  bool spam = true;
+  std::vector<models::HANDoc> docs;
+  std::vector<int> labels;
+  eval::BinaryMetrics bin;
+  eval::MulticlassMetrics multi;
+  double loss = 0;
+  double evaluate(const models::HAN& m) {
+    if (docs.empty()) return loss = 0.0;  // n/a: the last model is kept
+    const DocScores s = score_docs(m, docs, labels);
+    loss = s.logloss;
+    multi = s.metrics;
+    if (spam) {
+      std::vector<double> p;
+      for (size_t i = 0; i < docs.size(); ++i) p.push_back(s.probs[i * 2 + 1]);
+      bin = eval::binary_metrics(labels, p);
+    }
+    return loss;
+  }
+  double accuracy() const { return spam ? bin.accuracy : multi.accuracy; }
+  std::string line(const nn::TrainEvent& ev, bool improved, double elapsed) const {
+    char buf[320];
+    if (spam)
+      std::snprintf(buf, sizeof buf,
+                    "epoch %zu step %zu  loss %.4f  val_loss %.4f  val_acc %.4f  val_f1 %.4f  "
+                    "lr %.2e  %.1f msg/s  %.0fs%s",
+                    ev.epoch + 1, ev.step, ev.loss, loss, bin.accuracy, bin.f1, ev.lr, ev.samples_per_s, elapsed,
+                    improved ? "  (saved)" : "");
+    else if (docs.empty())
+      std::snprintf(buf, sizeof buf,
+                    "epoch %zu step %zu  loss %.4f  val n/a (no validation documents)  lr %.2e  %.1f docs/s  "
+                    "%.0fs  (saved)",
+                    ev.epoch + 1, ev.step, ev.loss, ev.lr, ev.samples_per_s, elapsed);
+    else
+      std::snprintf(buf, sizeof buf,
+                    "epoch %zu step %zu  loss %.4f  val_loss %.4f  val_acc %.4f  val_macro_f1 %.4f  "
+                    "lr %.2e  %.1f docs/s  %.0fs%s",
+                    ev.epoch + 1, ev.step, ev.loss, loss, multi.accuracy, multi.macro_f1, ev.lr,
+                    ev.samples_per_s, elapsed, improved ? "  (saved)" : "");
+    return buf;
+  }
+  nlohmann::json event(const nn::TrainEvent& ev, bool improved) const {
+    const json val = spam ? bin.to_json() : docs.empty() ? json() : multi.to_json();
+    return {{"step", ev.step}, {"epoch", ev.epoch + 1}, {"loss", ev.loss},
+            {"val_loss", docs.empty() ? json() : json(loss)}, {"val", val}, {"lr", ev.lr},
+            {"samples_per_s", ev.samples_per_s}, {"saved", improved}};
+  }
+};
+
+// The kept model (in `out`) on the user's test documents (or validation when there are
+// none): the done event's "test" and the text table.
+std::string score_kept_model(const std::string& out, const HanData& data, const std::vector<models::HANDoc>& docs,
+                             json& done) {
+  const bool on_test = !data.test.empty();
+  const std::vector<size_t>& idx = on_test ? data.test : data.valid;
+  if (idx.empty()) {
+    done["test"] = json();
+    return "\ntest n/a (no test or validation documents)";
+  }
+  const auto kept = models::HAN::load(io::read_bytes(out));
+  const DocScores s = score_docs(*kept, subset(docs, idx), subset(data.labels, idx));
+  done[on_test ? "test" : "valid_final"] = s.metrics.to_json();
+  return std::string("\n") + (on_test ? "test" : "validation (no test documents)") + ": " +
+         std::to_string(idx.size()) + " documents\n" + s.metrics.table();
+}
+
+// Every document as token ids; lens: tokens per training document.
+std::vector<models::HANDoc> encode_docs(const models::HAN& m, const HanData& data, std::vector<size_t>& lens) {
+  std::vector<models::HANDoc> docs;
+  docs.reserve(data.docs.size());
+  for (const auto& d : data.docs) docs.push_back(m.encode(d));
+  for (size_t i : data.train) {
+    size_t n = 0;
+    for (const auto& s : docs[i]) n += s.size();
+    lens.push_back(n);
+  }
+  return docs;
+}
+
 }  // namespace
 
 int cmd_train_han(const Argv& argv) {
@@ -223,15 +304,8 @@ int cmd_train_han(const Argv& argv) {
   const data::Vocab vocab = data::build_email_vocab(data.docs, data.train, a.u64("min-count", 1, 1 << 30),
                                                     a.u64("vocab-size", 5, 10000000));
   models::HAN m(cfg, vocab, seed);
-  std::vector<models::HANDoc> docs;
-  docs.reserve(data.docs.size());
-  for (const auto& d : data.docs) docs.push_back(m.encode(d));
-  std::vector<size_t> lens;
-  for (size_t i : data.train) {
-    size_t n = 0;
-    for (const auto& s : docs[i]) n += s.size();
-    lens.push_back(n);
-  }
+  std::vector<size_t> lens;  // tokens per training document (batches of similar length)
+  const std::vector<models::HANDoc> docs = encode_docs(m, data, lens);
   if (run.chatty())
     std::printf("%s; vocab %zu; %zu parameters; loaded in %.1fs\n", data.summary.c_str(), vocab.size(),
                 m.params().count(), run.elapsed());
@@ -260,11 +334,10 @@ int cmd_train_han(const Argv& argv) {
     run.note("best val_loss so far " + std::to_string(best));
   }
 
-  const std::vector<models::HANDoc> vdocs = subset(docs, data.valid);
-  const std::vector<int> vlab = subset(data.labels, data.valid);
-  eval::BinaryMetrics vm;        // spam: as the spam runs always reported
-  eval::MulticlassMetrics vmc;   // the user's documents
-  double vloss = 0;
+  HanValidation val;
+  val.spam = data.spam;
+  val.docs = subset(docs, data.valid);
+  val.labels = subset(data.labels, data.valid);
   size_t best_step = 0;
   bool wrote = false;
   auto save_model = [&](size_t step, size_t epoch) {
@@ -273,8 +346,8 @@ int cmd_train_han(const Argv& argv) {
                  {"seed", std::to_string(seed)},
                  {"trained_steps", std::to_string(step)},
                  {"epoch", std::to_string(epoch)},
-                 {"val_loss", std::to_string(vloss)},
-                 {"val_accuracy", std::to_string(data.spam ? vm.accuracy : vmc.accuracy)},
+                 {"val_loss", std::to_string(val.loss)},
+                 {"val_accuracy", std::to_string(val.accuracy())},
                  {"train_seconds", std::to_string(run.elapsed())},
                  {"command", "attnlab train han" + join_args(argv)}});
     run.write(out, m.save({run.dtype(), meta}));
@@ -284,47 +357,15 @@ int cmd_train_han(const Argv& argv) {
   hooks.step = [&](const std::vector<size_t>& idx, Rng& rng) {
     return han_step(m, data, docs, idx, word_dropout, rng);
   };
-  hooks.evaluate = [&]() {
-    if (vdocs.empty()) return vloss = 0.0;  // n/a: the last model is kept
-    const DocScores s = score_docs(m, vdocs, vlab);
-    vloss = s.logloss;
-    vmc = s.metrics;
-    if (data.spam) {
-      std::vector<double> p;
-      for (size_t i = 0; i < vdocs.size(); ++i) p.push_back(s.probs[i * 2 + 1]);
-      vm = eval::binary_metrics(vlab, p);
-    }
-    return vloss;
-  };
+  hooks.evaluate = [&]() { return val.evaluate(m); };
   hooks.on_event = [&](const nn::TrainEvent& ev) {
-    const bool improved = vdocs.empty() || vloss < best;
+    const bool improved = val.docs.empty() || val.loss < best;
     if (improved) {
-      best = vloss;
+      best = val.loss;
       best_step = ev.step;
       save_model(ev.step, ev.epoch + 1);
     }
-    char buf[320];
-    const std::string vl = vdocs.empty() ? "val n/a (no validation documents)" : "";
-    if (data.spam)
-      std::snprintf(buf, sizeof buf,
-                    "epoch %zu step %zu  loss %.4f  val_loss %.4f  val_acc %.4f  val_f1 %.4f  "
-                    "lr %.2e  %.1f msg/s  %.0fs%s",
-                    ev.epoch + 1, ev.step, ev.loss, vloss, vm.accuracy, vm.f1, ev.lr, ev.samples_per_s,
-                    run.elapsed(), improved ? "  (saved)" : "");
-    else if (vdocs.empty())
-      std::snprintf(buf, sizeof buf, "epoch %zu step %zu  loss %.4f  %s  lr %.2e  %.1f docs/s  %.0fs  (saved)",
-                    ev.epoch + 1, ev.step, ev.loss, vl.c_str(), ev.lr, ev.samples_per_s, run.elapsed());
-    else
-      std::snprintf(buf, sizeof buf,
-                    "epoch %zu step %zu  loss %.4f  val_loss %.4f  val_acc %.4f  val_macro_f1 %.4f  "
-                    "lr %.2e  %.1f docs/s  %.0fs%s",
-                    ev.epoch + 1, ev.step, ev.loss, vloss, vmc.accuracy, vmc.macro_f1, ev.lr,
-                    ev.samples_per_s, run.elapsed(), improved ? "  (saved)" : "");
-    json val = data.spam ? vm.to_json() : vdocs.empty() ? json() : vmc.to_json();
-    run.event({{"step", ev.step}, {"epoch", ev.epoch + 1}, {"loss", ev.loss},
-               {"val_loss", vdocs.empty() ? json() : json(vloss)}, {"val", val}, {"lr", ev.lr},
-               {"samples_per_s", ev.samples_per_s}, {"saved", improved}},
-              buf);
+    run.event(val.event(ev, improved), val.line(ev, improved, run.elapsed()));
   };
   // epoch by epoch, so a time budget can stop between epochs
   const bool out_of_time =
@@ -333,34 +374,19 @@ int cmd_train_han(const Argv& argv) {
   // rather than report a file that was never written
   bool stopped_early = false;
   if (!wrote && std::isinf(best) && trainer.step() > 0) {
-    hooks.evaluate();
-    best = vdocs.empty() ? 0.0 : vloss;
+    best = val.docs.empty() ? 0.0 : val.evaluate(m);
     best_step = trainer.step();
     save_model(trainer.step(), trainer.step() / std::max<size_t>(1, batcher.num_batches()) + 1);
     stopped_early = true;
   }
-  json done = {{"model", wrote || !std::isinf(best) ? json(out) : json()}, {"steps", trainer.step()},
-               {"best_step", best_step}, {"best_val_loss", vdocs.empty() || std::isinf(best) ? json() : json(best)},
+  const bool have_model = wrote || !std::isinf(best);
+  json done = {{"model", have_model ? json(out) : json()}, {"steps", trainer.step()}, {"best_step", best_step},
+               {"best_val_loss", val.docs.empty() || std::isinf(best) ? json() : json(best)},
                {"out_of_time", out_of_time}, {"params", m.params().count()}, {"data", data.stats}};
-  std::string tail;
-  if (!data.spam) {
-    // the kept model on the test documents (or validation when there are none)
-    const bool on_test = !data.test.empty();
-    const std::vector<size_t>& idx = on_test ? data.test : data.valid;
-    if (!idx.empty() && (wrote || !std::isinf(best))) {
-      const auto kept = models::HAN::load(io::read_bytes(out));
-      const DocScores s = score_docs(*kept, subset(docs, idx), subset(data.labels, idx));
-      done[on_test ? "test" : "valid_final"] = s.metrics.to_json();
-      tail = std::string("\n") + (on_test ? "test" : "validation (no test documents)") + ": " +
-             std::to_string(idx.size()) + " documents\n" + s.metrics.table();
-    } else {
-      done["test"] = json();
-      tail = "\ntest n/a (no test or validation documents)";
-    }
-  }
+  const std::string tail = !data.spam && have_model ? score_kept_model(out, data, docs, done) : "";
   char buf[400], bv[32] = "n/a";
-  if (!vdocs.empty()) std::snprintf(bv, sizeof bv, "%.4f", best);
-  if (wrote || !std::isinf(best))
+  if (!val.docs.empty()) std::snprintf(bv, sizeof bv, "%.4f", best);
+  if (have_model)
     std::snprintf(buf, sizeof buf, "done: %zu steps in %.0fs%s%s; best val_loss %s; model in %s", trainer.step(),
                   run.elapsed(), out_of_time ? " (time budget reached)" : "",
                   stopped_early ? " (stopped by --max-steps before an epoch ended; model of the last step)" : "",
