@@ -5,6 +5,7 @@
 // accuracy, eval / predict / describe of the file, errors, --max-steps, and the README example.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <regex>
 
@@ -441,4 +442,16 @@ TEST_F(DocsCli, EvalAndPredictHelpOfEveryKind) {
   EXPECT_NE(r.out.find("--kind KIND --help"), std::string::npos) << r.out;
   EXPECT_EQ(run("eval --kind nope --help").code, 2);
   EXPECT_EQ(run("eval --kind han").code, 2);
+}
+
+// predict in text mode: the output alone on stdout; on stderr the sequence probability and per
+// output token its probability and most attended input token (a seq2seq fixture model).
+TEST_F(DocsCli, Seq2SeqPredictTextShowsProbabilitiesAndAttention) {
+  const std::string model = std::string(ATTNLAB_FIXTURES_DIR) + "/seq2seq_pairs/words.safetensors";
+  const CliRun r = run("predict --model " + model + " forty two");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+  EXPECT_NE(r.err.find("p(output) "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(" <- forty ("), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(" <- two ("), std::string::npos) << r.err;
 }
