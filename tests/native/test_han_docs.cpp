@@ -337,6 +337,16 @@ TEST_F(DocsCli, ThreeTopicsTrainAndEvaluate) {
   r = run("train han --train docs.csv --epochs 3 --json --out c.safetensors" + small_);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(event(r.out, "done")["test"], done["test"]);
+  // the training file edited after training: eval refuses to re-split it
+  write("docs.jsonl", data::docs_jsonl(data::topic_docs(1500, 9)));
+  r = run("eval --model t.safetensors");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("is not the file this model was trained on"), std::string::npos) << r.err;
+  write("docs.jsonl", "");
+  ASSERT_EQ(std::system(("rm " + dir_ + "/docs.jsonl").c_str()), 0);
+  r = run("eval --model t.safetensors");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("give the documents to score with --test PATH"), std::string::npos) << r.err;
 }
 
 TEST_F(DocsCli, FolderValidAndTestFiles) {

@@ -70,6 +70,19 @@ uint64_t fnv(uint64_t h, const std::string& s) {
   return (h ^ 0xff) * 0x100000001b3ull;
 }
 
+// FNV-1a over the texts and labels of the train, valid and test parts, as 16 hex digits: a
+// model records it, so eval knows whether the file it re-splits is the one it was trained on.
+std::string docs_hash(const std::vector<const std::vector<data::LabeledDoc>*>& parts) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (const auto* part : parts) {
+    for (const auto& d : *part) h = fnv(fnv(h, d.text), d.label);
+    h = fnv(h, "|");
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  return hex;
+}
+
 HanData load_spam(const Args& a, const data::EmailOptions& opt) {
   HanData d;
   const uint64_t split_seed = a.u64("split-seed");
@@ -124,22 +137,18 @@ HanData load_han_data(const Args& a, data::EmailOptions opt) {
   if (sp.train.empty())
     throw Error(train_path + ": no training documents (the file holds none, or the split left none for training)");
   d.names = data::class_names(sp.train, train_path + " (training part)");
-  uint64_t h = 0xcbf29ce484222325ull;
   auto add = [&](const std::vector<data::LabeledDoc>& part, std::vector<size_t>& idx, const std::string& src) {
     const std::vector<int> ids = data::label_ids(part, d.names, src);
     for (size_t k = 0; k < part.size(); ++k) {
       idx.push_back(d.docs.size());
       d.docs.push_back(data::tokenize_email(part[k].text, opt));
       d.labels.push_back(ids[k]);
-      h = fnv(fnv(h, part[k].text), part[k].label);
     }
-    h = fnv(h, "|");
   };
   add(sp.train, d.train, train_path);
   add(sp.valid, d.valid, a.given("valid") ? a.get("valid") : train_path);
   add(sp.test, d.test, a.given("test") ? a.get("test") : train_path);
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  const std::string hex = docs_hash({&sp.train, &sp.valid, &sp.test});
   const size_t skipped = tr.skipped + va.skipped + te.skipped;
   d.meta = {{"data", "documents"}, {"train", train_path},
             {"split", split_desc}, {"split_seed", std::to_string(split_seed)}, {"docs_fnv1a64", hex}};
@@ -209,8 +218,18 @@ int cmd_eval_han_docs(const models::HAN& m, const std::map<std::string, std::str
     docs = data::load_labeled_docs(source, ro).docs;
   } else if (!get("train").empty() && get("split") != "files") {
     source = get("train") + " (test part of the split " + get("split") + ", seed " + get("split_seed") + ")";
+    ro.skip_bad = true;  // as training read it: bad lines were skipped, or training had stopped
+    std::ifstream probe(get("train"), std::ios::binary);
+    if (!probe)
+      throw Error("the model's training file '" + get("train") + "' cannot be read from here; give the documents "
+                  "to score with --test PATH");
     const data::LabeledDocs t = data::load_labeled_docs(get("train"), ro);
-    docs = data::split_docs(t.docs, std::stoull(get("split_seed")), data::parse_split_fractions(get("split"))).test;
+    const data::DocSplit sp =
+        data::split_docs(t.docs, std::stoull(get("split_seed")), data::parse_split_fractions(get("split")));
+    if (!get("docs_fnv1a64").empty() && docs_hash({&sp.train, &sp.valid, &sp.test}) != get("docs_fnv1a64"))
+      throw Error(get("train") + " is not the file this model was trained on (its documents changed), so its "
+                  "test part may hold training documents; give the documents to score with --test PATH");
+    docs = sp.test;
   } else {
     throw UsageError("give the documents to score with --test PATH (JSONL, CSV or a folder per label)");
   }
