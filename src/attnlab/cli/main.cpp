@@ -25,7 +25,7 @@ const std::vector<TrainCommand>& train_commands() {
       {"dates", "seq2seq", "seq2seq with attention: 20 date formats -> YYYY-MM-DD", cmd_train_dates},
       {"seq2seq", "seq2seq", "seq2seq with attention (RNN or Transformer) on your own TSV pairs",
        cmd_train_seq2seq_pairs},
-      {"han", "han", "hierarchical attention network: SpamAssassin spam vs ham", cmd_train_han},
+      {"han", "han", "hierarchical attention network: your labelled documents (JSONL, CSV, folders) or SpamAssassin", cmd_train_han},
       {"mmoe", "mmoe", "multi-task mixture of experts on the MMoE paper's synthetic data",
        cmd_train_mmoe},
       {"din", "din", "Deep Interest Network on synthetic behaviour data (click-through)",
