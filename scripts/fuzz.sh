@@ -12,7 +12,7 @@ SECONDS_PER_TARGET="${1:-20}"
 shift || true
 TARGETS=("$@")
 ((${#TARGETS[@]})) || TARGETS=(fuzz_safetensors fuzz_load_seq2seq fuzz_load_han fuzz_load_mmoe
-                               fuzz_load_autoint fuzz_email fuzz_translate)
+                               fuzz_load_autoint fuzz_email fuzz_translate fuzz_labeled_docs)
 
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz -j"$JOBS" --target "${TARGETS[@]}" fuzz_make_seeds
@@ -28,6 +28,7 @@ seed() {  # target -> seed files
     fuzz_load_autoint) echo build/fuzz/seeds/autoint.safetensors ;;
     fuzz_email) ls fuzz/corpus/email/* ;;
     fuzz_translate) ls fuzz/corpus/translate/* ;;
+    fuzz_labeled_docs) ls fuzz/corpus/docs/* ;;
   esac
 }
 for t in "${TARGETS[@]}"; do

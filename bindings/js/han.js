@@ -1,11 +1,13 @@
-// HAN: hierarchical attention network (word and sentence attention) for spam.
+// HAN: hierarchical attention network (word and sentence attention) over the
+// model's named classes (spam vs ham, or the labels of `attnlab train han --train`).
 //   const han = await al.HAN.fromUrl('models/han-spam/model.safetensors');
 //   const r = han.classify(emailText);
-//   // { label: 'spam', probs: [p_ham, p_spam], truncated, empty,
+//   // { label: 'spam', labels: ['ham', 'spam'], probs: [p_ham, p_spam], truncated, empty,
 //   //   sentences: [{ text, weight, words: [{ text, token, weight, score }] }] }
 //   han.delete();
-// The text goes through the same C++ tokenizer as training (MIME, HTML,
-// sentences, <num>/<url>/<email>, truncation to the model's limits).
+// The text goes through the same C++ tokenizer as training (format 'email': MIME,
+// HTML, sentences, <num>/<url>/<email>; format 'text': sentences and words of plain
+// text; truncation to the model's limits).
 // score = sqrt(sentence weight) * word weight, as in the paper's figures.
 import { WasmObject, camelKeys, fetchBytes, toU8 } from './util.js';
 
@@ -13,9 +15,11 @@ export function install(api, mod) {
   class HAN extends WasmObject {
     constructor(_handle) {
       super(_handle, 'HAN');
-      const { vocab, emb, wordHidden, sentHidden, wordCtx, sentCtx, classes, maxSentences, maxWords, labels } =
-        camelKeys(JSON.parse(this._h.config()));
-      this.config = { vocab, emb, wordHidden, sentHidden, wordCtx, sentCtx, classes, maxSentences, maxWords, labels };
+      const { vocab, emb, wordHidden, sentHidden, wordCtx, sentCtx, classes, maxSentences, maxWords, labels,
+        format = 'email' } = camelKeys(JSON.parse(this._h.config()));
+      this.config = {
+        vocab, emb, wordHidden, sentHidden, wordCtx, sentCtx, classes, maxSentences, maxWords, labels, format,
+      };
     }
     /** Loads a HAN model file (Uint8Array or ArrayBuffer of a .safetensors written by attnlab). */
     static fromBytes(bytes) {
@@ -24,6 +28,8 @@ export function install(api, mod) {
     /** Loads from a URL (fetch), or in Node from a file path too. */
     static async fromUrl(src, init) { return HAN.fromBytes(await fetchBytes(src, init)); }
     get paramCount() { return this.handle.paramCount(); }
+    /** The class names, in the order of `probs`. */
+    get labels() { return this.config.labels.slice(); }
     /**
      * Classifies one message (raw RFC 822, plain text or HTML). A message with no
      * words the model knows gets `empty: true` and the prior of an empty document.
@@ -31,7 +37,8 @@ export function install(api, mod) {
     classify(text) {
       const r = JSON.parse(this.handle.classify(text));
       return {
-        label: r.label, labelId: r.label_id, probs: r.probs, truncated: r.truncated,
+        label: r.label, labelId: r.label_id, labels: this.config.labels.slice(), probs: r.probs,
+        truncated: r.truncated,
         empty: r.empty, sentences: r.sentences,
       };
     }

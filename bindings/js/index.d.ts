@@ -269,8 +269,10 @@ export interface HANConfig {
   wordCtx: number; sentCtx: number; classes: number;
   /** tokenizer truncation: sentences kept, words per sentence */
   maxSentences: number; maxWords: number;
-  /** class names, e.g. ['ham', 'spam'] */
+  /** class names (2 or more), e.g. ['ham', 'spam'] or a model's own labels */
   labels: string[];
+  /** how input is read: 'email' (RFC 822 / MIME / HTML) or 'text' (plain text) */
+  format: 'email' | 'text';
 }
 
 export interface HANWord {
@@ -294,6 +296,8 @@ export interface HANSentence {
 export interface HANClassification {
   label: string;
   labelId: number;
+  /** the class names, in the order of probs (a copy of config.labels) */
+  labels: string[];
   /** one probability per class, in config.labels order */
   probs: number[];
   /** the input was longer than the model's limits and was cut */
@@ -305,8 +309,10 @@ export interface HANClassification {
 }
 
 /**
- * Hierarchical attention network (word and sentence attention) for spam vs
- * ham. Owns wasm memory: call delete() when done (a deleted object throws).
+ * Hierarchical attention network (word and sentence attention) over 2 or more
+ * named classes: the spam model (ham, spam) or a model trained on your labelled
+ * documents (`attnlab train han --train`). Owns wasm memory: call delete() when
+ * done (a deleted object throws).
  */
 export declare class HAN {
   private constructor();
@@ -314,8 +320,10 @@ export declare class HAN {
   static fromUrl(url: string | URL, init?: RequestInit): Promise<HAN>;
   readonly config: HANConfig;
   readonly paramCount: number;
+  /** the class names, in the order of probs */
+  readonly labels: string[];
   readonly deleted: boolean;
-  /** A raw message (RFC 822, plain text or HTML), tokenized as in training. */
+  /** A raw message (RFC 822, plain text or HTML) or plain text (format 'text'), tokenized as in training. */
   classify(text: string): HANClassification;
   delete(): void;
 }

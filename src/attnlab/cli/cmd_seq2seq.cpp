@@ -1,5 +1,6 @@
 // attnlab train g2p | train dates | eval / predict on a seq2seq model file.
 #include <algorithm>
+#include <cstring>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -533,6 +534,42 @@ int cmd_eval_seq2seq(const models::ModelFile& file, const Argv& argv) {
   throw Error(path + ": unknown data '" + st.meta("data") + "' in the model's metadata");
 }
 
+namespace {
+// The text-mode summary of a translation (stderr, so stdout stays the output alone): the
+// sequence probability, then per output token its probability and the input token it
+// attends to most, e.g. "7 0.98 <- seven (0.99)".
+std::string predict_summary(const json& r) {
+  if (!r.contains("probs") || !r.contains("output") || !r.contains("input") || !r.contains("attention")) return "";
+  const auto& out = r["output"];
+  const auto& in = r["input"];
+  const auto& att = r["attention"];
+  const size_t rows = r.value("rows", size_t{0}), cols = r.value("cols", size_t{0});
+  std::string s;
+  char buf[96];
+  if (r.contains("logprob")) {
+    std::snprintf(buf, sizeof buf, "  p(output) %.4f; per token: p, <- most attended input (weight)\n",
+                  std::exp(r["logprob"].get<double>()));
+    s += buf;
+  }
+  const size_t shown = std::min<size_t>({out.size(), r["probs"].size(), rows, 40});
+  std::string line = " ";
+  for (size_t t = 0; t < shown; ++t) {
+    size_t best = 0;
+    for (size_t c = 1; c < cols; ++c)
+      if (att[t * cols + c].get<double>() > att[t * cols + best].get<double>()) best = c;
+    const std::string src = best < in.size() ? in[best].get<std::string>() : "?";
+    std::snprintf(buf, sizeof buf, " %.2f <- ", r["probs"][t].get<double>());
+    std::snprintf(buf + std::strlen(buf), sizeof buf - std::strlen(buf), "%s (%.2f)", src.c_str(),
+                  cols ? att[t * cols + best].get<double>() : 0.0);
+    const std::string item = " " + out[t].get<std::string>() + buf;
+    if (line.size() + item.size() > 100) s += line + "\n", line = " ";
+    line += item + (t + 1 < shown ? " |" : "");
+  }
+  if (shown < out.size()) line += " ...";
+  return s + line + "\n";
+}
+}  // namespace
+
 int cmd_predict_seq2seq(const models::ModelFile& f, const Argv& argv) {
   Args a("predict", {{"model", "PATH", "", "seq2seq model file"},
                      {"input", "TEXT", "", "the word or date (or give it as an argument)"},
@@ -544,8 +581,10 @@ int cmd_predict_seq2seq(const models::ModelFile& f, const Argv& argv) {
   a.parse(argv);
   if (a.flag("help")) {
     std::cout << a.help("attnlab predict --model PATH [--input TEXT | TEXT]",
-                        "Translates one input and prints the output (with --json: tokens,\n"
-                        "per-token probabilities and the attention matrix, rows = outputs).");
+                        "Translates one input and prints the output on stdout and, on stderr, the\n"
+                        "sequence probability and per output token its probability and the input\n"
+                        "token it attends to most (with --json: tokens, per-token probabilities and\n"
+                        "the attention matrix, rows = outputs).");
     return 0;
   }
   std::string text = a.get("input");
@@ -556,10 +595,12 @@ int cmd_predict_seq2seq(const models::ModelFile& f, const Argv& argv) {
        {"max_len", a.u64("max-len", 0, 100000)},
        {"alpha", a.num("alpha", 0, 10)},
        {"precision", precision_name(parse_precision(a.get("precision")))}});
-  if (a.flag("json"))
+  if (a.flag("json")) {
     std::cout << r.dump() << std::endl;
-  else
-    std::cout << r["text"].get<std::string>() << std::endl;
+    return 0;
+  }
+  std::cout << r["text"].get<std::string>() << std::endl;
+  std::cerr << predict_summary(r);
   return 0;
 }
 

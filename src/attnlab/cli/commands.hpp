@@ -54,6 +54,7 @@ int cmd_train_din(const Argv& args);
 int cmd_train_autoint(const Argv& args);
 int cmd_train_lm(const Argv& args);  // Transformer-XL character LM (cmd_lm.cpp)
 int cmd_generate(const Argv& args);
+int cmd_example_docs(const Argv& args);   // attnlab example-docs: generated labelled documents (JSONL)
 int cmd_example_pairs(const Argv& args);  // attnlab example-pairs: generated TSV pairs  // attnlab generate --model LM-FILE ...
 
 // Per-kind eval / predict on a model file read once by the dispatcher.

@@ -25,7 +25,7 @@ const std::vector<TrainCommand>& train_commands() {
       {"dates", "seq2seq", "seq2seq with attention: 20 date formats -> YYYY-MM-DD", cmd_train_dates},
       {"seq2seq", "seq2seq", "seq2seq with attention (RNN or Transformer) on your own TSV pairs",
        cmd_train_seq2seq_pairs},
-      {"han", "han", "hierarchical attention network: SpamAssassin spam vs ham", cmd_train_han},
+      {"han", "han", "hierarchical attention network: your labelled documents (JSONL, CSV, folders) or SpamAssassin", cmd_train_han},
       {"mmoe", "mmoe", "multi-task mixture of experts on the MMoE paper's synthetic data",
        cmd_train_mmoe},
       {"din", "din", "Deep Interest Network on synthetic behaviour data (click-through)",
@@ -67,6 +67,7 @@ std::string main_help() {
          "  generate        continue a prompt with a character language model (attnlab generate --help)\n"
          "  models          list the model kinds (--json for the machine-readable list)\n"
          "  example-pairs   write generated TSV pairs (numbers in words <-> digits) to try 'train seq2seq'\n"
+         "  example-docs    write generated labelled documents (JSONL, 3 topics) to try 'train han --train'\n"
          "  bench           measure training throughput on this machine\n"
          "  experiment mmoe the MMoE paper's synthetic experiment, softmax vs attention gates\n"
          "  help [command]  show help (also: attnlab <command> --help)\n"
@@ -117,7 +118,7 @@ int main(int argc, char** argv) {
       {"train", cmd_train},       {"eval", cmd_eval},     {"predict", cmd_predict},
       {"describe", cmd_describe}, {"models", cmd_models}, {"bench", cmd_bench},
       {"experiment", cmd_experiment}, {"generate", cmd_generate}, {"average", cmd_average},
-      {"example-pairs", cmd_example_pairs}};
+      {"example-pairs", cmd_example_pairs}, {"example-docs", cmd_example_docs}};
   try {
     if (args.empty()) {
       std::cerr << main_help();
@@ -138,7 +139,7 @@ int main(int argc, char** argv) {
       if (cmd == c.first) return c.second(rest);
     throw UsageError("unknown command '" + cmd +
                      "' (commands: train, eval, predict, describe, average, models, generate, example-pairs, "
-                     "bench, experiment, help)");
+                     "example-docs, bench, experiment, help)");
   } catch (const UsageError& e) {
     std::cerr << "attnlab: usage error: " << e.what() << "\n";
     return 2;

@@ -26,6 +26,14 @@ std::string model_arg(const Argv& args) {
   }
   return "";
 }
+// The value of --kind ("" if absent).
+std::string kind_arg(const Argv& args) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--kind" && i + 1 < args.size()) return args[i + 1];
+    if (args[i].rfind("--kind=", 0) == 0) return args[i].substr(7);
+  }
+  return "";
+}
 bool wants_help(const Argv& args) {
   for (const auto& a : args)
     if (a == "--help" || a == "-h") return true;
@@ -98,8 +106,10 @@ const std::vector<KindCommands>& kind_commands() {
        "(--test FILE): exact match, token error rate, BLEU",
        "translate a word or text (--beam; --json: probs and attention)"},
       {"han", cmd_eval_han, cmd_predict_han,
-       "accuracy, precision, recall, F1, ROC-AUC on SpamAssassin, beside a tf-idf baseline",
-       "classify a message with sentence and word weights (--input TEXT or --file PATH)"},
+       "spam model: accuracy, precision, recall, F1, ROC-AUC on SpamAssassin, beside a tf-idf "
+       "baseline; your documents (--test FILE or the recorded split): per-class precision, recall, "
+       "F1, confusion matrix",
+       "classify a text: probability per label, sentence and word weights (--input TEXT or --file PATH)"},
       {"mmoe", cmd_eval_mmoe, nullptr,
        "MSE per task on fresh samples of the synthetic tasks the model was trained on",
        "--input '{\"x\": [[...]]}' -> predictions per task and gate weights"},
@@ -128,6 +138,21 @@ int dispatch(const Argv& argv, bool eval) {
   const char* cmd = eval ? "eval" : "predict";
   const std::string path = model_arg(argv);
   if (path.empty()) {
+    const std::string kind = kind_arg(argv);
+    if (!kind.empty()) {  // the help of one kind's command, without a model file
+      const models::ModelKind* k = models::find_model_kind(kind);
+      if (!k) throw UsageError("unknown model kind '" + kind + "' (known: " + models::model_kind_names() + ")");
+      if (!wants_help(argv))
+        throw UsageError(std::string("--kind goes with --help ('attnlab ") + cmd + " --kind " + kind +
+                         " --help'); to run a model give --model PATH");
+      const KindCommands* c = find_kind_commands(kind);
+      models::ModelFile f;  // a command's --help reads nothing of the file but its kind
+      f.source = "(help)";
+      f.kind = k;
+      if (!eval) return c && c->predict ? c->predict(f, {"--help"}) : predict_json(f, {"--help"});
+      if (!c || !c->eval) throw Error("the CLI cannot evaluate model kind '" + kind + "'");
+      return c->eval(f, {"--help"});
+    }
     if (wants_help(argv)) {
       std::cout << "usage: attnlab " << cmd << " --model PATH [flags]\n\n"
                 << (eval ? "Evaluates a model file; what is measured depends on its kind:\n"
@@ -136,7 +161,8 @@ int dispatch(const Argv& argv, bool eval) {
                 << "\nflags of every kind:\n"
                    "  --model PATH            the model file (written by 'attnlab train')\n"
                    "  --json                  print JSON on stdout\n"
-                   "  --help                  with --model: the flags of that file's kind\n";
+                   "  --help                  with --model: the flags of that file's kind\n"
+                   "  --kind KIND --help      the flags of one kind (" + models::model_kind_names() + ")\n";
       return 0;
     }
     throw UsageError(std::string(cmd) + " needs --model PATH (see 'attnlab " + cmd + " --help')");

@@ -33,7 +33,18 @@ EmailDoc tokenize_email(std::string_view raw, const EmailOptions& opt) {
                 "email: expected max_sentences >= 1 and max_words >= 1, got ", opt.max_sentences,
                 " and ", opt.max_words);
   EmailDoc doc;
-  EmailText et = extract_email_text(raw, opt.max_input_bytes);
+  EmailText et;
+  if (opt.plain_text) {
+    ATTNLAB_CHECK(opt.max_input_bytes >= 1, "text: expected max_input_bytes >= 1, got ",
+                  opt.max_input_bytes);
+    if (raw.size() > opt.max_input_bytes) {
+      raw = raw.substr(0, utf8_cut(raw, opt.max_input_bytes));
+      et.input_truncated = true;
+    }
+    et.body = sanitize_utf8(raw);
+  } else {
+    et = extract_email_text(raw, opt.max_input_bytes);
+  }
   doc.input_truncated = et.input_truncated;
 
   auto add_sentence = [&](const std::string& text) -> bool {  // false once full

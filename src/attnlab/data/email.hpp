@@ -27,6 +27,10 @@ struct EmailOptions {
   size_t max_input_bytes = 1u << 20;  // longer input is cut (see header comment), >= 1
   bool split_long_sentences = true;   // a long sentence continues as the next one
   bool include_subject = true;        // the subject is the first sentence
+  // Plain text (HAN format "text"): steps 2-5 are left out; the input (capped as in
+  // step 1) is made valid UTF-8 (step 4's U+FFFD rule) and goes to steps 6-8 as it is,
+  // so a line like "Note: ..." is a sentence, not a header.
+  bool plain_text = false;
 };
 
 // A token's place in Sentence::text (byte offsets, UTF-8).

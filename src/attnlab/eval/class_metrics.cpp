@@ -90,4 +90,81 @@ std::string BinaryMetrics::summary() const {
   return buf;
 }
 
+MulticlassMetrics multiclass_metrics(const std::vector<int>& labels, const std::vector<int>& predicted,
+                                     const std::vector<std::string>& names) {
+  const size_t K = names.size();
+  ATTNLAB_CHECK(K >= 2, "class metrics: expected at least 2 classes, got ", K);
+  ATTNLAB_CHECK(labels.size() == predicted.size(), "class metrics: expected as many predictions as labels (",
+                labels.size(), "), got ", predicted.size());
+  MulticlassMetrics m;
+  m.names = names;
+  m.n = labels.size();
+  m.confusion.assign(K, std::vector<size_t>(K, 0));
+  size_t correct = 0;
+  for (size_t i = 0; i < labels.size(); ++i) {
+    const int y = labels[i], p = predicted[i];
+    ATTNLAB_CHECK(y >= 0 && static_cast<size_t>(y) < K && p >= 0 && static_cast<size_t>(p) < K,
+                  "class metrics: expected class ids in [0, ", K, "), got label ", y, " and prediction ", p);
+    ++m.confusion[static_cast<size_t>(y)][static_cast<size_t>(p)];
+    correct += y == p;
+  }
+  m.accuracy = m.n ? static_cast<double>(correct) / static_cast<double>(m.n) : 0;
+  m.precision.assign(K, 0);
+  m.recall.assign(K, 0);
+  m.f1.assign(K, 0);
+  m.support.assign(K, 0);
+  for (size_t c = 0; c < K; ++c) {
+    size_t col = 0, row = 0;
+    for (size_t k = 0; k < K; ++k) col += m.confusion[k][c], row += m.confusion[c][k];
+    const double tp = static_cast<double>(m.confusion[c][c]);
+    m.support[c] = row;
+    m.precision[c] = col ? tp / static_cast<double>(col) : 0;
+    m.recall[c] = row ? tp / static_cast<double>(row) : 0;
+    const double s = m.precision[c] + m.recall[c];
+    m.f1[c] = s > 0 ? 2 * m.precision[c] * m.recall[c] / s : 0;
+    m.macro_f1 += m.f1[c] / static_cast<double>(K);
+  }
+  return m;
+}
+
+nlohmann::json MulticlassMetrics::to_json() const {
+  nlohmann::json per = nlohmann::json::object();
+  for (size_t c = 0; c < names.size(); ++c)
+    per[names[c]] = {{"precision", precision[c]}, {"recall", recall[c]}, {"f1", f1[c]}, {"support", support[c]}};
+  return {{"n", n},         {"accuracy", accuracy}, {"macro_f1", macro_f1},
+          {"labels", names}, {"classes", per},     {"confusion", confusion}};
+}
+
+std::string MulticlassMetrics::table() const {
+  size_t w = 9;
+  for (const auto& s : names) w = std::max(w, s.size());
+  char buf[256];
+  std::string o;
+  std::snprintf(buf, sizeof buf, "  %-*s %9s %7s %7s %8s\n", static_cast<int>(w), "class", "precision", "recall",
+                "F1", "support");
+  o += buf;
+  for (size_t c = 0; c < names.size(); ++c) {
+    std::snprintf(buf, sizeof buf, "  %-*s %9.4f %7.4f %7.4f %8zu\n", static_cast<int>(w), names[c].c_str(),
+                  precision[c], recall[c], f1[c], support[c]);
+    o += buf;
+  }
+  std::snprintf(buf, sizeof buf, "  accuracy %.4f  macro F1 %.4f  (%zu documents)\n", accuracy, macro_f1, n);
+  o += buf;
+  o += "  confusion (rows: true, columns: predicted)\n";
+  size_t cw = 6;
+  for (const auto& s : names) cw = std::max(cw, s.size());
+  std::snprintf(buf, sizeof buf, "  %-*s", static_cast<int>(w), "");
+  o += buf;
+  for (const auto& s : names) std::snprintf(buf, sizeof buf, " %*s", static_cast<int>(cw), s.c_str()), o += buf;
+  o += "\n";
+  for (size_t r = 0; r < names.size(); ++r) {
+    std::snprintf(buf, sizeof buf, "  %-*s", static_cast<int>(w), names[r].c_str());
+    o += buf;
+    for (size_t c = 0; c < names.size(); ++c)
+      std::snprintf(buf, sizeof buf, " %*zu", static_cast<int>(cw), confusion[r][c]), o += buf;
+    o += "\n";
+  }
+  return o;
+}
+
 }  // namespace attnlab::eval

@@ -55,14 +55,25 @@ void HANConfig::check() const {
                 dropout);
   ATTNLAB_CHECK(labels.size() == classes, "HAN config: expected ", classes,
                 " label names (one per class), got ", labels.size());
+  for (size_t i = 0; i < labels.size(); ++i) {
+    ATTNLAB_CHECK(!labels[i].empty(), "HAN config: expected non-empty label names, label ", i,
+                  " is empty");
+    for (size_t k = 0; k < i; ++k)
+      ATTNLAB_CHECK(labels[k] != labels[i], "HAN config: expected distinct label names, '",
+                    labels[i], "' appears twice");
+  }
+  ATTNLAB_CHECK(format == "email" || format == "text",
+                "HAN config: expected format 'email' or 'text', got '", format, "'");
 }
 
 nlohmann::json HANConfig::to_json() const {
-  return {{"vocab", vocab},         {"emb", emb},
+  nlohmann::json j = {{"vocab", vocab},         {"emb", emb},
           {"word_hidden", word_hidden}, {"sent_hidden", sent_hidden},
           {"word_ctx", word_ctx},   {"sent_ctx", sent_ctx},
           {"classes", classes},     {"max_sentences", max_sentences},
           {"max_words", max_words}, {"dropout", dropout}, {"labels", labels}};
+  if (format != "email") j["format"] = format;
+  return j;
 }
 
 HANConfig HANConfig::from_json(const std::string& s) {
@@ -82,6 +93,7 @@ HANConfig HANConfig::from_json(const std::string& s) {
   r.size("max_words", c.max_words);
   r.number("dropout", c.dropout, 0, 1);
   r.strings("labels", c.labels);
+  r.string("format", c.format);
   c.check();
   return c;
 }
@@ -90,6 +102,7 @@ data::EmailOptions HANConfig::email_options() const {
   data::EmailOptions o;
   o.max_sentences = max_sentences;
   o.max_words = max_words;
+  o.plain_text = format == "text";
   return o;
 }
 
@@ -423,6 +436,19 @@ std::vector<double> HAN::predict_positive(const std::vector<const HANDoc*>& docs
                                           docs.begin() + static_cast<std::ptrdiff_t>(std::min(docs.size(), s + batch)));
     const HANOutput o = forward(part);
     for (size_t b = 0; b < part.size(); ++b) p.push_back(o.probs[b * cfg_.classes + 1]);
+  }
+  return p;
+}
+
+std::vector<float> HAN::predict_probs(const std::vector<const HANDoc*>& docs, size_t batch) const {
+  ATTNLAB_CHECK(batch > 0, "HAN predict: batch must be > 0");
+  std::vector<float> p;
+  p.reserve(docs.size() * cfg_.classes);
+  for (size_t s = 0; s < docs.size(); s += batch) {
+    const std::vector<const HANDoc*> part(docs.begin() + static_cast<std::ptrdiff_t>(s),
+                                          docs.begin() + static_cast<std::ptrdiff_t>(std::min(docs.size(), s + batch)));
+    const HANOutput o = forward(part);
+    p.insert(p.end(), o.probs.begin(), o.probs.end());
   }
   return p;
 }

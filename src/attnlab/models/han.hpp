@@ -1,5 +1,5 @@
 // Hierarchical Attention Network (Yang et al. 2016) for document
-// classification, here spam vs ham e-mail:
+// classification into C named classes (spam vs ham e-mail, or the user's labels):
 //
 //   words  w_st -> embedding x_st (E)
 //   word bi-GRU          h_st = [fwd; bwd] (2Hw)          over each sentence's valid words
@@ -7,7 +7,8 @@
 //                        s_s = sum_t a_st h_st (2Hw)       (ContextPooling, word_ctx = |u_w|)
 //   sentence bi-GRU      g_s = [fwd; bwd] (2Hs)            over the document's sentences
 //   sentence attention   b_s = softmax_s(tanh(Ws g_s + bs) . u_s), v = sum_s b_s g_s (2Hs)
-//   classifier           p = softmax(Wc v + bc) (C)
+//   classifier           p = softmax(Wc v + bc) (C classes, C >= 2; trained with
+//                        softmax cross-entropy; the spam model is C = 2, ham/spam)
 //
 // Batching: a batch of B documents is flattened into N = sum_b S_b sentences
 // for the word level ((N,Tw) ids, Tw = the longest sentence, lengths per
@@ -52,10 +53,14 @@ struct HANConfig {
   size_t max_words = 40;
   float dropout = 0.f;        // training only: on the word embeddings and the document vector
   std::vector<std::string> labels = {"ham", "spam"};  // one name per class
+  // How raw input is read: "email" (RFC 822 / MIME / HTML, data/email.hpp) or "text"
+  // (plain text split into sentences and words by the same tokenizer). Written to the
+  // config only when "text", so files of the email kind keep their config as before.
+  std::string format = "email";
   void check() const;  // throws attnlab::Error naming the bad field
   nlohmann::json to_json() const;
   static HANConfig from_json(const std::string& s);
-  data::EmailOptions email_options() const;
+  data::EmailOptions email_options() const;  // the tokenizer options, format included
 };
 
 // One document: sentences of token ids (each sentence non-empty, at least one sentence).
@@ -142,6 +147,8 @@ class HAN {
   // P(class 1) for every document, in batches of `batch` (inference, no cache)
   std::vector<double> predict_positive(const std::vector<const HANDoc*>& docs,
                                        size_t batch = 64) const;
+  // Class probabilities (N,C) row-major for every document, in batches (inference)
+  std::vector<float> predict_probs(const std::vector<const HANDoc*>& docs, size_t batch = 64) const;
 
   // Token ids per sentence; an empty document becomes one sentence [<unk>].
   HANDoc encode(const data::EmailDoc& doc) const;

@@ -27,8 +27,9 @@ const std::vector<ModelKind>& model_kinds() {
        R"J({"text": "...", "beam": 1, "max_len": 0, "alpha": 0.6})J",
        load_transformer_seq2seq_model},
       {"han", "hierarchical attention network",
-       "Word and sentence bi-GRUs with context-vector attention; spam vs ham on SpamAssassin.",
-       "attnlab train han", R"J({"text": "an e-mail message (RFC 822, plain text or HTML)"})J",
+       "Word and sentence bi-GRUs with context-vector attention over named classes: spam vs ham on "
+       "SpamAssassin, or the labels of your documents (attnlab train han --train).",
+       "attnlab train han", R"J({"text": "a document: an e-mail message (RFC 822, HTML) or plain text, as the model's format says"})J",
        load_han_model},
       {"mmoe", "multi-gate mixture of experts",
        "Multi-task model (shared-bottom, OMoE, MMoE with softmax or attention gates) on the "
