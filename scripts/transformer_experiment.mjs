@@ -107,23 +107,27 @@ function report() {
       valid_wer: e.valid.greedy.wer, test_wer: e.test.greedy.wer, test_per: e.test.greedy.per,
       enc_pos: h.enc_self.position, dec_pos: h.dec_self.position, cross_pos: h.cross.position,
       enc_out: h.enc_self.output, dec_out: h.dec_self.output, cross_out: h.cross.output,
+      pos_term: (h.enc_self.position_term + h.dec_self.position_term + h.cross.position_term) / 3,
+      sub_term: (h.enc_self.subspace_term + h.dec_self.subspace_term + h.cross.subspace_term) / 3,
     };
   });
   const cols = Object.keys(rows[0]);
   fs.writeFileSync(path.join(out, 'experiment.csv'), [cols.join(','), ...rows.map((r) => cols.map((c) => r[c]).join(','))].join('\n') + '\n');
   const pct = (a) => `${(100 * mean(a)).toFixed(2)} ± ${(100 * se(a)).toFixed(2)}`;
   const f3 = (a) => `${mean(a).toFixed(3)} ± ${se(a).toFixed(3)}`;
-  const md = ['| arm | valid WER % | test WER % | test PER % | attention similarity (enc / dec / cross) | output similarity (enc / dec / cross) |',
-    '|---|---|---|---|---|---|'];
+  const md = ['| arm | valid WER % | test WER % | test PER % | attention-map similarity (enc / dec / cross) | output similarity (enc / dec / cross) | position term | subspace term |',
+    '|---|---|---|---|---|---|---|---|'];
   const summary = {};
   for (const arm of Object.keys(arms)) {
     const a = rows.filter((r) => r.arm === arm);
     const g = (k) => a.map((r) => r[k]);
     summary[arm] = { n: a.length, test_wer: mean(g('test_wer')), test_wer_se: se(g('test_wer')), valid_wer: mean(g('valid_wer')),
       pos: mean([...g('enc_pos'), ...g('dec_pos'), ...g('cross_pos')]), out: mean([...g('enc_out'), ...g('dec_out'), ...g('cross_out')]) };
-    md.push(`| ${arm} (n=${a.length}) | ${pct(g('valid_wer'))} | ${pct(g('test_wer'))} | ${pct(g('test_per'))} | ${f3(g('enc_pos'))} / ${f3(g('dec_pos'))} / ${f3(g('cross_pos'))} | ${f3(g('enc_out'))} / ${f3(g('dec_out'))} / ${f3(g('cross_out'))} |`);
+    md.push(`| ${arm} (n=${a.length}) | ${pct(g('valid_wer'))} | ${pct(g('test_wer'))} | ${pct(g('test_per'))} | ${f3(g('enc_pos'))} / ${f3(g('dec_pos'))} / ${f3(g('cross_pos'))} | ${f3(g('enc_out'))} / ${f3(g('dec_out'))} / ${f3(g('cross_out'))} | ${f3(g('pos_term'))} | ${f3(g('sub_term'))} |`);
   }
-  md.push('', 'mean ± standard error over seeds; similarity = mean over pairs of distinct heads (1 = identical, see the card).');
+  md.push('', 'mean ± standard error over seeds. Similarities: mean cosine over the pairs of distinct heads, layers and test words ' +
+    '(maps from greedy decoding, outputs teacher-forced; 1 = identical). Position and subspace terms: the penalties\' own values ' +
+    '(Li et al.\'s form, all ordered pairs including i = j, the position term summed over query rows), mean of the three attentions.');
   fs.writeFileSync(path.join(out, 'experiment.md'), md.join('\n') + '\n');
   fs.writeFileSync(path.join(out, 'experiment.svg'), svg(rows));
   console.log(md.join('\n'));

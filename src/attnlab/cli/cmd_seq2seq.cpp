@@ -60,7 +60,10 @@ G2PData load_g2p(const std::string& path, uint64_t split_seed, bool keep_stress)
 // (cosine of the flattened maps, per layer, over pairs of distinct heads) and heads'
 // outputs from teacher-forced passes on the reference pronunciation (the similarity
 // the output penalty computes, converted to distinct pairs); each averaged over
-// layers and words, per attention (encoder self, decoder self, cross).
+// layers and words, per attention (encoder self, decoder self, cross). position_term and
+// subspace_term: the position and subspace penalties' own values on the same
+// teacher-forced batches (Li et al.'s form: mean over all H^2 ordered pairs, i == j
+// included; position summed over query rows), per batch of 64 words.
 json head_similarity(const models::Translator& m, const G2PData& gd, const std::vector<size_t>& entries,
                      size_t limit) {
   const auto* t = dynamic_cast<const models::TransformerSeq2Seq*>(&m);
@@ -69,7 +72,7 @@ json head_similarity(const models::Translator& m, const G2PData& gd, const std::
   if (H < 2) throw UsageError("--heads needs a model with at least 2 heads");
   const size_t n = limit ? std::min(limit, entries.size()) : entries.size();
   std::vector<size_t> use(entries.begin(), entries.begin() + std::ptrdiff_t(n));
-  eval::MeanAccumulator pos[3], out[3];
+  eval::MeanAccumulator pos[3], out[3], pos_term[3], sub_term[3];
   models::DecodeOptions o;
   o.head_maps = true;
   for (size_t i : use) {
@@ -96,12 +99,19 @@ json head_similarity(const models::Translator& m, const G2PData& gd, const std::
     models::TransformerLossInfo info;
     t->loss(models::make_seq2seq_batch(src, tgt, idx), lo, nullptr, &info);
     const attention::DisagreementTerms* terms[3] = {&info.enc_self, &info.dec_self, &info.cross};
-    for (int a = 0; a < 3; ++a) out[a].add(eval::distinct_from_all_pairs(H, terms[a]->output));
+    for (int a = 0; a < 3; ++a) {
+      out[a].add(eval::distinct_from_all_pairs(H, terms[a]->output));
+      pos_term[a].add(terms[a]->position);  // the penalties' own terms (all pairs, i == j included)
+      sub_term[a].add(terms[a]->subspace);
+    }
   }
   json j;
   const char* names[3] = {"enc_self", "dec_self", "cross"};
   for (int a = 0; a < 3; ++a)
-    j[names[a]] = {{"position", pos[a].mean()}, {"output", out[a].mean()}};
+    j[names[a]] = {{"position", pos[a].mean()},
+                   {"output", out[a].mean()},
+                   {"position_term", pos_term[a].mean()},
+                   {"subspace_term", sub_term[a].mean()}};
   j["heads"] = H;
   j["words"] = use.size();
   return j;
