@@ -135,10 +135,11 @@ function report() {
   console.log(`\nlowest mean validation WER: ${best}`);
 }
 
-// Two panels: test WER per arm (points per seed, mean ± se) and mean head similarity.
+// Three panels: test WER per arm (points per seed, mean ± se) and the heads' mean map and
+// output similarities.
 function svg(rows) {
   const names = Object.keys(arms);
-  const Wd = 640, H = 300, L = 60, T = 36, B = 46, panel = (Wd - L - 40) / 2;
+  const Wd = 940, H = 300, L = 60, T = 36, B = 46, panel = (Wd - L - 100) / 3;
   const s = [`<svg xmlns="http://www.w3.org/2000/svg" width="${Wd}" height="${H}" font-family="sans-serif" font-size="11">`,
     `<rect width="${Wd}" height="${H}" fill="white"/>`];
   const draw = (x0, title, key, fmt) => {
@@ -162,9 +163,10 @@ function svg(rows) {
       s.push(`<text x="${x(i).toFixed(1)}" y="${H - B + 16}" text-anchor="middle">${arm}</text>`);
     });
   };
-  draw(L, 'test WER (greedy), mean ± s.e. and seeds', (r) => r.test_wer, (v) => `${(100 * v).toFixed(1)}%`);
-  draw(L + panel + 50, 'head attention similarity (mean of enc, dec, cross)', (r) => (r.enc_pos + r.dec_pos + r.cross_pos) / 3, (v) => v.toFixed(3));
-  s.push(`<text x="${Wd / 2}" y="${H - 10}" text-anchor="middle" fill="#555">disagreement arms on CMUdict G2P, same budget, ${seeds} seeds each</text>`);
+  draw(L, 'test WER (greedy): mean ± s.e., seeds', (r) => r.test_wer, (v) => `${(100 * v).toFixed(1)}%`);
+  draw(L + panel + 50, 'heads: attention-map similarity', (r) => (r.enc_pos + r.dec_pos + r.cross_pos) / 3, (v) => v.toFixed(3));
+  draw(L + 2 * panel + 100, 'heads: output similarity', (r) => (r.enc_out + r.dec_out + r.cross_out) / 3, (v) => v.toFixed(3));
+  s.push(`<text x="${Wd / 2}" y="${H - 10}" text-anchor="middle" fill="#555">disagreement arms on CMUdict G2P, same budget, ${seeds} seeds each; similarities: mean of encoder self-, decoder self- and cross-attention</text>`);
   s.push('</svg>');
   return s.join('\n') + '\n';
 }

@@ -11,6 +11,7 @@ export function rejectedCalls(al, root) {
   const han = al.HAN.fromBytes(model('han-spam'));
   const mmoe = new al.MMoE({ gate: 'attention' });
   const lm = al.LanguageModel.fromBytes(model('xl-sotu'));
+  const tf = al.Seq2Seq.fromBytes(model('g2p-transformer'));
   const x100 = new Float32Array(100).fill(0.5);
   const REJECTED = [
     ['Seq2Seq.translate (character outside the alphabet)', () => dates.translate('JAN 23, 2015 \u00e9'), /unknown character 'é' \(U\+00E9\) at position 13/],
@@ -19,6 +20,8 @@ export function rejectedCalls(al, root) {
     ['Seq2Seq.translate (beam as a string)', () => dates.translate('JAN 23, 2015', { beam: '4' }), /beam: expected a whole number/],
     ['Seq2Seq.translate (alpha NaN)', () => dates.translate('JAN 23, 2015', { alpha: NaN }), /alpha: expected a number/],
     ['Seq2Seq.translate (not a string)', () => dates.translate(42), /expects a string/],
+    ['Seq2Seq.translate, Transformer (a digit outside the alphabet)', () => tf.translate('ATT3NTION'), /unknown character '3' at position 3/],
+    ['Seq2Seq.translate, Transformer (beam 65)', () => tf.translate('ATTENTION', { beam: 65 }), /beam: expected a whole number in \[1, 64\]/],
     ['Seq2Seq.fromBytes (damaged)', () => al.Seq2Seq.fromBytes(new Uint8Array([1, 2, 3])), /8-byte header/],
     ['HAN.classify (not a string)', () => han.classify(null), /expects a string/],
     ['HAN.fromBytes (damaged)', () => al.HAN.fromBytes(new Uint8Array(64)), /header|JSON|bytes/],
@@ -47,5 +50,5 @@ export function rejectedCalls(al, root) {
     ['kernels.bench (unknown)', () => al.kernels.bench('no_such_kernel', [1]), /unknown kernel/],
     ['kernels.attention (op)', () => al.kernels.attention('conv', { minMs: 0 }), /op must be/],
   ];
-  return { REJECTED, objects: { dates, han, mmoe, lm, x100 } };
+  return { REJECTED, objects: { dates, han, mmoe, lm, tf, x100 } };
 }

@@ -498,6 +498,11 @@ TEST(Seq2SeqShipped, G2PFastCardMetricsOnFirst500TestWords) {
   const double card[4] = {37.00, 8.92, 37.00, 8.89};
   check_g2p_model("models/g2p-cmudict-fast/model.safetensors", "additive", card);
 }
+TEST(TransformerShipped, G2PCardMetricsOnFirst500TestWords) {
+  // models/g2p-transformer/CARD.md: first 500 test words, int8 decoder
+  const double card[4] = {39.80, 10.34, 38.60, 9.63};
+  check_g2p_model("models/g2p-transformer/model.safetensors", nullptr, card);
+}
 TEST(Seq2SeqShipped, G2PDotCardMetricsOnFirst500TestWords) {
   check_g2p_model("models/g2p-cmudict-dot/model.safetensors", "dot", kG2PDotCard500);
 }
