@@ -12,6 +12,8 @@
 #include <sstream>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 namespace attnlab::testing {
 
 inline std::string self_dir() {
@@ -52,6 +54,22 @@ class CliTest : public ::testing::Test {
     const std::string cmd = "cd " + dir_ + " && " + bin_ + " " + args + " >" + o + " 2>" + e;
     const int st = std::system(cmd.c_str());
     return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, slurp(o), slurp(e)};
+  }
+  // writes text (bytes as given) to dir_/name
+  void write(const std::string& name, const std::string& text) {
+    std::ofstream f(dir_ + "/" + name, std::ios::binary);
+    f << text;
+  }
+  // the last line of out that is a JSON object with "event": ev (null if none)
+  static nlohmann::json event(const std::string& out, const std::string& ev) {
+    nlohmann::json last;
+    std::istringstream ss(out);
+    for (std::string line; std::getline(ss, line);) {
+      if (line.empty() || line[0] != '{') continue;
+      const nlohmann::json j = nlohmann::json::parse(line);
+      if (j.value("event", "") == ev) last = j;
+    }
+    return last;
   }
   std::string bin_, dir_;
 };

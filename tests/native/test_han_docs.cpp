@@ -265,20 +265,6 @@ namespace {
 
 class DocsCli : public CliTest {
  protected:
-  void write(const std::string& name, const std::string& text) {
-    std::ofstream f(dir_ + "/" + name, std::ios::binary);
-    f << text;
-  }
-  json event(const std::string& out, const std::string& ev) {
-    json last;
-    std::istringstream ss(out);
-    for (std::string line; std::getline(ss, line);) {
-      if (line.empty() || line[0] != '{') continue;
-      const json j = json::parse(line);
-      if (j.value("event", "") == ev) last = j;
-    }
-    return last;
-  }
   const std::string small_ = " --emb 16 --word-hidden 16 --sent-hidden 16 --word-ctx 16 --sent-ctx 16 --min-count 1";
 };
 

@@ -21,21 +21,6 @@ namespace {
 
 class PairsCli : public CliTest {
  protected:
-  void write(const std::string& name, const std::string& text) {
-    std::ofstream f(dir_ + "/" + name, std::ios::binary);
-    f << text;
-  }
-  // the last line of stdout that is a JSON object with "event": ev
-  json event(const std::string& out, const std::string& ev) {
-    json last;
-    std::istringstream ss(out);
-    for (std::string line; std::getline(ss, line);) {
-      if (line.empty() || line[0] != '{') continue;
-      const json j = json::parse(line);
-      if (j.value("event", "") == ev) last = j;
-    }
-    return last;
-  }
   // small RNN: the generated number pairs are learned in a few seconds
   const std::string small_rnn_ = " --emb 32 --hidden 64 --combine 64 --epochs 8 --batch-size 32 --lr 0.005 --warmup 50";
 };
