@@ -167,6 +167,8 @@ TransformerSeq2Seq::TransformerSeq2Seq(const TransformerConfig& cfg, const data:
 }
 
 void TransformerSeq2Seq::collect(ParamList& ps) {
+  plan_[0].reset();  // the caller may change the parameters: quantized copies would be stale
+  plan_[1].reset();
   src_emb_.collect(ps, "src_emb.");
   tgt_emb_.collect(ps, "tgt_emb.");
   src_pos_.collect(ps, "src_pos.");

@@ -136,7 +136,7 @@ class TransformerSeq2Seq : public Translator {
   void embed_backward(nn::Embedding& emb, nn::PositionalEncoding& pos, const int* ids, size_t B,
                       size_t T, float* dx, const std::vector<float>& mask);
   // The matrices of every layer and the output projection quantized for decoding
-  // (DecodePrecision Int8 / Int16), built on first use; train_step() drops them.
+  // (DecodePrecision Int8 / Int16), built on first use; collect() and train_step() drop them.
   struct QuantPlan {
     std::vector<attention::EncoderLayerQuant> enc;
     std::vector<attention::DecoderLayerQuant> dec;
