@@ -46,7 +46,8 @@ TEST(Bleu, CorpusScoresEqualSacreBleu) {
 }
 
 TEST(Bleu, StatisticsEqualSacreBleu) {
-  for (const auto& c : cases()["statistics"]) {
+  const json all = cases();  // named: a range-for over a temporary's member would dangle
+  for (const auto& c : all["statistics"]) {
     BleuStats st;
     st.add(split_spaces(c["hyp"].get<std::string>()), split_spaces(c["ref"].get<std::string>()));
     for (size_t n = 0; n < 4; ++n) {
@@ -59,7 +60,8 @@ TEST(Bleu, StatisticsEqualSacreBleu) {
 }
 
 TEST(Bleu, ScoringFromStatisticsEqualsSacreBleu) {
-  for (const auto& c : cases()["scoring"]) {
+  const json all = cases();  // named: a range-for over a temporary's member would dangle
+  for (const auto& c : all["scoring"]) {
     std::array<size_t, 4> cor{}, tot{};
     for (size_t n = 0; n < 4; ++n) {
       cor[n] = c["correct"][n].get<size_t>();
