@@ -9,6 +9,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <string>
 
@@ -70,6 +71,30 @@ class CliTest : public ::testing::Test {
       if (j.value("event", "") == ev) last = j;
     }
     return last;
+  }
+  // Runs the `attnlab ...` lines of the README between <!-- marker --> and <!-- /marker -->
+  // as written, on less data and one epoch (--count N -> 600; train gets --epochs 1), so the
+  // README's example stays true. Each must exit 0; returns how many ran.
+  size_t run_readme_example(const std::string& marker) {
+    const std::string readme = slurp(std::string(ATTNLAB_SOURCE_DIR) + "/README.md");
+    const size_t a = readme.find("<!-- " + marker + " -->"), b = readme.find("<!-- /" + marker + " -->");
+    if (a == std::string::npos || b == std::string::npos) {
+      ADD_FAILURE() << "README has no " << marker << " block";
+      return 0;
+    }
+    std::istringstream ss(readme.substr(a, b - a));
+    size_t ran = 0;
+    for (std::string line; std::getline(ss, line);) {
+      if (line.rfind("attnlab ", 0) != 0) continue;
+      std::string cmd = line.substr(8);
+      cmd = cmd.substr(0, cmd.find(" #"));  // the comment
+      cmd = std::regex_replace(cmd, std::regex("--count [0-9]+"), "--count 600");
+      if (cmd.rfind("train ", 0) == 0) cmd += " --epochs 1";
+      const CliRun r = run(cmd);
+      EXPECT_EQ(r.code, 0) << line << "\n" << r.err;
+      ++ran;
+    }
+    return ran;
   }
   std::string bin_, dir_;
 };

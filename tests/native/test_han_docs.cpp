@@ -396,23 +396,7 @@ TEST_F(DocsCli, MaxStepsWritesTheModelItReports) {
 
 // The README's HAN example, run as written but on fewer documents and one epoch.
 TEST_F(DocsCli, ReadmeExampleRuns) {
-  const std::string readme = attnlab::testing::slurp(std::string(ATTNLAB_SOURCE_DIR) + "/README.md");
-  const size_t a = readme.find("<!-- own-docs-example -->"), b = readme.find("<!-- /own-docs-example -->");
-  ASSERT_NE(a, std::string::npos);
-  ASSERT_NE(b, std::string::npos);
-  std::istringstream ss(readme.substr(a, b - a));
-  size_t ran = 0;
-  for (std::string line; std::getline(ss, line);) {
-    if (line.rfind("attnlab ", 0) != 0) continue;
-    std::string cmd = line.substr(8);
-    cmd = cmd.substr(0, cmd.find(" #"));
-    cmd = std::regex_replace(cmd, std::regex("--count [0-9]+"), "--count 600");
-    if (cmd.rfind("train ", 0) == 0) cmd += " --epochs 1";
-    const CliRun r = run(cmd);
-    EXPECT_EQ(r.code, 0) << line << "\n" << r.err;
-    ++ran;
-  }
-  EXPECT_GE(ran, 4u);
+  EXPECT_GE(run_readme_example("own-docs-example"), 4u);
 }
 
 // eval / predict --kind KIND --help: the flags of every kind's command without a model file.

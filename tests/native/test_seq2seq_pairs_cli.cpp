@@ -199,23 +199,7 @@ TEST_F(PairsCli, TransformerOnThePairsPath) {
 // The README's "train on your own data" commands, run as written but on less data and fewer
 // epochs (the substitutions below), so the example stays true.
 TEST_F(PairsCli, ReadmeExampleRuns) {
-  const std::string readme = attnlab::testing::slurp(std::string(ATTNLAB_SOURCE_DIR) + "/README.md");
-  const size_t a = readme.find("<!-- own-data-example -->"), b = readme.find("<!-- /own-data-example -->");
-  ASSERT_NE(a, std::string::npos);
-  ASSERT_NE(b, std::string::npos);
-  std::istringstream ss(readme.substr(a, b - a));
-  size_t ran = 0;
-  for (std::string line; std::getline(ss, line);) {
-    if (line.rfind("attnlab ", 0) != 0) continue;
-    std::string cmd = line.substr(8);
-    cmd = cmd.substr(0, cmd.find(" #"));  // the comment
-    cmd = std::regex_replace(cmd, std::regex("--count [0-9]+"), "--count 600");
-    if (cmd.rfind("train ", 0) == 0) cmd += " --epochs 1";
-    const CliRun r = run(cmd);
-    EXPECT_EQ(r.code, 0) << line << "\n" << r.err;
-    ++ran;
-  }
-  EXPECT_GE(ran, 4u);
+  EXPECT_GE(run_readme_example("own-data-example"), 4u);
 }
 
 // A tiny custom dictionary: no word falls in the validation or test split. Validation is n/a,
