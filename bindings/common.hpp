@@ -83,9 +83,15 @@ inline const char* js_type(const emscripten::val& v) {
   return t.c_str();
 }
 
-// A JS string (UTF-8 in C++); anything else is an Error naming `what`.
-inline std::string to_string(const emscripten::val& v, const char* what) {
+// A JS string (UTF-8 in C++); anything else is an Error naming `what`. Its length in
+// UTF-16 code units is checked against `max_units` before it is copied into the heap,
+// so an oversized string costs one property read, not a conversion.
+inline std::string to_string(const emscripten::val& v, const char* what,
+                             uint64_t max_units = kMaxElements) {
   ATTNLAB_CHECK(v.isString(), what, " expects a string, got ", js_type(v));
+  const double units = v["length"].as<double>();
+  ATTNLAB_CHECK(units <= double(max_units), what, ": too long: ", uint64_t(units),
+                " characters, at most ", max_units, " accepted");
   return v.as<std::string>();
 }
 

@@ -45,7 +45,9 @@ class JsSeq2Seq {
   // attention (rows*cols), rows, cols, inputTokens, logprob, eosProb, ms}
   val translate(val text_, val opts) const {
     return guard([&] {
-      const std::string text = to_string(text_, "translate: text");
+      // a word-token model's words can be long: 64 code units a token before the copy;
+      // the model's own check then counts its tokens exactly
+      const std::string text = to_string(text_, "translate: text", 64 * uint64_t(model_->max_src_len()));
       check_options(opts, "translate options");
       m::DecodeOptions o;
       o.beam = opt_size(opts, "beam", 1, 64, 1);

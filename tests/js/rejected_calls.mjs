@@ -16,6 +16,7 @@ export function rejectedCalls(al, root) {
   const REJECTED = [
     ['Seq2Seq.translate (character outside the alphabet)', () => dates.translate('JAN 23, 2015 \u00e9'), /unknown character 'é' \(U\+00E9\) at position 13/],
     ['Seq2Seq.translate (emoji)', () => dates.translate('JAN \u{1F600} 23'), /unknown character '\u{1F600}' \(U\+1F600\) at position 4/u],
+    ['Seq2Seq.translate (1,000 characters: the model counts them)', () => dates.translate('1'.repeat(1000)), /input too long: 1000 characters, this model accepts at most/],
     ['Seq2Seq.translate (100,000 characters)', () => dates.translate('1'.repeat(100000)), /longer than|too long|at most/],
     ['Seq2Seq.translate (beam as a string)', () => dates.translate('JAN 23, 2015', { beam: '4' }), /beam: expected a whole number/],
     ['Seq2Seq.translate (alpha NaN)', () => dates.translate('JAN 23, 2015', { alpha: NaN }), /alpha: expected a number/],
