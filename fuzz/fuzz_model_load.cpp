@@ -10,6 +10,8 @@
 #include "attnlab/models/han.hpp"
 #include "attnlab/models/mmoe.hpp"
 #include "attnlab/models/seq2seq.hpp"
+#include "attnlab/models/transformer.hpp"
+#include "attnlab/models/xl_lm.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace attnlab;
@@ -29,8 +31,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     m->forward(x.data(), 1);
 #elif ATTNLAB_FUZZ_MODEL == 4
     auto m = models::AutoInt::load(data, size);
+#elif ATTNLAB_FUZZ_MODEL == 5
+    auto m = models::TransformerSeq2Seq::load(data, size);
+    try {
+      m->translate("abc", {});
+    } catch (const Error&) {
+    }
+#elif ATTNLAB_FUZZ_MODEL == 6
+    auto m = models::CharLM::load(data, size);
+    models::GenerateOptions o;
+    o.n = 4;
+    models::generate(*m, "ab", o);
 #else
-#error "ATTNLAB_FUZZ_MODEL must be 1..4"
+#error "ATTNLAB_FUZZ_MODEL must be 1..6"
 #endif
   } catch (const Error&) {
   }

@@ -1,7 +1,7 @@
 // Writes tiny, valid model files of every kind as seed inputs for the loader
 // fuzz targets (small seeds keep each execution fast, so the fuzzer explores
 // the header and config paths millions of times).
-//   make_seeds OUT_DIR  -> OUT_DIR/{seq2seq,han,mmoe,autoint}.safetensors
+//   make_seeds OUT_DIR  -> OUT_DIR/{seq2seq,han,mmoe,autoint,transformer,lm}.safetensors
 #include <cstdio>
 #include <string>
 
@@ -10,6 +10,8 @@
 #include "attnlab/models/han.hpp"
 #include "attnlab/models/mmoe.hpp"
 #include "attnlab/models/seq2seq.hpp"
+#include "attnlab/models/transformer.hpp"
+#include "attnlab/models/xl_lm.hpp"
 
 int main(int argc, char** argv) {
   using namespace attnlab;
@@ -57,5 +59,26 @@ int main(int argc, char** argv) {
   ac.heads = 2;
   ac.head_dim = 2;
   io::write_bytes(out + "/autoint.safetensors", models::AutoInt(ac, 1).save());
+
+  models::TransformerConfig tc;
+  tc.d_model = 4;
+  tc.nhead = 2;
+  tc.dim_feedforward = 6;
+  tc.enc_layers = tc.dec_layers = 1;
+  tc.max_src_len = 10;
+  tc.max_tgt_len = 8;
+  tc.uppercase = false;
+  io::write_bytes(out + "/transformer.safetensors", models::TransformerSeq2Seq(tc, src, tgt, 1).save());
+
+  models::CharLMConfig lc;
+  lc.d_model = 4;
+  lc.n_head = 2;
+  lc.d_inner = 6;
+  lc.n_layer = 1;
+  lc.seg_len = 4;
+  lc.mem_len = 4;
+  std::vector<std::string> syms = {"\xEF\xBF\xBD", "\n", "a", "b", "c"};
+  io::write_bytes(out + "/lm.safetensors",
+                  models::CharLM(lc, data::CharVocab::from_symbols(syms), 1).save());
   return 0;
 }

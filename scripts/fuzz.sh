@@ -3,16 +3,24 @@
 #   scripts/fuzz.sh                 every target for 20 s (what CI runs)
 #   scripts/fuzz.sh 3600            every target for an hour (the long run)
 #   scripts/fuzz.sh 600 fuzz_email  one target
+#   scripts/fuzz.sh --runs 10000000 every target for ten million executions (the
+#                                   documented long run: see fuzz/LONG_RUN.md)
 # Corpora grow in build/fuzz/corpus/<target> (seeded from fuzz/corpus and the
 # shipped models); a crash leaves its input in build/fuzz/crashes/<target>/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
-SECONDS_PER_TARGET="${1:-20}"
+LIMIT=(-max_total_time="${1:-20}")
+WHAT="${1:-20}s"
+if [[ "${1:-}" == --runs ]]; then
+  LIMIT=(-runs="$2")
+  WHAT="$2 executions"
+  shift
+fi
 shift || true
 TARGETS=("$@")
 ((${#TARGETS[@]})) || TARGETS=(fuzz_safetensors fuzz_load_seq2seq fuzz_load_han fuzz_load_mmoe
-                               fuzz_load_autoint fuzz_email fuzz_translate fuzz_labeled_docs)
+                               fuzz_load_autoint fuzz_load_transformer fuzz_load_lm fuzz_email fuzz_translate fuzz_labeled_docs)
 
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz -j"$JOBS" --target "${TARGETS[@]}" fuzz_make_seeds
@@ -26,6 +34,8 @@ seed() {  # target -> seed files
     fuzz_load_han) echo build/fuzz/seeds/han.safetensors ;;
     fuzz_load_mmoe) echo build/fuzz/seeds/mmoe.safetensors ;;
     fuzz_load_autoint) echo build/fuzz/seeds/autoint.safetensors ;;
+    fuzz_load_transformer) echo build/fuzz/seeds/transformer.safetensors ;;
+    fuzz_load_lm) echo build/fuzz/seeds/lm.safetensors ;;
     fuzz_email) ls fuzz/corpus/email/* ;;
     fuzz_translate) ls fuzz/corpus/translate/* ;;
     fuzz_labeled_docs) ls fuzz/corpus/docs/* ;;
@@ -35,8 +45,8 @@ for t in "${TARGETS[@]}"; do
   corpus="build/fuzz/corpus/$t" crashes="build/fuzz/crashes/$t"
   mkdir -p "$corpus" "$crashes"
   for f in $(seed "$t"); do cp -n "$f" "$corpus/" 2>/dev/null || true; done
-  echo "=== $t: ${SECONDS_PER_TARGET}s"
-  "build/fuzz/$t" "$corpus" -max_total_time="$SECONDS_PER_TARGET" -max_len=65536 -rss_limit_mb=4096 \
+  echo "=== $t: $WHAT"
+  "build/fuzz/$t" "$corpus" "${LIMIT[@]}" -max_len=65536 -rss_limit_mb=4096 \
     -timeout=30 -artifact_prefix="$crashes/" -print_final_stats=1 2>&1 |
     grep -E "^#[0-9]+ +DONE|stat::number_of_executed_units|ERROR|SUMMARY|Test unit written" || true
   if compgen -G "$crashes/*" >/dev/null; then
@@ -44,4 +54,4 @@ for t in "${TARGETS[@]}"; do
     exit 1
   fi
 done
-echo "fuzz: every target ran ${SECONDS_PER_TARGET}s without a crash"
+echo "fuzz: every target ran $WHAT without a crash"
