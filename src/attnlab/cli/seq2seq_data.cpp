@@ -7,6 +7,7 @@
 
 #include "attnlab/cli/train_scaffold.hpp"
 #include "attnlab/core/rng.hpp"
+#include "attnlab/data/pair_encoding.hpp"
 
 namespace attnlab::cli {
 
@@ -301,12 +302,6 @@ std::string pairs_hash(const std::vector<data::TextPair>& a, const std::vector<d
   return buf;
 }
 
-size_t longest(const std::vector<data::TextPair>& ps, data::TokenUnit u, bool src) {
-  size_t n = 0;
-  for (const auto& p : ps) n = std::max(n, data::split_tokens(src ? p.src : p.tgt, u).size());
-  return n;
-}
-
 void load_tsv(const Args& a, Seq2SeqData& d, size_t val_size) {
   if (a.get("train").empty())
     throw UsageError("train seq2seq needs --train FILE (UTF-8, one 'source<TAB>target' per line); "
@@ -361,29 +356,24 @@ void load_tsv(const Args& a, Seq2SeqData& d, size_t val_size) {
   if (train.empty())
     throw Error("--train " + a.get("train") + ": no training pairs" +
                 (tr.pairs.empty() ? std::string(" in the file") : " left after the split (" + split + ")"));
-  std::vector<std::vector<std::string>> st, tt;
-  for (const auto& p : train) {
-    st.push_back(data::split_tokens(p.src, su));
-    tt.push_back(data::split_tokens(p.tgt, tu));
-  }
-  d.sv = data::build_token_vocab(st, min_count);
-  d.tv = data::build_token_vocab(tt, min_count);
-  const size_t ls = longest(train, su, true), lt = longest(train, tu, false);
-  d.max_src_len = a.u64("max-src-len") ? a.u64("max-src-len", 1, 100000) : std::min<size_t>(100000, ls + (ls + 3) / 4);
-  d.max_tgt_len = a.u64("max-tgt-len") ? a.u64("max-tgt-len", 1, 100000) : std::min<size_t>(100000, lt + (lt + 3) / 4);
+  data::PairEncodingOptions eo;
+  eo.src = su;
+  eo.tgt = tu;
+  eo.min_count = min_count;
+  eo.max_src_len = a.u64("max-src-len") ? a.u64("max-src-len", 1, 100000) : 0;
+  eo.max_tgt_len = a.u64("max-tgt-len") ? a.u64("max-tgt-len", 1, 100000) : 0;
+  data::EncodedPairs enc = data::encode_training_pairs(train, eo);
+  d.sv = std::move(enc.sv);
+  d.tv = std::move(enc.tv);
+  d.src = std::move(enc.src);
+  d.tgt = std::move(enc.tgt);
+  d.max_src_len = enc.max_src_len;
+  d.max_tgt_len = enc.max_tgt_len;
   d.uppercase = false;
   d.src_tokens = data::token_unit_name(su);
   d.tgt_tokens = data::token_unit_name(tu);
   d.output_sep = tu == data::TokenUnit::Word ? " " : "";
-  size_t too_long = 0;
-  for (size_t i = 0; i < train.size(); ++i) {
-    if (st[i].size() > d.max_src_len || tt[i].size() > d.max_tgt_len) {
-      ++too_long;
-      continue;
-    }
-    d.src.push_back(data::encode_tokens(d.sv, st[i]));
-    d.tgt.push_back(data::encode_tokens(d.tv, tt[i]));
-  }
+  const size_t too_long = enc.too_long;
   if (too_long) d.notes.push_back(count_str(too_long) + " training pair(s) over --max-src-len/--max-tgt-len left out");
   d.meta["data"] = "tsv";
   d.meta["pairs_fnv1a64"] = pairs_hash(tr.pairs, va.pairs, te.pairs);  // a resumed run must read the same pairs
