@@ -4,6 +4,7 @@ import { WorkerClient } from './lib/client.js';
 // controls (call runs an operation in the worker, manifest is models/index.json)
 // and may return a function the page calls with the worker's info once it is ready.
 import { init as initTranslate } from './views/translate.js';
+import { init as initTrainSeq2Seq } from './views/train_seq2seq.js';
 import { init as initHAN } from './views/han.js';
 import { init as initMMoE } from './views/mmoe.js';
 import { init as initRecsys } from './views/recsys.js';
@@ -13,7 +14,7 @@ import { init as initEngine } from './views/engine.js';
 import { init as initOffline } from './views/offline.js';
 import { parseHash, routeState } from './lib/urlstate.js';
 
-const VIEWS = [initTranslate, initHAN, initMMoE, initRecsys, initLM, initPlayground, initEngine, initOffline];
+const VIEWS = [initTranslate, initTrainSeq2Seq, initHAN, initMMoE, initRecsys, initLM, initPlayground, initEngine, initOffline];
 
 const client = new WorkerClient((msg) => setStatus(`worker failed: ${msg}`, true));
 export const call = (op, args, onProgress) => client.call(op, args, onProgress);

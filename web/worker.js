@@ -22,6 +22,21 @@ async function cachedModel(al, cls, url) {
   }
 }
 
+// the model being trained on the user's pairs (Seq2Seq.create + fit), one at a time
+let trainee = null;
+async function runFit(t, options, progress) {
+  let shown = 0;
+  const r = await t.model.fit(t.pairs, {
+    ...options,
+    onStep: (s) => {  // at most every 150 ms
+      const now = performance.now();
+      if (now - shown > 150) { shown = now; progress({ kind: 'step', ...s }); }
+    },
+    onEpoch: (e) => progress({ kind: 'epoch', ...e }),
+  });
+  return { ...r, stats: t.model.stats() };
+}
+
 // mean gate weight per task and expert over the n samples: gates (K, n, E) -> K x E
 function gateMeans(gates, K, n, E) {
   const out = [];
@@ -91,6 +106,24 @@ const ops = {
     const r = m.translate(text, { beam, precision });
     if (!tasks.has(m)) tasks.set(m, m.info().config?.task ?? '');
     return { ...r, ms: performance.now() - t0, task: tasks.get(m) };
+  },
+
+  // Train your own seq2seq: pairs as TSV text; a new call replaces the previous model
+  numberPairs: (al, opts) => al.data.numberPairs(opts),
+  fitStart(al, { tsv, config, options }, progress) {
+    if (trainee) { trainee.model.delete(); trainee = null; }
+    const model = al.Seq2Seq.create(config);
+    trainee = { model, pairs: tsv };
+    return runFit(trainee, options, progress);
+  },
+  fitResume(al, { epochs }, progress) {
+    if (!trainee) throw new Error('nothing to continue: train a model first');
+    return runFit(trainee, { epochs }, progress);
+  },
+  fitStop: () => { trainee?.model.stop(); return Boolean(trainee); },
+  fitSave: () => {
+    if (!trainee) throw new Error('no trained model: train one first');
+    return trainee.model.save('f32');
   },
 
   // A model file the user picked (bytes): loaded as cls ('Seq2Seq', 'HAN' or 'LanguageModel'); later calls

@@ -246,6 +246,11 @@ export interface Attnlab {
   data: {
     /** The MMoE paper's synthetic two-task data: x (n*dim), y (n*2). */
     mmoeSynthetic(opts?: MMoESyntheticOptions): { x: Float32Array; y: Float32Array };
+    /**
+     * Example pairs for Seq2Seq.fit: distinct numbers in [0, max] written out in words and as
+     * digits ("forty two" <-> "42"; 'zh': Chinese numerals, 四十二), seeded.
+     */
+    numberPairs(opts?: { count?: number; max?: number; seed?: number; language?: 'en' | 'zh'; direction?: 'words-digits' | 'digits-words' }): [string, string][];
   };
   /** Softmax of one row of logits (max subtracted, so +-1e4 stays finite). */
   softmax(logits: Float32Array | ArrayLike<number>): Float32Array;
@@ -428,6 +433,101 @@ export declare class Seq2Seq {
   readonly deleted: boolean;
   info(): Seq2SeqInfo;
   translate(text: string, opts?: TranslateOptions): Translation;
+  delete(): void;
+  /** A new, untrained RNN seq2seq model to train on your own pairs (see TrainableSeq2Seq). */
+  static create(config?: Seq2SeqCreateConfig): TrainableSeq2Seq;
+}
+
+/** The architecture and tokenization of Seq2Seq.create (defaults: `attnlab train seq2seq`'s). */
+export interface Seq2SeqCreateConfig {
+  /** recurrent cell (default 'gru') */
+  rnn?: 'gru' | 'lstm';
+  /** bidirectional encoder (default true) */
+  bidirectional?: boolean;
+  /** feed the attentional vector into the next decoder step (default true) */
+  inputFeed?: boolean;
+  /** attention score (default 'additive'; al.scoreKinds() lists them) */
+  score?: string;
+  /** embedding width (default 64) */
+  emb?: number;
+  /** encoder hidden size per direction (default 128) */
+  hidden?: number;
+  /** additive / local-p attention size (default: decoder hidden / 2) */
+  attnDim?: number;
+  /** attentional vector size (default 256) */
+  combine?: number;
+  /** local_p window half-width (default 3) */
+  window?: number;
+  /** how each side becomes tokens: Unicode code points or whitespace-separated words (default 'char') */
+  srcTokens?: 'char' | 'word';
+  tgtTokens?: 'char' | 'word';
+  /** tokens seen fewer times in the training pairs become '<unk>' (default 1) */
+  minCount?: number;
+  /** longest source / target in tokens (0 = the longest training pair + 25%; longer pairs are left out) */
+  maxSrcLen?: number;
+  maxTgtLen?: number;
+}
+
+export interface FitEpoch {
+  /** epochs completed, counted over every fit call */
+  epoch: number;
+  /** optimizer steps so far */
+  step: number;
+  /** mean training loss (token cross-entropy) over this epoch's steps in this call */
+  loss: number;
+  /** greedy exact match and token error rate on the held-out pairs (at most evalLimit of them) */
+  valExactMatch: number;
+  valTokenErrorRate: number;
+  valPairs: number;
+  /** seconds since this fit call started */
+  seconds: number;
+}
+
+export interface FitOptions {
+  /** epochs to train in this call (default 10) */
+  epochs?: number;
+  /** share of the sources held out for validation, seeded split by source text, [0, 0.5] (default 0.1) */
+  validationSplit?: number;
+  /** pairs per batch (default 32) */
+  batchSize?: number;
+  /** Adam learning rate after the warm-up (default 0.002) */
+  lr?: number;
+  /** linear warm-up steps (default 100) */
+  warmup?: number;
+  /** global gradient-norm clipping, 0 = off (default 1) */
+  clip?: number;
+  labelSmoothing?: number;
+  /** initialisation, split and batch order (default 1) */
+  seed?: number;
+  /** held-out pairs decoded after each epoch (default 500; 0 = all) */
+  evalLimit?: number;
+  /** steps between yields to the event loop (default 10) */
+  chunkSteps?: number;
+  onEpoch?: (e: FitEpoch) => void | Promise<void>;
+  onStep?: (s: { step: number; epoch: number; stepsPerEpoch: number; loss: number }) => void;
+  /** aborting it stops fit() after the current chunk, like stop() */
+  signal?: AbortSignal;
+}
+
+/**
+ * What Seq2Seq.create returns. fit() trains in chunks and yields between them, so stop() or
+ * an AbortSignal ends it; fit() again with the same pairs resumes exactly where it stopped.
+ * translate(), info() and save() work once fit() has been called. The first fit call fixes
+ * validationSplit, batchSize, lr, warmup, clip, labelSmoothing and seed (an Error if a later
+ * call gives another value).
+ */
+export declare class TrainableSeq2Seq {
+  private constructor();
+  /** pairs: [source, target][] or TSV text (one "source<TAB>target" per line) */
+  fit(pairs: [string, string][] | string, options?: FitOptions): Promise<{ history: FitEpoch[]; stopped: boolean; epoch: number; step: number }>;
+  stop(): void;
+  readonly history: FitEpoch[];
+  stats(): { trainPairs: number; validPairs: number; tooLong: number; params: number; step: number } | null;
+  translate(text: string, opts?: TranslateOptions): Translation;
+  info(): Seq2SeqInfo;
+  /** the model file: Seq2Seq.fromBytes and the CLI load it */
+  save(dtype?: 'f32' | 'f16'): Uint8Array;
+  readonly deleted: boolean;
   delete(): void;
 }
 

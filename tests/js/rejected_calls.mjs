@@ -13,6 +13,10 @@ export function rejectedCalls(al, root) {
   const lm = al.LanguageModel.fromBytes(model('xl-sotu'));
   const tf = al.Seq2Seq.fromBytes(model('g2p-transformer'));
   const x100 = new Float32Array(100).fill(0.5);
+  // a model being trained on pairs in memory (no steps run: epochs 0)
+  const tiny = { emb: 4, hidden: 4, attnDim: 4, combine: 4 };
+  const fitted = al.Seq2Seq.create(tiny);
+  fitted.fit([['ab', 'ba'], ['cd', 'dc'], ['ef', 'fe']], { epochs: 0, validationSplit: 0 });
   const REJECTED = [
     ['Seq2Seq.translate (character outside the alphabet)', () => dates.translate('JAN 23, 2015 \u00e9'), /unknown character 'é' \(U\+00E9\) at position 13/],
     ['Seq2Seq.translate (emoji)', () => dates.translate('JAN \u{1F600} 23'), /unknown character '\u{1F600}' \(U\+1F600\) at position 4/u],
@@ -23,6 +27,15 @@ export function rejectedCalls(al, root) {
     ['Seq2Seq.translate (not a string)', () => dates.translate(42), /expects a string/],
     ['Seq2Seq.translate, Transformer (a digit outside the alphabet)', () => tf.translate('ATT3NTION'), /unknown character '3' at position 3/],
     ['Seq2Seq.translate, Transformer (beam 65)', () => tf.translate('ATTENTION', { beam: 65 }), /beam: expected a whole number in \[1, 64\]/],
+    ['Seq2Seq.create + fit (a TSV line without a tab)', () => al.Seq2Seq.create(tiny).fit('one\t1\ntwo 2\n'), /line 2/],
+    ['Seq2Seq.create + fit (a pair of numbers)', () => al.Seq2Seq.create(tiny).fit([[1, 2]]), /source expects a string/],
+    ['Seq2Seq.create + fit (lr NaN)', () => al.Seq2Seq.create(tiny).fit([['a', 'b']], { lr: NaN }), /lr: expected a number/],
+    ['Seq2Seq.create + fit (score unknown)', () => al.Seq2Seq.create({ ...tiny, score: 'cosmic' }).fit([['a', 'b']]), /score/],
+    ['Seq2Seq.create + fit (hidden 2^20)', () => al.Seq2Seq.create({ hidden: 2 ** 20 }).fit([['a', 'b']]), /hidden: expected a whole number/],
+    ['Seq2Seq.create + fit (4096-wide: over the parameter limit)', () => al.Seq2Seq.create({ emb: 4096, hidden: 4096 }).fit([['a', 'b'], ['c', 'd']], { validationSplit: 0 }), /limit of training in memory/],
+    ['TrainableSeq2Seq.save (dtype f64)', () => fitted.save('f64'), /dtype: expected 'f32' or 'f16'/],
+    ['TrainableSeq2Seq.translate (empty)', () => fitted.translate(''), /empty input/],
+    ['data.numberPairs (count 1.5)', () => al.data.numberPairs({ count: 1.5 }), /count: expected a whole number/],
     ['Seq2Seq.fromBytes (damaged)', () => al.Seq2Seq.fromBytes(new Uint8Array([1, 2, 3])), /8-byte header/],
     ['HAN.classify (not a string)', () => han.classify(null), /expects a string/],
     ['HAN.fromBytes (damaged)', () => al.HAN.fromBytes(new Uint8Array(64)), /header|JSON|bytes/],
@@ -51,5 +64,5 @@ export function rejectedCalls(al, root) {
     ['kernels.bench (unknown)', () => al.kernels.bench('no_such_kernel', [1]), /unknown kernel/],
     ['kernels.attention (op)', () => al.kernels.attention('conv', { minMs: 0 }), /op must be/],
   ];
-  return { REJECTED, objects: { dates, han, mmoe, lm, tf, x100 } };
+  return { REJECTED, objects: { fitted, dates, han, mmoe, lm, tf, x100 } };
 }

@@ -95,5 +95,12 @@ TEST(PairsTrainer, BadOptionsAndDataAreErrors) {
   EXPECT_NE(error_of([&] { PairsTrainer(small_config(), {}, word_options()); }).find("no pairs"), std::string::npos);
   Seq2SeqConfig bad = small_config();
   bad.score = "no-such-score";
-  EXPECT_NE(error_of([&] { PairsTrainer(bad, pairs, word_options()); }), "");
+  EXPECT_NE(error_of([&] { PairsTrainer(bad, pairs, word_options()); }).find("score must be one of"), std::string::npos);
+  EXPECT_NE(error_of([&] { PairsTrainer(bad, {}, word_options()); }).find("score must be one of"), std::string::npos)
+      << "the architecture is judged before the pairs";
+  Seq2SeqConfig huge = small_config();
+  huge.emb = huge.enc_hidden = 4096;
+  huge.combine = 8192;
+  EXPECT_NE(error_of([&] { PairsTrainer(huge, pairs, word_options()); }).find("limit of training in memory"),
+            std::string::npos);
 }

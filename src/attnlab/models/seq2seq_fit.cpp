@@ -25,6 +25,7 @@ PairsTrainer::PairsTrainer(Seq2SeqConfig cfg, const std::vector<data::TextPair>&
                            const PairsTrainOptions& o)
     : o_(o) {
   o_.check();
+  cfg.validate();  // the architecture first: its errors do not depend on the pairs
   ATTNLAB_CHECK(!pairs.empty(), "fit: no pairs (expected [source, target] pairs of non-empty strings)");
   data::SplitFractions f;
   f.train = 1.0 - o_.valid_fraction;
@@ -43,7 +44,13 @@ PairsTrainer::PairsTrainer(Seq2SeqConfig cfg, const std::vector<data::TextPair>&
   cfg.output_sep = o_.tokens.tgt == data::TokenUnit::Word ? " " : "";
   cfg.task = "seq2seq";
   cfg.validate();
-  model_ = std::make_unique<Seq2Seq>(cfg, enc.sv, enc.tv, o_.seed);
+  try {
+    const ParamBudget budget(kMaxFitParams);  // checked per tensor before it is allocated
+    model_ = std::make_unique<Seq2Seq>(cfg, enc.sv, enc.tv, o_.seed);
+  } catch (const Error&) {
+    throw Error("fit: this config needs more than " + std::to_string(kMaxFitParams) +
+                " parameters, the limit of training in memory: use a smaller emb, hidden or combine");
+  }
   model_->collect(ps_);
   opt_ = std::make_unique<nn::Adam>(ps_, o_.lr);
   src_ = std::move(enc.src);

@@ -26,6 +26,10 @@
 
 namespace attnlab::models {
 
+// The largest model PairsTrainer builds: 2^24 parameters (64 MiB of float32; with the gradients
+// and Adam's two moments 256 MiB), checked before each tensor is allocated.
+inline constexpr uint64_t kMaxFitParams = uint64_t{1} << 24;
+
 struct PairsTrainOptions {
   data::PairEncodingOptions tokens;  // tokenization, min count, length limits (0 = from the data)
   double valid_fraction = 0.1;       // held-out sources (seeded split by source text), [0, 0.5]
@@ -66,6 +70,7 @@ class PairsTrainer {
   PairsEval evaluate(size_t limit = 0) const;
 
   const Seq2Seq& model() const { return *model_; }
+  Seq2Seq& model() { return *model_; }  // for handles that translate while training goes on
   size_t train_pairs() const { return src_.size(); }
   size_t valid_pairs() const { return valid_.size(); }
   size_t too_long() const { return too_long_; }
