@@ -416,7 +416,7 @@ export interface Translation {
   ms: number;
   /** the beam's ranking score of this output (see Hypothesis.score) */
   score: number;
-  /** with TranslateOptions.nBest: every finished hypothesis, best first (nBest[0] is this output) */
+  /** with TranslateOptions.nBest: every finished hypothesis, best first, each output once (nBest[0] is this output) */
   nBest?: Hypothesis[];
   /**
    * Transformer models only: cross-attention (output tokens x input characters), encoder

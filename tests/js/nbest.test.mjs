@@ -62,6 +62,7 @@ test('nBest: every finished hypothesis of the beam, best first, for RNN and Tran
       const cut = m.translate(short, { beam: 3, maxLen: 2, nBest: true });
       assert.ok(cut.nBest.length >= 1);
       for (const h of cut.nBest) assert.ok(h.tokens.length <= 2);
+      assert.equal(new Set(cut.nBest.map((h) => h.tokens.join(' '))).size, cut.nBest.length, 'each output once (a cut copy of a finished one is not listed again)');
       if (/dates/.test(file)) assert.ok(cut.nBest.every((h) => h.eosProb === 0 && h.tokens.length === 2), 'a date is cut at 2 characters');
       assert.throws(() => m.translate(short, { beam: 4, nBest: 'yes' }), /nBest: expected true or false/);
     } finally {

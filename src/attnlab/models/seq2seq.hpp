@@ -141,8 +141,8 @@ struct Translation {
   // over heads.
   HeadMaps cross, enc_self, dec_self;
   double score = 0;                  // the beam's ranking score (logprob, length-normalized)
-  // DecodeOptions::n_best: every finished hypothesis, best first (ids, tokens, text, probs,
-  // attention, logprob, score, eos_prob each; no head maps, no n_best of their own)
+  // DecodeOptions::n_best: every finished hypothesis, best first, each output once (ids,
+  // tokens, text, probs, attention, logprob, score, eos_prob each; no head maps, no n_best)
   std::vector<Translation> n_best;
 };
 

@@ -123,8 +123,14 @@ Translation translation_from(const std::vector<BeamHyp>& ranked, bool n_best, co
                              const std::string& sep) {
   ATTNLAB_CHECK(!ranked.empty(), "beam search: no hypothesis (internal error)");
   Translation r = translation_of(ranked.front(), src, src_vocab, tgt_vocab, sep);
+  // a hypothesis cut at max_len can also have finished there with </s>: the same tokens are
+  // listed once, at their better rank
   if (n_best)
-    for (const BeamHyp& h : ranked) r.n_best.push_back(translation_of(h, src, src_vocab, tgt_vocab, sep));
+    for (const BeamHyp& h : ranked) {
+      bool seen = false;
+      for (const Translation& e : r.n_best) seen = seen || e.ids == h.ids;
+      if (!seen) r.n_best.push_back(translation_of(h, src, src_vocab, tgt_vocab, sep));
+    }
   return r;
 }
 
