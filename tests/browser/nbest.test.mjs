@@ -3,6 +3,7 @@
 // shows its attention; greedy decoding has no list.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { startBrowser, openPage, artifact } from './helpers.mjs';
 
 let ctx;
@@ -40,6 +41,11 @@ test('n-best: beam 4 lists the finished hypotheses with scores, best first; a cl
   assert.equal(await page.getAttribute('#tr-nbest .nbest button[data-k="1"]', 'aria-pressed'), 'true');
   assert.equal(await page.getAttribute('#tr-nbest .nbest button[data-k="0"]', 'aria-pressed'), 'false');
   await artifact(page, 'nbest');
+  // the JSON export carries the list, in the same order
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#tr-json')]);
+  const json = JSON.parse(readFileSync(await dl.path(), 'utf8'));
+  assert.deepEqual(json.output.nBest.map((h) => h.tokens.join(' ')), list.map((h) => h.text));
+  assert.deepEqual(json.output.nBest.map((h) => h.score), list.map((h) => h.score));
   // back to greedy: the list goes
   await page.selectOption('#tr-beam', '1');
   await page.waitForFunction(() => document.querySelector('#tr-nbest').hidden, null, { timeout: 20000 });
