@@ -43,8 +43,8 @@ class JsSeq2Seq {
     });
   }
 
-  // text, {beam, maxLen, alpha, precision: "int8" | "int16" | "f32"} -> {tokens, text, probs,
-  // attention (rows*cols), rows, cols, inputTokens, logprob, eosProb, ms}
+  // text, {beam, maxLen, alpha, precision: "int8" | "int16" | "f32", heads, nBest} -> {tokens, text,
+  // probs, attention (rows*cols), rows, cols, inputTokens, logprob, score, eosProb, ms, nBest?}
   val translate(val text_, val opts) const {
     return guard([&] {
       // a word-token model's words can be long: 64 code units a token before the copy;
@@ -57,6 +57,7 @@ class JsSeq2Seq {
       o.length_alpha = static_cast<float>(opt_number(opts, "alpha", 0, 10, 0.6));
       o.precision = m::parse_decode_precision(opt_string(opts, "precision", "int8"));
       o.head_maps = opt_bool(opts, "heads", true);
+      o.n_best = opt_bool(opts, "nBest", false);
       const auto t0 = std::chrono::steady_clock::now();
       const m::Translation t = model_->translate(text, o);
       const double ms =
@@ -75,6 +76,27 @@ class JsSeq2Seq {
       out.set("logprob", t.logprob);
       out.set("eosProb", t.eos_prob);
       out.set("ms", ms);
+      out.set("score", t.score);
+      // nBest: every finished hypothesis of the beam, best first
+      if (o.n_best) {
+        val list = val::array();
+        for (size_t k = 0; k < t.n_best.size(); ++k) {
+          const m::Translation& h = t.n_best[k];
+          val e = val::object(), hs = val::array();
+          for (size_t i = 0; i < h.tokens.size(); ++i) hs.set(i, h.tokens[i]);
+          e.set("tokens", hs);
+          e.set("text", h.text);
+          e.set("probs", from_floats(h.probs));
+          e.set("attention", from_floats(h.attention));
+          e.set("rows", h.rows);
+          e.set("cols", h.cols);
+          e.set("logprob", h.logprob);
+          e.set("score", h.score);
+          e.set("eosProb", h.eos_prob);
+          list.set(k, e);
+        }
+        out.set("nBest", list);
+      }
       // Transformer models: every layer's and head's attention, (layers, heads, rows, cols)
       if (!t.cross.empty()) {
         val heads = val::object();

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scripts/build.sh [native|native-asan|native-sse41|wasm|site|all]...
 #   native       library, CLI, tests and benchmarks (build/native)
-#   wasm         WebAssembly SIMD module + the npm package in build/pkg
+#   wasm         WebAssembly SIMD module + the npm package in build/pkg, the models package in build/pkg-models
 #   site         the static web page in build/site (needs wasm)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,9 +18,11 @@ build_wasm() {
   rm -rf build/pkg && mkdir -p build/pkg
   cp bindings/js/*.js bindings/js/node.mjs bindings/js/index.d.ts bindings/js/package.json build/pkg/
   cp build/wasm/attnlab.js build/wasm/attnlab.wasm build/pkg/
-  cp README.md build/pkg/ 2>/dev/null || true
+  cp bindings/js/README.md build/pkg/
   echo "build: wasm package in build/pkg ($(stat -c %s build/pkg/attnlab.wasm) bytes .wasm," \
        "$(gzip -9c build/pkg/attnlab.wasm | wc -c) gzipped)"
+  # the package README's size table, and the models package in build/pkg-models
+  node scripts/pkg-assemble.mjs
 }
 
 build_site() {

@@ -103,7 +103,7 @@ const ops = {
   async translate(al, { url, text, beam, precision = 'int8' }) {
     const m = await cachedModel(al, 'Seq2Seq', url);
     const t0 = performance.now();
-    const r = m.translate(text, { beam, precision });
+    const r = m.translate(text, { beam, precision, nBest: beam > 1 });
     if (!tasks.has(m)) tasks.set(m, m.info().config?.task ?? '');
     return { ...r, ms: performance.now() - t0, task: tasks.get(m) };
   },

@@ -375,6 +375,26 @@ export interface TranslateOptions {
   precision?: 'int8' | 'int16' | 'f32';
   /** Transformer models: return every layer's and head's attention (default true) */
   heads?: boolean;
+  /** beam search: also return every finished hypothesis, best first, in `nBest` (default false) */
+  nBest?: boolean;
+}
+
+/** One finished hypothesis of the beam (TranslateOptions.nBest). */
+export interface Hypothesis {
+  tokens: string[];
+  text: string;
+  /** probability of each output token when it was chosen */
+  probs: Float32Array;
+  /** rows x cols row-major: rows = this hypothesis's output tokens, cols = input tokens */
+  attention: Float32Array;
+  rows: number;
+  cols: number;
+  /** sum of log-probabilities including </s> */
+  logprob: number;
+  /** the beam's ranking score: logprob / ((5 + length) / 6)^alpha (length counts </s>), logprob when alpha = 0 */
+  score: number;
+  /** probability of </s> at the end (0 if the hypothesis was cut at maxLen) */
+  eosProb: number;
 }
 
 export interface Translation {
@@ -399,6 +419,10 @@ export interface Translation {
   eosProb: number;
   /** time spent in wasm, milliseconds */
   ms: number;
+  /** the beam's ranking score of this output (see Hypothesis.score) */
+  score: number;
+  /** with TranslateOptions.nBest: every finished hypothesis, best first, each output once (nBest[0] is this output) */
+  nBest?: Hypothesis[];
   /**
    * Transformer models only: cross-attention (output tokens x input characters), encoder
    * self-attention (inputs x inputs) and decoder self-attention (outputs x outputs) of every

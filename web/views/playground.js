@@ -140,7 +140,10 @@ export function init(call, _manifest) {
         `position ${d.position.toFixed(3)}, output ${d.output.toFixed(3)}`;
       const h3 = document.createElement('h3');
       h3.textContent = `multi-head self-attention (global, with the causal and padding masks), ${heads} heads side by side`;
-      out.replaceChildren(grid, h3, headLegend, heads_, dis);
+      // the single-head panels' h4 headings sit under an h3 of their own (no skipped heading level)
+      const h3single = document.createElement('h3');
+      h3single.textContent = `one ${args.score} attention (${mode}): scores, mask and weights`;
+      out.replaceChildren(h3single, grid, h3, headLegend, heads_, dis);
       out.dataset.rows = String(T);
       const sums = [];
       for (let i = 0; i < T; ++i) sums.push(r.weights.slice(i * T, (i + 1) * T).reduce((a, b) => a + b, 0));

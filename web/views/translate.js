@@ -7,6 +7,7 @@ import { heatmap, download, weightColor } from '../lib/plot.js';
 import { textOn, weightRgb } from '../lib/color.js';
 import { bindState } from '../lib/urlstate.js';
 import { ATTENTIONS, renderHeads } from './heads.js';
+import { renderNBest } from '../lib/nbest.js';
 
 const $ = (s) => document.querySelector(s);
 
@@ -121,11 +122,23 @@ export function init(call, manifest) {
     $('#tr-output').dataset.text = '';
     delete $('#tr-output').dataset.dateValid;
     $('#tr-latency').textContent = '';
+    nbestHolder().hidden = true;
     $('#tr-heatmap').replaceChildren();
     delete $('#tr-heatmap').dataset.rows;
     delete $('#tr-heatmap').dataset.cols;
     hv.r = null;
     drawHeads();
+  }
+  // the n-best list sits between the timing and the heatmap
+  function nbestHolder() {
+    let el = $('#tr-nbest');
+    if (!el) {
+      el = document.createElement('div');
+      el.id = 'tr-nbest';
+      el.hidden = true;
+      $('#tr-latency').after(el);
+    }
+    return el;
   }
   async function run() {
     const m = models[Number(sel.value)];
@@ -159,8 +172,7 @@ export function init(call, manifest) {
         'not check the calendar: its probabilities say nothing about validity.' : '';
       if (r.task === 'dates') out.dataset.dateValid = warning ? '0' : '1';
       else delete out.dataset.dateValid;
-      // beam search: the package returns the best hypothesis and its score, not the other hypotheses
-      const how = beam > 1 ? `beam ${beam}, best hypothesis only (the package does not return the others)` : 'greedy';
+      const how = beam > 1 ? `beam ${beam}, ${r.nBest?.length ?? 1} finished hypotheses` : 'greedy';
       $('#tr-latency').textContent = `${r.ms.toFixed(2)} ms in wasm (${how}, ${precision} weights) · ` +
         `log p = ${r.logprob.toFixed(3)} · p(end) = ${r.eosProb.toFixed(3)}`;
       const input = { text, beam, precision };
@@ -168,16 +180,25 @@ export function init(call, manifest) {
       last = { model: m.title, modelUrl: m.file ? `file: ${m.file}` : m.url, input, output: {
         text: output, tokens: r.tokens, probs: r.probs, logprob: r.logprob, eosProb: r.eosProb, inputTokens: r.inputTokens,
         attention: { rows: r.rows, cols: r.cols, values: r.attention }, ...(r.heads ? { heads: r.heads } : {}),
+        ...(r.nBest ? { nBest: r.nBest.map(({ tokens, logprob, score, eosProb, probs }) => ({ tokens, logprob, score, eosProb, probs })) } : {}),
       }, ...(warning ? { warning } : {}), ms: r.ms };
       exportsOn(true);
       // hovering a cell (or moving the keyboard cursor) marks its output token
       const hl = (row) => out.querySelectorAll('.tok').forEach((t, i) => t.classList.toggle('hl', i === row));
-      heatmap($('#tr-heatmap'), Float32Array.from(r.attention), r.rows, r.cols, {
-        rowLabels: r.tokens, colLabels: r.inputTokens, cell: 24, title: `attention of ${m.title}`, name: 'attention',
-        rowTitle: 'output token', colTitle: 'input token', valueLabel: 'attention weight', onHover: (row) => hl(row), meta,
-      });
-      $('#tr-heatmap').dataset.rows = String(r.rows);
-      $('#tr-heatmap').dataset.cols = String(r.cols);
+      // the heatmap of hypothesis k of the n-best list (0: the output)
+      const drawMap = (h, k) => {
+        heatmap($('#tr-heatmap'), Float32Array.from(h.attention), h.rows, h.cols, {
+          rowLabels: h.tokens, colLabels: r.inputTokens, cell: 24, name: 'attention',
+          title: `attention of ${m.title}${k ? ` (hypothesis ${k + 1} of the beam)` : ''}`,
+          rowTitle: 'output token', colTitle: 'input token', valueLabel: 'attention weight',
+          onHover: (row) => hl(k ? -1 : row), meta,
+        });
+        $('#tr-heatmap').dataset.rows = String(h.rows);
+        $('#tr-heatmap').dataset.cols = String(h.cols);
+        $('#tr-heatmap').dataset.hypothesis = String(k);
+      };
+      drawMap(r, 0);
+      renderNBest(nbestHolder(), beam > 1 ? r.nBest : null, { beam, join: m.join ?? ' ', onPick: drawMap });
       hv.r = r;
       await runCompare(text, beam, my);
       if (my !== seq) return;

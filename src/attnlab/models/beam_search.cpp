@@ -16,7 +16,7 @@ double norm_score(const BeamHyp& h, float alpha) {
 }
 }  // namespace
 
-BeamHyp beam_search(const BeamStepper& dec, size_t K, size_t max_len, float alpha) {
+std::vector<BeamHyp> beam_search(const BeamStepper& dec, size_t K, size_t max_len, float alpha) {
   ATTNLAB_CHECK(K >= 1 && K <= 64, "beam width must be in [1, 64], got ", K);
   ATTNLAB_CHECK(dec.vocab > size_t(kEos), "beam search: vocabulary of ", dec.vocab,
                 " tokens has no </s>");
@@ -84,10 +84,11 @@ BeamHyp beam_search(const BeamStepper& dec, size_t K, size_t max_len, float alph
   }
   if (finished.empty()) finished = alive;
   ATTNLAB_CHECK(!finished.empty(), "beam search: no hypothesis (internal error)");
-  size_t best = 0;
-  for (size_t i = 1; i < finished.size(); ++i)
-    if (norm_score(finished[i], alpha) > norm_score(finished[best], alpha)) best = i;
-  return finished[best];
+  // best first; equal scores keep their order (the first one found wins, as before)
+  for (BeamHyp& h : finished) h.score = norm_score(h, alpha);
+  std::stable_sort(finished.begin(), finished.end(),
+                   [](const BeamHyp& a, const BeamHyp& b) { return a.score > b.score; });
+  return finished;
 }
 
 }  // namespace attnlab::models

@@ -7,7 +7,8 @@
 // of all alive hypotheses (ties broken by the lower token id, then by order); the beam
 // shrinks as hypotheses finish. Tokens 0..2 (<pad> <unk> <s>) are never produced;
 // </s> = 3 ends a hypothesis. At max_len only </s> may follow; hypotheses cut there are
-// candidates without </s>.
+// candidates without </s>. The result lists every finished hypothesis (and those cut at
+// max_len), best first by that score; the best is element 0.
 #pragma once
 #include <cstddef>
 #include <functional>
@@ -31,8 +32,9 @@ struct BeamHyp {
   double logp = 0;                 // incl. </s>
   float eos_prob = 0;              // 0 when cut at max_len
   bool done = false;               // ended with </s>
+  double score = 0;                // the ranking score: logp, GNMT-normalized when alpha > 0
 };
 
-BeamHyp beam_search(const BeamStepper& dec, size_t beam, size_t max_len, float length_alpha);
+std::vector<BeamHyp> beam_search(const BeamStepper& dec, size_t beam, size_t max_len, float length_alpha);
 
 }  // namespace attnlab::models

@@ -566,7 +566,7 @@ Translation Seq2Seq::decode(const std::vector<int>& src, const DecodeOptions& o)
       std::copy(state_out.begin() + long(parents[j] * SS),
                 state_out.begin() + long((parents[j] + 1) * SS), state.begin() + long(j * SS));
   };
-  return translation_from(beam_search(bs, K, max_len, o.length_alpha), src, src_, tgt_,
+  return translation_from(beam_search(bs, K, max_len, o.length_alpha), o.n_best, src, src_, tgt_,
                           cfg_.output_sep);
 }
 

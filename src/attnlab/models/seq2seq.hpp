@@ -110,6 +110,8 @@ struct DecodeOptions {
   // Transformer models: fill Translation::cross / enc_self / dec_self (one extra forward
   // pass over the chosen output; off for bulk scoring)
   bool head_maps = true;
+  // beam search: also return every finished hypothesis, best first (Translation::n_best)
+  bool n_best = false;
 };
 
 // Attention of every layer and head (Transformer models; empty for the RNN seq2seq):
@@ -138,6 +140,10 @@ struct Translation {
   // layer and head; `attention` above is then the last layer's cross-attention averaged
   // over heads.
   HeadMaps cross, enc_self, dec_self;
+  double score = 0;                  // the beam's ranking score (logprob, length-normalized)
+  // DecodeOptions::n_best: every finished hypothesis, best first, each output once (ids,
+  // tokens, text, probs, attention, logprob, score, eos_prob each; no head maps, no n_best)
+  std::vector<Translation> n_best;
 };
 
 // Text -> source ids: characters (a-z upper-cased when `uppercase`) looked up in `vocab`;
@@ -154,8 +160,9 @@ std::vector<int> encode_text(const std::string& text, const data::Vocab& vocab,
 void check_source_ids(const std::vector<int>& src, size_t vocab_size, size_t max_len, bool allow_unk);
 // "", "char" or "word", else an Error naming `what`.
 void check_token_unit(const std::string& tokens, const char* what);
-// A beam-search result as a Translation (tokens, text joined with sep, input tokens).
-Translation translation_from(const BeamHyp& h, const std::vector<int>& src,
+// A beam-search result as a Translation (tokens, text joined with sep, input tokens) of its
+// best hypothesis; with n_best, every hypothesis also in Translation::n_best.
+Translation translation_from(const std::vector<BeamHyp>& ranked, bool n_best, const std::vector<int>& src,
                              const data::Vocab& src_vocab, const data::Vocab& tgt_vocab,
                              const std::string& sep);
 

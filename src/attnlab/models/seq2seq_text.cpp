@@ -97,14 +97,15 @@ void check_source_ids(const std::vector<int>& src, size_t vocab_size, size_t max
                   allow_unk ? "1 or " : "", "4..", vocab_size - 1, ")");
 }
 
-Translation translation_from(const BeamHyp& h, const std::vector<int>& src,
-                             const data::Vocab& src_vocab, const data::Vocab& tgt_vocab,
-                             const std::string& sep) {
+namespace {
+Translation translation_of(const BeamHyp& h, const std::vector<int>& src, const data::Vocab& src_vocab,
+                           const data::Vocab& tgt_vocab, const std::string& sep) {
   Translation r;
   r.ids = h.ids;
   r.probs = h.probs;
   r.eos_prob = h.done ? h.eos_prob : 0.f;
   r.logprob = h.logp;
+  r.score = h.score;
   r.attention = h.attn;
   r.rows = h.ids.size();
   r.cols = src.size();
@@ -113,6 +114,23 @@ Translation translation_from(const BeamHyp& h, const std::vector<int>& src,
     r.text += (i ? sep : std::string()) + r.tokens.back();
   }
   for (int id : src) r.input_tokens.push_back(src_vocab.token(id));
+  return r;
+}
+}  // namespace
+
+Translation translation_from(const std::vector<BeamHyp>& ranked, bool n_best, const std::vector<int>& src,
+                             const data::Vocab& src_vocab, const data::Vocab& tgt_vocab,
+                             const std::string& sep) {
+  ATTNLAB_CHECK(!ranked.empty(), "beam search: no hypothesis (internal error)");
+  Translation r = translation_of(ranked.front(), src, src_vocab, tgt_vocab, sep);
+  // a hypothesis cut at max_len can also have finished there with </s>: the same tokens are
+  // listed once, at their better rank
+  if (n_best)
+    for (const BeamHyp& h : ranked) {
+      bool seen = false;
+      for (const Translation& e : r.n_best) seen = seen || e.ids == h.ids;
+      if (!seen) r.n_best.push_back(translation_of(h, src, src_vocab, tgt_vocab, sep));
+    }
   return r;
 }
 

@@ -531,8 +531,8 @@ Translation TransformerSeq2Seq::decode(const std::vector<int>& src, const Decode
       prefix.swap(next);
     };
   }
-  Translation r = translation_from(beam_search(bs, o.beam, max_len, o.length_alpha), src, src_,
-                                   tgt_, cfg_.output_sep);
+  Translation r = translation_from(beam_search(bs, o.beam, max_len, o.length_alpha), o.n_best, src,
+                                   src_, tgt_, cfg_.output_sep);
   if (o.head_maps) attention_maps(src, r.ids, r);
   return r;
 }
