@@ -212,7 +212,7 @@ def functional_cases(g):
     s = s.masked_fill(~allow, float("-inf"))
     w = torch.softmax(s, -1)
     cases.append({"name": "scaled_dot_boolmask", "fn": "scaledDot",
-                  "call": {"q": t2(q), "k": t2(k), "v": t2(v), "mask": mask(allow)},
+                  "call": {"q": t2(q), "k": t2(k), "v": t2(v), "mask": mask(~allow)},
                   "expect": {"out": t2(w @ v), "weights": t2(w)}})
     q, k, v = rnd(g, 4, 3), rnd(g, 4, 3), rnd(g, 4, 2)
     s = q @ k.T / 3 ** 0.5
@@ -230,7 +230,7 @@ def functional_cases(g):
     w = torch.softmax(s, -1)
     cases.append({"name": "additive_mask", "fn": "additive",
                   "call": {"q": t2(q), "k": t2(k), "v": t2(v), "wq": t2(wq), "wk": t2(wk), "va": t2(va),
-                           "mask": mask(allow)},
+                           "mask": mask(~allow)},
                   "expect": {"out": t2(w @ v), "weights": t2(w)}})
     return cases
 

@@ -686,7 +686,7 @@ Qkv read_qkv(const LayerArray& q, const LayerArray& k, const LayerArray& v, cons
   return r;
 }
 
-// mask (T,S) or (B,T,S), "may attend" polarity for bool -> additive (B,T,S) or (1,T,S)
+// mask (T,S) or (B,T,S), bool true = not attended -> additive (B,T,S) or (1,T,S)
 at::Tensor3 functional_mask(const LayerMask& m, const Qkv& x, const char* who, bool allow_float) {
   check_array(LayerArray{m.shape, m.data}, who);
   const auto& sh = m.shape;
@@ -694,12 +694,12 @@ at::Tensor3 functional_mask(const LayerMask& m, const Qkv& x, const char* who, b
                   (sh.size() == 3 && sh[0] == x.B && sh[1] == x.T && sh[2] == x.S && !x.unb);
   ATTNLAB_CHECK(ok, who, ": mask: expected shape ", shape_str({x.T, x.S}),
                 x.unb ? std::string() : " or " + shape_str({x.B, x.T, x.S}), ", got ", shape_str(sh));
-  ATTNLAB_CHECK(m.boolean || allow_float, who, ": mask: expected a bool mask (true = may attend)");
+  ATTNLAB_CHECK(m.boolean || allow_float, who, ": mask: expected a bool mask (true = not attended)");
   const size_t n = sh.size() == 3 ? x.B : 1;
   at::Tensor3 t = at::Tensor3::from_shape({n, x.T, x.S});
   for (size_t i = 0; i < m.data.size(); ++i) {
     if (m.boolean) {
-      t.data()[i] = m.data[i] != 0.f ? 0.f : at::kNegInf;
+      t.data()[i] = m.data[i] != 0.f ? at::kNegInf : 0.f;
     } else {
       ATTNLAB_CHECK(!std::isnan(m.data[i]) && m.data[i] != INFINITY, who,
                     ": mask: additive values must be finite or -Infinity, got ", m.data[i],
@@ -710,17 +710,20 @@ at::Tensor3 functional_mask(const LayerMask& m, const Qkv& x, const char* who, b
   return t;
 }
 
-FunctionalReturn functional_out(const at::Tensor3& out, const at::Tensor3& w, const Qkv& x) {
+FunctionalReturn functional_out(const at::Tensor3& out, const at::Tensor3& w, const Qkv& x,
+                                bool with_weights = true) {
   FunctionalReturn r;
   const size_t Dv = out.shape(2);
   r.out = x.unb ? plain({x.T, Dv}, out.data()) : plain({x.B, x.T, Dv}, out.data());
-  r.weights = x.unb ? plain({x.T, x.S}, w.data()) : plain({x.B, x.T, x.S}, w.data());
+  if (with_weights)
+    r.weights = x.unb ? plain({x.T, x.S}, w.data()) : plain({x.B, x.T, x.S}, w.data());
   return r;
 }
 }  // namespace
 
 FunctionalReturn scaled_dot_attention(const LayerArray& q, const LayerArray& k, const LayerArray& v,
-                                      const LayerMask& mask, bool causal, double scale) {
+                                      const LayerMask& mask, bool causal, double scale,
+                                      bool need_weights) {
   const char* who = "attention.scaledDot";
   const Qkv x = read_qkv(q, k, v, who);
   const size_t D = x.q.shape(2), Dv = x.v.shape(2);
@@ -731,7 +734,7 @@ FunctionalReturn scaled_dot_attention(const LayerArray& q, const LayerArray& k, 
   if (has_mask) add = functional_mask(mask, x, who, true);
   const float sc = scale > 0 ? static_cast<float>(scale) : 1.f / std::sqrt(static_cast<float>(D));
   at::Tensor3 out = at::Tensor3::from_shape({x.B, x.T, Dv});
-  at::Tensor3 w = at::Tensor3::from_shape({x.B, x.T, x.S});
+  at::Tensor3 w = need_weights ? at::Tensor3::from_shape({x.B, x.T, x.S}) : at::Tensor3();
   std::vector<float> m;
   std::vector<float> work(at::sdpa_workspace_size(x.S));
   for (size_t b = 0; b < x.B; ++b) {
@@ -749,9 +752,10 @@ FunctionalReturn scaled_dot_attention(const LayerArray& q, const LayerArray& k, 
     }
     at::sdpa_raw(x.T, x.S, D, Dv, sc, x.q.data() + b * x.T * D, D, x.k.data() + b * x.S * D, D,
                  x.v.data() + b * x.S * Dv, Dv, mp, mp ? x.S : 0, out.data() + b * x.T * Dv, Dv,
-                 w.data() + b * x.T * x.S, x.S, work.data());
+                 need_weights ? w.data() + b * x.T * x.S : nullptr, x.S, work.data());
   }
-  return functional_out(out, w, x);
+  FunctionalReturn r = functional_out(out, w, x, need_weights);
+  return r;
 }
 
 FunctionalReturn additive_attention(const LayerArray& q, const LayerArray& k, const LayerArray& v,

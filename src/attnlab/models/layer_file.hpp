@@ -132,16 +132,17 @@ std::unique_ptr<LayerModule> make_layer(LayerKind kind, const nlohmann::json& co
                                         uint64_t seed);
 
 // ---- functional attention on the caller's tensors (no parameters of a file)
-// q (B,Tq,D) k (B,S,D) v (B,S,Dv), or unbatched rank 2. mask: (Tq,S) or (B,Tq,S);
-// PyTorch's F.scaled_dot_product_attention polarity: bool true = MAY attend (the
-// opposite of nn.MultiheadAttention's), float = added to the scores. causal: j <= i.
+// q (B,Tq,D) k (B,S,D) v (B,S,Dv), or unbatched rank 2. mask: (Tq,S) or (B,Tq,S), the
+// library's polarity (as nn.MultiheadAttention's attn_mask): bool true = NOT attended,
+// float = added to the scores. causal: j <= i.
 // -> out (B,Tq,Dv), weights (B,Tq,S) (without B when unbatched).
 struct FunctionalReturn {
   LayerArray out, weights;
 };
 FunctionalReturn scaled_dot_attention(const LayerArray& q, const LayerArray& k,
                                       const LayerArray& v, const LayerMask& mask, bool causal,
-                                      double scale /* <= 0: 1/sqrt(D) */);
+                                      double scale /* <= 0: 1/sqrt(D) */,
+                                      bool need_weights = true /* false: weights left empty */);
 // Bahdanau additive attention, score = v_a . tanh(W_q q + W_k k): w_q (A,Dq), w_k (A,Dk),
 // v_a (A). q (B,Tq,Dq) k (B,S,Dk) v (B,S,Dv); mask as scaled_dot_attention's but bool only.
 FunctionalReturn additive_attention(const LayerArray& q, const LayerArray& k,
