@@ -1,16 +1,34 @@
 // Embind glue for the layer-level API (al.layers, al.attention): layer files exported
-// from PyTorch and functional attention on the caller's tensors. Marshalling only: a
-// tensor crosses as { data: Float32Array, shape: number[] } (a mask adds bool: true|false,
-// set by bindings/js/layers.js); the layouts, checks and math are in
-// src/attnlab/models/layer_file.cpp.
+// from PyTorch and functional attention on the caller's tensors. Marshalling only; the
+// layouts, checks and math are in src/attnlab/models/layer_file.cpp.
+//
+// THE TRANSFER (few Embind value operations per call, whatever the number of tensors;
+// bindings/js/layers.js is the other half):
+//   1. inputBuffer(n) sizes a staging buffer owned here and returns a Float32Array view
+//      of it; JS copies every tensor and mask into it at once (no wasm call in between).
+//   2. forward*(meta[, lengths]): meta is a Float64Array: the call's flags (their number
+//      first, then each: 0/1, or -1/0/1 for batchFirst, or a number for scale; JS checked
+//      their types and the order is each entry point's, below), then records
+//        [slot, kind (0 tensor, 1 bool mask, 2 additive mask), offset, count, rank, dims...]
+//      checked here against the buffer (offset + count inside it, count = product of dims).
+//   3. The result is { data: Float32Array (every output, one copy), meta: Float64Array
+//      [rank, dims...] per output, rank 0 = absent }; JS cuts data into the outputs.
+// The staging buffer is released after each call, so the heap in use is flat.
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
+#include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "attnlab/attention/attend.hpp"
+#include "attnlab/attention/transformer.hpp"
+#include "attnlab/core/rng.hpp"
 #include "attnlab/models/layer_file.hpp"
+#include "attnlab/nn/recurrent.hpp"
 #include "common.hpp"
 
 using namespace emscripten;
@@ -21,56 +39,145 @@ namespace {
 
 constexpr size_t kMaxRank = 4;
 
-std::vector<size_t> read_shape(const val& s, const std::string& what) {
-  const std::string w = what + ".shape";
-  ATTNLAB_CHECK(s.isArray(), w, ": expected an array of whole numbers, got ", js_type(s));
-  const size_t n = js_length(s, w.c_str(), "an array of whole numbers");
-  ATTNLAB_CHECK(n >= 1 && n <= kMaxRank, w, ": expected 1 to ", kMaxRank, " dimensions, got ", n);
-  std::vector<size_t> out(n);
-  for (size_t i = 0; i < n; ++i)
-    out[i] = static_cast<size_t>(arg_whole(s[i], w.c_str(), 0, attnlab::kMaxElements, 0));
-  attnlab::checked_product(w.c_str(), out);
-  return out;
+// Slots: the arguments a call may carry (names for the error messages).
+enum Slot : int {
+  kQuery, kKey, kValue, kKeyPaddingMask, kAttnMask,              // MultiheadAttention
+  kInput, kH0, kC0,                                              // GRU / LSTM
+  kX, kMemory, kSelfMask, kSelfKeyPadding, kMemoryMask, kMemoryKeyPadding,  // Transformer
+  kQ, kK, kV, kMask, kWq, kWk, kVa,                              // functional
+  kSlots
+};
+const char* slot_name(int s) {
+  static const char* names[kSlots] = {"query", "key", "value", "keyPaddingMask", "attnMask",
+                                      "input", "h0", "c0", "src/tgt", "memory", "selfMask",
+                                      "selfKeyPaddingMask", "memoryMask", "memoryKeyPaddingMask",
+                                      "q", "k", "v", "mask", "wq", "wk", "va"};
+  return names[s];
 }
 
-// { data, shape } -> LayerArray; undefined/null -> empty
-m::LayerArray read_tensor(const val& t, const std::string& what, bool required) {
-  m::LayerArray a;
-  if (t.isUndefined() || t.isNull()) {
-    ATTNLAB_CHECK(!required, what, " is required ({ data: Float32Array, shape: number[] })");
-    return a;
+// The staging buffer of the current call (plain storage: no per-element work on
+// allocation or release; JS fills all of it).
+struct Staging {
+  std::unique_ptr<float[]> p;
+  size_t n = 0;
+};
+Staging& staging() {
+  static Staging buf;
+  return buf;
+}
+struct ReleaseStaging {
+  ~ReleaseStaging() {
+    staging().p.reset();
+    staging().n = 0;
   }
-  ATTNLAB_CHECK(t.typeOf().as<std::string>() == "object", what,
-                ": expected { data: Float32Array, shape: number[] }, got ", js_type(t));
-  a.shape = read_shape(t["shape"], what);
-  a.data = to_floats(t["data"], (what + ".data").c_str(), /*finite=*/true);
+};
+
+val input_buffer(val n) {
+  return guard([&] {
+    const size_t k = static_cast<size_t>(arg_whole(n, "input size", 0, attnlab::kMaxElements, 0));
+    Staging& b = staging();
+    b.p.reset(new float[k ? k : 1]);
+    b.n = k;
+    return val(typed_memory_view(k, b.p.get()));
+  });
+}
+
+// Every value finite (one pass without branches; the index only on failure).
+void check_finite(const float* p, size_t n, const char* what) {
+  uint32_t bad = 0;  // exponent bits all set: NaN or infinite (integer ops, vectorized)
+  for (size_t i = 0; i < n; ++i) {
+    uint32_t u;
+    std::memcpy(&u, p + i, sizeof u);
+    bad |= static_cast<uint32_t>((u & 0x7f800000u) == 0x7f800000u);
+  }
+  if (!bad) return;
+  for (size_t i = 0; i < n; ++i)
+    ATTNLAB_CHECK(std::isfinite(p[i]), what, ": value ", p[i], " at index ", i,
+                  " is not finite (expected finite numbers)");
+}
+
+struct Args {
+  m::LayerArray t[kSlots];
+  m::LayerMask mk[kSlots];
+  std::vector<double> flags;
+  bool flag(size_t i) const { return flags.at(i) != 0; }
+  int batch_first(size_t i) const { return static_cast<int>(flags.at(i)); }
+};
+
+Args read_meta(const val& meta, size_t nflags) {
+  const Staging& buf = staging();
+  ATTNLAB_CHECK(meta.instanceof(val::global("Float64Array")), "layer call: internal: meta must be a Float64Array");
+  const size_t n = static_cast<size_t>(attnlab::checked_whole("meta", meta["length"].as<double>(), 0, 4096));
+  std::vector<double> md(n);
+  if (n) val(typed_memory_view(n, md.data())).call<void>("set", meta);
+  Args a;
+  size_t i = 0;
+  auto next = [&](const char* what) {
+    ATTNLAB_CHECK(i < n, "layer call: internal: meta ends inside a record (", what, ")");
+    return md[i++];
+  };
+  ATTNLAB_CHECK(n > nflags && md[0] == static_cast<double>(nflags), "layer call: internal: expected ",
+                nflags, " flags");
+  ++i;
+  for (size_t f = 0; f < nflags; ++f) {
+    const double x = next("flags");
+    ATTNLAB_CHECK(std::isfinite(x) && x >= -1, "layer call: internal: flag ", f, " is ", x);
+    a.flags.push_back(x);
+  }
+  while (i < n) {
+    const int slot = static_cast<int>(attnlab::checked_whole("slot", next("slot"), 0, kSlots - 1));
+    const int kind = static_cast<int>(attnlab::checked_whole("kind", next("kind"), 0, 2));
+    const uint64_t off = attnlab::checked_whole("offset", next("offset"), 0, attnlab::kMaxElements);
+    const uint64_t count = attnlab::checked_whole("count", next("count"), 0, attnlab::kMaxElements);
+    const size_t rank = static_cast<size_t>(attnlab::checked_whole("rank", next("rank"), 0, 64));
+    const char* name = slot_name(slot);
+    ATTNLAB_CHECK(rank >= 1 && rank <= kMaxRank, name, ".shape: expected 1 to ", kMaxRank,
+                  " dimensions, got ", rank);
+    std::vector<size_t> shape(rank);
+    const std::string sw = std::string(name) + ".shape";
+    for (size_t d = 0; d < rank; ++d)
+      shape[d] = static_cast<size_t>(attnlab::checked_whole(sw.c_str(), next("dims"), 0, attnlab::kMaxElements));
+    const size_t want = attnlab::checked_product(sw.c_str(), shape);
+    ATTNLAB_CHECK(want == count, name, ": shape ", [&] {
+      std::string s = "(";
+      for (size_t d = 0; d < rank; ++d) s += (d ? "," : "") + std::to_string(shape[d]);
+      return s + ")";
+    }(), " needs ", want, " values, got ", count);
+    ATTNLAB_CHECK(attnlab::checked_sum("offset + count", off, count) <= buf.n,
+                  "layer call: internal: ", name, " lies outside the input buffer");
+    const float* p = buf.p.get() + off;
+    if (kind == 0) {
+      check_finite(p, count, name);
+      a.t[slot].shape = std::move(shape);
+      a.t[slot].data.assign(p, p + count);
+    } else {
+      a.mk[slot].shape = std::move(shape);
+      a.mk[slot].data.assign(p, p + count);
+      a.mk[slot].boolean = kind == 1;
+    }
+  }
   return a;
 }
 
-m::LayerMask read_mask(const val& o, const char* key) {
-  m::LayerMask mk;
-  if (!has_opt(o, key) || o[key].isNull()) return mk;
-  const val t = o[key];
-  ATTNLAB_CHECK(t.typeOf().as<std::string>() == "object", key,
-                ": expected { data, shape } (bool or additive mask), got ", js_type(t));
-  mk.shape = read_shape(t["shape"], key);
-  mk.data = to_floats(t["data"], key);  // -Infinity allowed; NaN / +Infinity checked by the layer
-  mk.boolean = opt_bool(t, "bool", true);
-  return mk;
-}
-
-val tensor(const m::LayerArray& a) {
-  val o = val::object();
-  o.set("data", from_floats(a.data));
-  val s = val::array();
-  for (size_t i = 0; i < a.shape.size(); ++i) s.call<void>("push", static_cast<double>(a.shape[i]));
-  o.set("shape", s);
-  return o;
-}
-
-int batch_first(const val& o) {
-  if (!has_opt(o, "batchFirst")) return -1;
-  return opt_bool(o, "batchFirst", false) ? 1 : 0;
+// outputs (empty = absent) -> { data, meta }
+val result(std::initializer_list<const m::LayerArray*> outs) {
+  size_t total = 0;
+  std::vector<double> meta;
+  for (const m::LayerArray* o : outs) {
+    meta.push_back(static_cast<double>(o->shape.size()));
+    for (size_t d : o->shape) meta.push_back(static_cast<double>(d));
+    total += o->data.size();
+  }
+  std::unique_ptr<float[]> all(new float[total ? total : 1]);
+  size_t off = 0;
+  for (const m::LayerArray* o : outs) {
+    if (!o->data.empty()) std::memcpy(all.get() + off, o->data.data(), o->data.size() * sizeof(float));
+    off += o->data.size();
+  }
+  val r = val::object();
+  r.set("data", from_floats(all.get(), total));
+  r.set("meta", val::global("Float64Array").new_(typed_memory_view(meta.size(), meta.data())));
+  return r;
 }
 
 class JsLayer {
@@ -91,63 +198,63 @@ class JsLayer {
   val param_count() const {
     return guard([&] { return val(static_cast<double>(layer_->params().count())); });
   }
-  // { query, key?, value?, keyPaddingMask?, attnMask?, isCausal, needWeights, averageAttnWeights, batchFirst }
-  val forward_mha(val o) {
+  // flags: isCausal, needWeights, averageAttnWeights, batchFirst
+  val forward_mha(val meta) {
     return guard([&] {
-      check_options(o, "MultiheadAttention.forward");
+      ReleaseStaging release;
+      Args a = read_meta(meta, 4);
       m::MhaCall c;
-      c.query = read_tensor(o["query"], "query", true);
-      c.key = read_tensor(o["key"], "key", false);
-      c.value = read_tensor(o["value"], "value", false);
-      c.key_padding_mask = read_mask(o, "keyPaddingMask");
-      c.attn_mask = read_mask(o, "attnMask");
-      c.is_causal = opt_bool(o, "isCausal", false);
-      c.need_weights = opt_bool(o, "needWeights", true);
-      c.average_attn_weights = opt_bool(o, "averageAttnWeights", true);
-      c.batch_first = batch_first(o);
+      c.query = std::move(a.t[kQuery]);
+      c.key = std::move(a.t[kKey]);
+      c.value = std::move(a.t[kValue]);
+      c.key_padding_mask = std::move(a.mk[kKeyPaddingMask]);
+      c.attn_mask = std::move(a.mk[kAttnMask]);
+      c.is_causal = a.flag(0);
+      c.need_weights = a.flag(1);
+      c.average_attn_weights = a.flag(2);
+      c.batch_first = a.batch_first(3);
+      ATTNLAB_CHECK(!c.query.empty(), "MultiheadAttention.forward: query is required");
       const m::MhaReturn r = layer_->forward_mha(c);
-      val out = val::object();
-      out.set("out", tensor(r.out));
-      out.set("weights", r.weights.empty() ? val::null() : tensor(r.weights));
-      return out;
+      return result({&r.out, &r.weights});
     });
   }
-  // { input, h0?, c0?, lengths?, batchFirst }
-  val forward_rnn(val o) {
+  // flags: batchFirst; lengths: undefined or an array of whole numbers
+  val forward_rnn(val meta, val lengths) {
     return guard([&] {
-      check_options(o, "forward");
+      ReleaseStaging release;
+      Args a = read_meta(meta, 1);
       m::RnnCall c;
-      c.x = read_tensor(o["input"], "input", true);
-      c.h0 = read_tensor(o["h0"], "h0", false);
-      c.c0 = read_tensor(o["c0"], "c0", false);
-      if (has_opt(o, "lengths") && !o["lengths"].isNull()) {
-        const size_t n = js_length(o["lengths"], "lengths", "an array of whole numbers");
+      c.x = std::move(a.t[kInput]);
+      c.h0 = std::move(a.t[kH0]);
+      c.c0 = std::move(a.t[kC0]);
+      if (!lengths.isUndefined() && !lengths.isNull()) {
+        const size_t n = js_length(lengths, "lengths", "an array of whole numbers");
         for (size_t i = 0; i < n; ++i)
-          c.lengths.push_back(static_cast<size_t>(arg_whole(o["lengths"][i], "lengths", 0, attnlab::kMaxElements, 0)));
+          c.lengths.push_back(static_cast<size_t>(arg_whole(lengths[i], "lengths", 0, attnlab::kMaxElements, 0)));
       }
-      c.batch_first = batch_first(o);
+      c.batch_first = a.batch_first(0);
+      ATTNLAB_CHECK(!c.x.empty(), "forward: input is required");
       const m::RnnReturn r = layer_->forward_rnn(c);
-      val out = val::object();
-      out.set("out", tensor(r.out));
-      out.set("hN", tensor(r.h_n));
-      if (!r.c_n.empty()) out.set("cN", tensor(r.c_n));
-      return out;
+      return result({&r.out, &r.h_n, &r.c_n});
     });
   }
-  // { x, memory?, selfMask?, selfKeyPaddingMask?, selfCausal, memoryMask?, memoryKeyPaddingMask?, batchFirst }
-  val forward_transformer(val o) {
+  // flags: selfCausal, batchFirst
+  val forward_transformer(val meta) {
     return guard([&] {
-      check_options(o, "forward");
+      ReleaseStaging release;
+      Args a = read_meta(meta, 2);
       m::TransformerCall c;
-      c.x = read_tensor(o["x"], o["memory"].isUndefined() ? "src" : "tgt", true);
-      c.memory = read_tensor(o["memory"], "memory", false);
-      c.self_mask = read_mask(o, "selfMask");
-      c.self_key_padding = read_mask(o, "selfKeyPaddingMask");
-      c.self_causal = opt_bool(o, "selfCausal", false);
-      c.memory_mask = read_mask(o, "memoryMask");
-      c.memory_key_padding = read_mask(o, "memoryKeyPaddingMask");
-      c.batch_first = batch_first(o);
-      return tensor(layer_->forward_transformer(c));
+      c.x = std::move(a.t[kX]);
+      c.memory = std::move(a.t[kMemory]);
+      c.self_mask = std::move(a.mk[kSelfMask]);
+      c.self_key_padding = std::move(a.mk[kSelfKeyPadding]);
+      c.memory_mask = std::move(a.mk[kMemoryMask]);
+      c.memory_key_padding = std::move(a.mk[kMemoryKeyPadding]);
+      c.self_causal = a.flag(0);
+      c.batch_first = a.batch_first(1);
+      ATTNLAB_CHECK(!c.x.empty(), "forward: the input sequence is required");
+      const m::LayerArray y = layer_->forward_transformer(c);
+      return result({&y});
     });
   }
 
@@ -155,34 +262,82 @@ class JsLayer {
   std::unique_ptr<m::LayerModule> layer_;
 };
 
-m::FunctionalReturn functional(const val& o, bool additive) {
-  check_options(o, additive ? "attention.additive" : "attention.scaledDot");
-  const m::LayerArray q = read_tensor(o["q"], "q", true), k = read_tensor(o["k"], "k", true),
-                      v = read_tensor(o["v"], "v", true);
-  const m::LayerMask mk = read_mask(o, "mask");
-  const bool causal = opt_bool(o, "causal", false);
-  if (!additive)
-    return m::scaled_dot_attention(q, k, v, mk, causal, opt_number(o, "scale", 0, 1e30, 0),
-                                   opt_bool(o, "needWeights", true));
-  return m::additive_attention(q, k, v, read_tensor(o["wq"], "wq", true), read_tensor(o["wk"], "wk", true),
-                               read_tensor(o["va"], "va", true), mk, causal);
-}
-
-val attention_call(val o, bool additive) {
+// flags: causal, needWeights, scale (0 = 1/sqrt(D))
+val attention_call(val meta, bool additive) {
   return guard([&] {
-    const m::FunctionalReturn r = functional(o, additive);
-    val out = val::object();
-    out.set("out", tensor(r.out));
-    out.set("weights", r.weights.empty() ? val::null() : tensor(r.weights));
-    return out;
+    ReleaseStaging release;
+    Args a = read_meta(meta, 3);
+    const bool causal = a.flag(0);
+    m::FunctionalReturn r;
+    if (!additive) {
+      r = m::scaled_dot_attention(a.t[kQ], a.t[kK], a.t[kV], a.mk[kMask], causal,
+                                  a.flags[2], a.flag(1));
+    } else {
+      for (int s : {kWq, kWk, kVa})
+        ATTNLAB_CHECK(!a.t[s].empty(), "attention.additive: ", slot_name(s),
+                      " is required ({ data: Float32Array, shape: number[] })");
+      r = m::additive_attention(a.t[kQ], a.t[kK], a.t[kV], a.t[kWq], a.t[kWk], a.t[kVa], a.mk[kMask], causal);
+    }
+    return result({&r.out, &r.weights});
   });
 }
-val scaled_dot(val o) { return attention_call(o, false); }
-val additive(val o) { return attention_call(o, true); }
+val scaled_dot(val meta) { return attention_call(meta, false); }
+val additive(val meta) { return attention_call(meta, true); }
+
+// The benchmark's reference (bench/wasm/layers_overhead.mjs): n forwards of the same
+// computation on the library's layers called directly, as our models call them (no
+// marshalling). { op: 'mha' | 'sdpa' | 'gru' | 'encoder', B, T, D, heads, n } -> a sink value.
+val bench_inside(val o) {
+  namespace at = attnlab::attention;
+  namespace nn = attnlab::nn;
+  return guard([&] {
+    check_options(o, "layersBenchInside options");
+    const std::string op = opt_enum(o, "op", {"mha", "sdpa", "gru", "encoder"}, "mha");
+    const size_t B = opt_size(o, "B", 1, 256, 1), T = opt_size(o, "T", 1, 4096, 128),
+                 D = opt_size(o, "D", 1, 4096, 64), H = opt_size(o, "heads", 1, 64, 4),
+                 n = opt_size(o, "n", 0, 1000000, 1);
+    attnlab::checked_product("B x T x D", {B, T, D});
+    attnlab::Rng rng(1);
+    at::Tensor3 x = at::Tensor3::from_shape({B, T, D});
+    for (size_t i = 0; i < x.size(); ++i) x.data()[i] = rng.normal(0.f, 1.f);
+    double sink = 0;
+    if (op == "sdpa") {
+      for (size_t i = 0; i < n; ++i) sink += at::scaled_dot_attention(x, x, x, {}, false).out.data()[0];
+    } else if (op == "mha") {
+      ATTNLAB_CHECK(D % H == 0, "D must be divisible by heads");
+      at::MultiheadAttention mha(D, H, rng);
+      at::MhaOptions mo;
+      mo.need_weights = false;
+      for (size_t i = 0; i < n; ++i) sink += mha.forward(x, x, x, mo).out.data()[0];
+    } else if (op == "gru") {
+      nn::Recurrent gru(nn::Recurrent::Kind::GRU, false, D, D, rng);
+      nn::Tensor xt = nn::empty({B, T, D});
+      std::copy(x.begin(), x.end(), xt.begin());
+      for (size_t i = 0; i < n; ++i) {
+        nn::Tensor out;
+        nn::RnnState sn;
+        gru.forward(xt, {}, nullptr, out, sn, nullptr);
+        sink += out.data()[0];
+      }
+    } else {
+      at::TransformerLayerConfig c;
+      c.d_model = D;
+      c.nhead = H;
+      c.dim_feedforward = 4 * D;
+      c.dropout = 0.f;
+      at::TransformerEncoderLayer enc(c, rng);
+      at::MhaOptions mo;
+      mo.need_weights = false;
+      for (size_t i = 0; i < n; ++i) sink += enc.forward(x, mo).data()[0];
+    }
+    return val(sink);
+  });
+}
 
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attnlab_layers) {
+  function("layersBenchInside", &bench_inside);
   class_<JsLayer>("LayerModule")
       .class_function("fromBytes", &JsLayer::from_bytes, allow_raw_pointers())
       .function("kind", &JsLayer::kind)
@@ -191,6 +346,7 @@ EMSCRIPTEN_BINDINGS(attnlab_layers) {
       .function("forwardMha", &JsLayer::forward_mha)
       .function("forwardRnn", &JsLayer::forward_rnn)
       .function("forwardTransformer", &JsLayer::forward_transformer);
+  function("layerInputBuffer", &input_buffer);
   function("attentionScaledDot", &scaled_dot);
   function("attentionAdditive", &additive);
 }

@@ -4,7 +4,8 @@
 //   const { out, weights } = mha.forward(query, key, value, { keyPaddingMask, attnMask });
 //   mha.delete();
 //   al.attention.scaledDot(q, k, v, { mask, causal });
-// A tensor is { data: Float32Array, shape: number[] } (row-major). Layouts follow
+// A tensor is { data: Float32Array, shape: number[] } (row-major); the outputs of one call
+// are views of one fresh Float32Array (copied out of wasm, so they survive later calls). Layouts follow
 // PyTorch: batch_first false (the PyTorch default) = (T,B,E), true = (B,T,E); a call's
 // { batchFirst } overrides the file's config; a rank-2 input is one unbatched sequence.
 // Masks are { data, shape }: a Uint8Array / boolean[] data is a bool mask, a
@@ -13,34 +14,93 @@
 // A query whose keys are all masked gets zero weights and a zero context (PyTorch: NaN).
 import { WasmObject, fetchBytes, toU8 } from './util.js';
 
+// the argument slots of bindings/embind_layers.cpp (same order)
+const SLOT = Object.fromEntries(['query', 'key', 'value', 'keyPaddingMask', 'attnMask', 'input', 'h0', 'c0',
+  'x', 'memory', 'selfMask', 'selfKeyPaddingMask', 'memoryMask', 'memoryKeyPaddingMask',
+  'q', 'k', 'v', 'mask', 'wq', 'wk', 'va'].map((n, i) => [n, i]));
+
+function isArrayLike(d) {
+  return ArrayBuffer.isView(d) || Array.isArray(d);
+}
+
 function tensorArg(t, what, required) {
   if (t === undefined || t === null) {
     if (required) throw new Error(`attnlab: ${what} is required ({ data: Float32Array, shape: number[] })`);
     return undefined;
   }
-  if (typeof t !== 'object' || t.data === undefined || t.shape === undefined) {
+  if (typeof t !== 'object' || !isArrayLike(t.data) || !isArrayLike(t.shape)) {
     throw new Error(`attnlab: ${what}: expected { data: Float32Array, shape: number[] }, got ${t === null ? 'null' : typeof t}`);
   }
-  return { data: t.data, shape: Array.isArray(t.shape) ? Array.from(t.shape) : t.shape };
+  return { data: t.data, shape: t.shape, kind: 0 };
 }
 
 function maskArg(m, what) {
   if (m === undefined || m === null) return undefined;
-  if (typeof m !== 'object' || m.data === undefined || m.shape === undefined) {
+  if (typeof m !== 'object' || !isArrayLike(m.data) || !isArrayLike(m.shape)) {
     throw new Error(`attnlab: ${what}: expected { data, shape } (a bool or additive mask), got ${typeof m}`);
   }
   const d = m.data;
   let bool;
-  let data = d;
   if (d instanceof Uint8Array || d instanceof Int8Array) bool = true;
   else if (d instanceof Float32Array || d instanceof Float64Array) bool = false;
-  else if (Array.isArray(d) && d.length > 0 && typeof d[0] === 'boolean') {
-    bool = true;
-    data = d.map((x) => (x ? 1 : 0));
-  } else if (Array.isArray(d)) bool = false;
+  else if (Array.isArray(d)) bool = d.length > 0 && typeof d[0] === 'boolean';
   else throw new Error(`attnlab: ${what}.data: expected a Uint8Array or boolean[] (bool mask) or a Float32Array or number[] (additive mask)`);
   if (typeof m.bool === 'boolean') bool = m.bool;
-  return { data, shape: Array.isArray(m.shape) ? Array.from(m.shape) : m.shape, bool };
+  return { data: d, shape: m.shape, kind: bool ? 1 : 2 };
+}
+
+/**
+ * Copies the given tensors and masks ({ slotName: arg }) into the wasm staging buffer in
+ * one pass and returns their records (see bindings/embind_layers.cpp); call the forward
+ * right after, with no other wasm call in between.
+ */
+function stage(mod, flags, args) {
+  const list = [];
+  let total = 0;
+  for (const [name, a] of Object.entries(args)) {
+    if (!a) continue;
+    if (a.shape.length > 64) throw new Error(`attnlab: ${name}.shape: expected 1 to 4 dimensions, got ${a.shape.length}`);
+    list.push([SLOT[name], a, total]);
+    total += a.data.length;
+  }
+  const buf = mod.layerInputBuffer(total);
+  const meta = [flags.length, ...flags];
+  for (const [slot, a, off] of list) {
+    buf.set(a.data, off);
+    meta.push(slot, a.kind, off, a.data.length, a.shape.length, ...Array.from(a.shape, Number));
+  }
+  return Float64Array.from(meta);
+}
+
+/** { data, meta } from wasm -> the outputs (null where absent), views of one Float32Array. */
+function unstage(r) {
+  const out = [];
+  let i = 0;
+  let off = 0;
+  while (i < r.meta.length) {
+    const rank = r.meta[i++];
+    if (rank === 0) {
+      out.push(null);
+      continue;
+    }
+    const shape = Array.from(r.meta.subarray(i, i + rank));
+    i += rank;
+    const n = shape.reduce((a, b) => a * b, 1);
+    out.push({ data: r.data.subarray(off, off + n), shape });
+    off += n;
+  }
+  return out;
+}
+
+// flags, checked here (they cross as numbers)
+function bool(p, key, def) {
+  const v = p[key];
+  if (v === undefined) return def ? 1 : 0;
+  if (v !== true && v !== false) throw new Error(`attnlab: ${key}: expected true or false, got ${v === null ? 'null' : typeof v}`);
+  return v ? 1 : 0;
+}
+function batchFirst(p) {
+  return p.batchFirst === undefined ? -1 : bool(p, 'batchFirst', false);
 }
 
 function opts(o, what) {
@@ -70,16 +130,19 @@ export function install(api, mod) {
      * -> { out, weights } (weights null when needWeights is false)
      */
     forward(query, key, value, o) {
+      const h = this.handle;  // a deleted layer throws before anything is staged
       const p = opts(o, 'MultiheadAttention.forward options');
       const self = (key == null && value == null) || (key === query && value === query);
-      return this.handle.forwardMha({
-        ...p,
+      const flags = [bool(p, 'isCausal', false), bool(p, 'needWeights', true), bool(p, 'averageAttnWeights', true), batchFirst(p)];
+      const meta = stage(mod, flags, {
         query: tensorArg(query, 'query', true),
         key: self ? undefined : tensorArg(key, 'key', true),
         value: self ? undefined : tensorArg(value, 'value', true),
         keyPaddingMask: maskArg(p.keyPaddingMask, 'keyPaddingMask'),
         attnMask: maskArg(p.attnMask, 'attnMask'),
       });
+      const [out, weights] = unstage(h.forwardMha(meta));
+      return { out, weights };
     }
   }
 
@@ -90,28 +153,28 @@ export function install(api, mod) {
      * length are 0. h0/c0: (num_layers*directions, B, H). -> { out, hN, cN (LSTM) }
      */
     forward(input, o) {
+      const h = this.handle;  // a deleted layer throws before anything is staged
       const p = opts(o, `${this.kind}.forward options`);
-      return this.handle.forwardRnn({
-        ...p,
-        input: tensorArg(input, 'input', true),
-        h0: tensorArg(p.h0, 'h0', false),
-        c0: tensorArg(p.c0, 'c0', false),
-        lengths: p.lengths == null ? undefined : Array.from(p.lengths),
+      const lengths = p.lengths == null ? undefined : Array.from(p.lengths);
+      const meta = stage(mod, [batchFirst(p)], {
+        input: tensorArg(input, 'input', true), h0: tensorArg(p.h0, 'h0', false), c0: tensorArg(p.c0, 'c0', false),
       });
+      const [out, hN, cN] = unstage(h.forwardRnn(meta, lengths));
+      return cN ? { out, hN, cN } : { out, hN };
     }
   }
 
   class TransformerEncoderLayer extends Layer {
     /** forward(src, { srcMask, srcKeyPaddingMask, isCausal, batchFirst }) -> tensor */
     forward(src, o) {
+      const h = this.handle;  // a deleted layer throws before anything is staged
       const p = opts(o, 'TransformerEncoderLayer.forward options');
-      return this.handle.forwardTransformer({
+      const meta = stage(mod, [bool(p, 'isCausal', false), batchFirst(p)], {
         x: tensorArg(src, 'src', true),
         selfMask: maskArg(p.srcMask, 'srcMask'),
         selfKeyPaddingMask: maskArg(p.srcKeyPaddingMask, 'srcKeyPaddingMask'),
-        selfCausal: p.isCausal,
-        batchFirst: p.batchFirst,
       });
+      return unstage(h.forwardTransformer(meta))[0];
     }
   }
 
@@ -121,17 +184,17 @@ export function install(api, mod) {
      * tgtIsCausal, batchFirst }) -> tensor
      */
     forward(tgt, memory, o) {
+      const h = this.handle;  // a deleted layer throws before anything is staged
       const p = opts(o, 'TransformerDecoderLayer.forward options');
-      return this.handle.forwardTransformer({
+      const meta = stage(mod, [bool(p, 'tgtIsCausal', false), batchFirst(p)], {
         x: tensorArg(tgt, 'tgt', true),
         memory: tensorArg(memory, 'memory', true),
         selfMask: maskArg(p.tgtMask, 'tgtMask'),
         selfKeyPaddingMask: maskArg(p.tgtKeyPaddingMask, 'tgtKeyPaddingMask'),
-        selfCausal: p.tgtIsCausal,
         memoryMask: maskArg(p.memoryMask, 'memoryMask'),
         memoryKeyPaddingMask: maskArg(p.memoryKeyPaddingMask, 'memoryKeyPaddingMask'),
-        batchFirst: p.batchFirst,
       });
+      return unstage(h.forwardTransformer(meta))[0];
     }
   }
 
@@ -154,11 +217,17 @@ export function install(api, mod) {
 
   const functional = (fn, q, k, v, o, what) => {
     const p = opts(o, `${what} options`);
-    return fn({
-      ...p, q: tensorArg(q, 'q', true), k: tensorArg(k, 'k', true), v: tensorArg(v, 'v', true),
+    const scale = p.scale === undefined ? 0 : p.scale;
+    if (typeof scale !== 'number' || !Number.isFinite(scale) || scale < 0) {
+      throw new Error(`attnlab: scale: expected a finite number >= 0 (0 = 1/sqrt(D)), got ${scale}`);
+    }
+    const meta = stage(mod, [bool(p, 'causal', false), bool(p, 'needWeights', true), scale], {
+      q: tensorArg(q, 'q', true), k: tensorArg(k, 'k', true), v: tensorArg(v, 'v', true),
       mask: maskArg(p.mask, 'mask'),
       wq: tensorArg(p.wq, 'wq', false), wk: tensorArg(p.wk, 'wk', false), va: tensorArg(p.va, 'va', false),
     });
+    const [out, weights] = unstage(fn(meta));
+    return { out, weights };
   };
   api.attention = {
     /**

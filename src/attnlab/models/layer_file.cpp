@@ -95,14 +95,11 @@ at::Tensor3 to_bte(const LayerArray& a, bool batch_first, const char* what, size
 LayerArray from_bte(const float* p, size_t B, size_t T, size_t E, bool batch_first,
                     bool unbatched) {
   LayerArray o;
-  o.data.resize(B * T * E);
-  if (unbatched) {
-    o.shape = {T, E};
-    std::copy_n(p, T * E, o.data.data());
-  } else if (batch_first) {
-    o.shape = {B, T, E};
-    std::copy_n(p, B * T * E, o.data.data());
+  if (unbatched || batch_first) {  // the layers' own layout: one copy
+    o.shape = unbatched ? std::vector<size_t>{T, E} : std::vector<size_t>{B, T, E};
+    o.data.assign(p, p + B * T * E);
   } else {
+    o.data.resize(B * T * E);
     o.shape = {T, B, E};
     for (size_t s = 0; s < T; ++s)
       for (size_t b = 0; b < B; ++b) std::copy_n(p + (b * T + s) * E, E, o.data.data() + (s * B + b) * E);
