@@ -51,3 +51,30 @@ test('the README layer example runs as written and matches PyTorch', { skip: !ha
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('export_torch.py refuses what attnlab does not implement, saying why', { skip: !hasTorch && 'no torch in /usr/bin/python3' }, () => {
+  const dir = mkdtempSync(join(tmpdir(), 'attnlab-export-'));
+  const run = (py, args = []) => {
+    writeFileSync(join(dir, 'make.py'), `import torch\nfrom torch import nn\ntorch.save(${py}, "in.pt")\n`);
+    execFileSync(PY, ['make.py'], { cwd: dir, stdio: 'ignore' });
+    try {
+      execFileSync(PY, [join(ROOT, 'scripts', 'export_torch.py'), 'in.pt', 'out.safetensors', ...args], { cwd: dir, stdio: 'pipe' });
+      return 'exported';
+    } catch (e) {
+      assert.equal(e.status, 2);
+      return e.stderr.toString();
+    }
+  };
+  try {
+    assert.match(run('nn.MultiheadAttention(8, 2, add_bias_kv=True)'), /add_bias_kv=True is not supported/);
+    assert.match(run('nn.MultiheadAttention(8, 2, kdim=4)'), /kdim\/vdim != embed_dim is not supported/);
+    assert.match(run('nn.LSTM(4, 6, proj_size=3)'), /proj_size > 0 is not supported/);
+    assert.match(run('nn.TransformerEncoderLayer(8, 2, activation=torch.tanh)'), /activation .* is not supported \(relu or gelu\)/);
+    assert.match(run('nn.Conv1d(2, 2, 3)'), /Conv1d is not supported \(supported: MultiheadAttention, GRU, LSTM/);
+    assert.match(run('nn.GRU(4, 6).state_dict()'), /a state_dict needs --kind/);
+    assert.match(run('nn.TransformerEncoderLayer(8, 2).state_dict()', ['--kind', 'TransformerEncoderLayer']), /--nhead is required/);
+    assert.equal(run('nn.GRU(4, 6, num_layers=2).state_dict()', ['--kind', 'GRU']), 'exported');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
