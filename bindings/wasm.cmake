@@ -22,3 +22,6 @@ target_link_options(attnlab_wasm PRIVATE
   -sEXPORTED_FUNCTIONS=_malloc,_free
   -sEXPORTED_RUNTIME_METHODS=HEAPF32,HEAPU8
   --emit-symbol-map)
+# the layer API's marshalling copies whole tensors (staging buffer, checks, outputs):
+# compiled for speed, so it costs little beside the layer it calls
+set_source_files_properties(${CMAKE_SOURCE_DIR}/bindings/embind_layers.cpp PROPERTIES COMPILE_OPTIONS -O3)

@@ -1,6 +1,6 @@
 // Compiled with tsc --noEmit against index.d.ts by the package test: uses
 // every declared API so a declaration that drifts from the code breaks it.
-import { load, type Attnlab, type MMoEPrediction } from 'attnlab';
+import { load, type Attnlab, type LayerKind, type MMoEPrediction, type Tensor } from 'attnlab';
 
 async function main(): Promise<void> {
   const al: Attnlab = await load({ wasmPath: './attnlab.wasm' });
@@ -45,3 +45,37 @@ async function main(): Promise<void> {
   console.log(lanes, mem, w, failed, names, b.gflops, peak, n, deleted, pos, dis, ms, cells, phones, top, lab);
 }
 main();
+
+// the layer-level API: layer files exported from PyTorch, functional attention
+async function layers(al: Attnlab): Promise<void> {
+  const t = (shape: number[]): Tensor => ({ data: new Float32Array(shape.reduce((a, b) => a * b, 1)), shape });
+  const layer = await al.layers.fromUrl('mha.safetensors');
+  const kinds: LayerKind[] = al.layers.kinds();
+  if (layer.kind === 'MultiheadAttention') {
+    const r = layer.forward(t([5, 2, 8]), null, null, {
+      keyPaddingMask: { data: new Uint8Array(10), shape: [2, 5] }, attnMask: { data: new Float32Array(25), shape: [5, 5] },
+      isCausal: true, needWeights: true, averageAttnWeights: false, batchFirst: false,
+    });
+    const out: Tensor = r.out;
+    const heads: number = r.weights ? r.weights.shape[1] : 0;
+    console.log(out.shape, heads);
+  } else if (layer.kind === 'GRU' || layer.kind === 'LSTM') {
+    const r = layer.forward(t([5, 2, 4]), { h0: t([1, 2, 6]), lengths: [5, 3], batchFirst: false });
+    const hN: Tensor = r.hN;
+    console.log(hN, r.cN?.shape);
+  } else if (layer.kind === 'TransformerEncoderLayer') {
+    const y: Tensor = layer.forward(t([5, 2, 8]), { srcKeyPaddingMask: { data: [false, true], shape: [1, 2] } });
+    console.log(y);
+  } else {
+    const y: Tensor = layer.forward(t([3, 2, 8]), t([5, 2, 8]), { tgtIsCausal: true });
+    console.log(y);
+  }
+  const cfg = layer.config;
+  const params: number = layer.paramCount;
+  layer.delete();
+  const s = al.attention.scaledDot(t([2, 3, 4]), t([2, 5, 4]), t([2, 5, 6]), { causal: true, scale: 0.5, needWeights: false });
+  const a = al.attention.additive(t([3, 4]), t([5, 6]), t([5, 2]), { wq: t([7, 4]), wk: t([7, 6]), va: t([7]) });
+  const aw: Tensor = a.weights;
+  console.log(kinds, cfg, params, s.out, s.weights, aw);
+}
+void layers;

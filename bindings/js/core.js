@@ -7,6 +7,7 @@
 // in wrap() below.
 import { install as installMMoE } from './mmoe.js';
 import { install as installHAN } from './han.js';
+import { install as installLayers } from './layers.js';
 import { install as installLM } from './lm.js';
 import { install as installPlayground } from './playground.js';
 import { install as installRecsys } from './recsys.js';
@@ -53,6 +54,7 @@ export function wrap(rawModule) {
   };
   installMMoE(api, mod);
   installHAN(api, mod);
+  installLayers(api, mod);
   installLM(api, mod);
   installPlayground(api, mod);
   installRecsys(api, mod);

@@ -633,3 +633,122 @@ export declare class LanguageModel {
 export interface Attnlab {
   LanguageModel: typeof LanguageModel;
 }
+
+// ---------------------------------------------------------------- layers (bring your own weights)
+/** A row-major tensor with an explicit shape. */
+export interface Tensor {
+  data: Float32Array;
+  shape: number[];
+}
+/** What a call accepts as a tensor: data as a Float32Array or numbers (copied), shape as numbers. */
+export interface TensorInput {
+  data: Float32Array | ArrayLike<number>;
+  shape: ArrayLike<number>;
+}
+/**
+ * A mask: Uint8Array / boolean[] data = bool mask, Float32Array / number[] = additive
+ * (0 keeps, -Infinity blocks); `bool` overrides the guess from the data's type.
+ */
+export interface MaskInput {
+  data: Uint8Array | Int8Array | boolean[] | Float32Array | Float64Array | number[];
+  shape: ArrayLike<number>;
+  bool?: boolean;
+}
+export type LayerKind = 'MultiheadAttention' | 'GRU' | 'LSTM' | 'TransformerEncoderLayer' | 'TransformerDecoderLayer';
+
+/** Common to every layer loaded from a layer file; owns wasm memory (call delete()). */
+export declare class Layer {
+  protected constructor();
+  /** the PyTorch class of the exported module */
+  readonly kind: LayerKind;
+  /** its constructor arguments, PyTorch names (embed_dim, num_heads, batch_first, ...) */
+  readonly config: Record<string, number | boolean | string>;
+  readonly paramCount: number;
+  readonly deleted: boolean;
+  delete(): void;
+}
+
+/** Options of forward(); PyTorch's arguments, camelCase. batchFirst overrides the file's config. */
+export interface MultiheadAttentionOptions {
+  /** (B,S) or (S) unbatched, bool: true = that key is ignored (padding) */
+  keyPaddingMask?: MaskInput;
+  /** (T,S) or (B*num_heads,T,S): bool (true = NOT attended) or additive */
+  attnMask?: MaskInput;
+  /** query i attends keys j <= i (no attnMask needed alongside) */
+  isCausal?: boolean;
+  /** default true */
+  needWeights?: boolean;
+  /** default true: weights (B,T,S) averaged over heads; false: (B,H,T,S) */
+  averageAttnWeights?: boolean;
+  batchFirst?: boolean;
+}
+export declare class MultiheadAttention extends Layer {
+  readonly kind: 'MultiheadAttention';
+  /**
+   * query (T,B,E) (B,T,E with batchFirst) or (T,E); key/value null = self-attention.
+   * A query whose keys are all masked gets a zero context (PyTorch: NaN).
+   */
+  forward(query: TensorInput, key?: TensorInput | null, value?: TensorInput | null,
+    opts?: MultiheadAttentionOptions): { out: Tensor; weights: Tensor | null };
+}
+
+export interface RNNOptions {
+  /** (num_layers*directions, B, H) or (num_layers*directions, H) unbatched; zeros if absent */
+  h0?: TensorInput;
+  /** LSTM only, like h0 */
+  c0?: TensorInput;
+  /** per sequence, in [1,T] (as pack_padded_sequence); outputs past a length are 0 */
+  lengths?: ArrayLike<number>;
+  batchFirst?: boolean;
+}
+export declare class RNN extends Layer {
+  readonly kind: 'GRU' | 'LSTM';
+  /** input (T,B,I) (B,T,I with batchFirst) or (T,I) -> out (.., directions*H), hN, cN (LSTM) */
+  forward(input: TensorInput, opts?: RNNOptions): { out: Tensor; hN: Tensor; cN?: Tensor };
+}
+export declare class GRU extends RNN {
+  readonly kind: 'GRU';
+}
+export declare class LSTM extends RNN {
+  readonly kind: 'LSTM';
+}
+
+export declare class TransformerEncoderLayer extends Layer {
+  readonly kind: 'TransformerEncoderLayer';
+  /** src (T,B,E) / (B,T,E) / (T,E); srcMask (T,T) or (B*H,T,T); srcKeyPaddingMask (B,T) */
+  forward(src: TensorInput, opts?: { srcMask?: MaskInput; srcKeyPaddingMask?: MaskInput;
+    isCausal?: boolean; batchFirst?: boolean }): Tensor;
+}
+export declare class TransformerDecoderLayer extends Layer {
+  readonly kind: 'TransformerDecoderLayer';
+  /** tgt (T,B,E), memory (S,B,E) (batch first: (B,..,E)); masks as nn.TransformerDecoderLayer */
+  forward(tgt: TensorInput, memory: TensorInput, opts?: { tgtMask?: MaskInput; memoryMask?: MaskInput;
+    tgtKeyPaddingMask?: MaskInput; memoryKeyPaddingMask?: MaskInput; tgtIsCausal?: boolean;
+    batchFirst?: boolean }): Tensor;
+}
+export type AnyLayer = MultiheadAttention | GRU | LSTM | TransformerEncoderLayer | TransformerDecoderLayer;
+
+export interface FunctionalAttentionOptions {
+  /** (Tq,S) or (B,Tq,S): bool true = NOT attended (the package's one polarity), or additive */
+  mask?: MaskInput;
+  /** query i attends keys j <= i */
+  causal?: boolean;
+}
+
+export interface Attnlab {
+  layers: {
+    /** A layer file written by scripts/export_torch.py. */
+    fromBytes(bytes: Uint8Array | ArrayBuffer): AnyLayer;
+    fromUrl(url: string | URL, init?: RequestInit): Promise<AnyLayer>;
+    kinds(): LayerKind[];
+  };
+  attention: {
+    /** softmax(q k^T * scale + mask) v; q (B,Tq,D) k (B,S,D) v (B,S,Dv) or rank 2 */
+    scaledDot(q: TensorInput, k: TensorInput, v: TensorInput,
+      opts?: FunctionalAttentionOptions & { scale?: number; needWeights?: boolean }): { out: Tensor; weights: Tensor | null };
+    /** Bahdanau: softmax(va . tanh(wq q + wk k)) v; wq (A,Dq), wk (A,Dk), va (A); bool masks only */
+    additive(q: TensorInput, k: TensorInput, v: TensorInput,
+      opts: FunctionalAttentionOptions & { wq: TensorInput; wk: TensorInput; va: TensorInput }):
+      { out: Tensor; weights: Tensor };
+  };
+}

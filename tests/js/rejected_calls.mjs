@@ -17,6 +17,12 @@ export function rejectedCalls(al, root) {
   const tiny = { emb: 4, hidden: 4, attnDim: 4, combine: 4 };
   const fitted = al.Seq2Seq.create(tiny);
   fitted.fit([['ab', 'ba'], ['cd', 'dc'], ['ef', 'fe']], { epochs: 0, validationSplit: 0 });
+  const layerFile = (name) => readFileSync(join(root, 'tests', 'fixtures', 'layers', `${name}.safetensors`));
+  const mhaLayer = al.layers.fromBytes(layerFile('mha_self_seqfirst'));  // E 8, H 2, (T,B,E)
+  const gruLayer = al.layers.fromBytes(layerFile('gru_2layer_bi'));  // I 4, H 6, 2 layers x 2 directions
+  const encLayer = al.layers.fromBytes(layerFile('encoder_postnorm_relu'));  // d_model 8
+  const decLayer = al.layers.fromBytes(layerFile('decoder_postnorm_batchfirst'));  // d_model 8, (B,T,E)
+  const t = (shape) => ({ data: new Float32Array(shape.reduce((a, b) => a * b, 1)).fill(0.5), shape });
   const REJECTED = [
     ['Seq2Seq.translate (character outside the alphabet)', () => dates.translate('JAN 23, 2015 \u00e9'), /unknown character 'é' \(U\+00E9\) at position 13/],
     ['Seq2Seq.translate (emoji)', () => dates.translate('JAN \u{1F600} 23'), /unknown character '\u{1F600}' \(U\+1F600\) at position 4/u],
@@ -63,6 +69,17 @@ export function rejectedCalls(al, root) {
     ['kernels.bench (negative size)', () => al.kernels.bench('softmax_rows', [-1, 8]), /shape: expected a whole number/],
     ['kernels.bench (unknown)', () => al.kernels.bench('no_such_kernel', [1]), /unknown kernel/],
     ['kernels.attention (op)', () => al.kernels.attention('conv', { minMs: 0 }), /op must be/],
+    ['layers.fromBytes (damaged)', () => al.layers.fromBytes(new Uint8Array([1, 2, 3])), /8-byte header/],
+    ['layers.fromBytes (a model file, not a layer file)', () => al.layers.fromBytes(model('dates')), /expected 'attnlab-layer'/],
+    ['MultiheadAttention.forward (last dimension)', () => mhaLayer.forward(t([5, 3, 7])), /expected last dimension 8/],
+    ['MultiheadAttention.forward (attnMask shape)', () => mhaLayer.forward(t([5, 3, 8]), null, null, { attnMask: { data: new Uint8Array(30), shape: [6, 5] } }), /attn_mask: expected shape \(5,5\)/],
+    ['MultiheadAttention.forward (key without value)', () => mhaLayer.forward(t([5, 3, 8]), t([4, 3, 8])), /value is required/],
+    ['GRU.forward (h0 shape)', () => gruLayer.forward(t([5, 3, 4]), { h0: t([2, 3, 6]) }), /h0: expected shape \(4,3,6\)/],
+    ['GRU.forward (lengths 1.5)', () => gruLayer.forward(t([5, 3, 4]), { lengths: [1.5, 2, 3] }), /lengths: expected a whole number/],
+    ['TransformerEncoderLayer.forward (data length)', () => encLayer.forward({ data: new Float32Array(7), shape: [5, 2, 8] }), /needs 80 values, got 7/],
+    ['TransformerDecoderLayer.forward (memory batch)', () => decLayer.forward(t([2, 4, 8]), t([3, 6, 8])), /disagree on the batch/],
+    ['attention.scaledDot (mask shape)', () => al.attention.scaledDot(t([2, 3, 4]), t([2, 5, 4]), t([2, 5, 4]), { mask: { data: new Uint8Array(4), shape: [2, 2] } }), /mask: expected shape \(3,5\)/],
+    ['attention.additive (wq shape)', () => al.attention.additive(t([3, 4]), t([5, 4]), t([5, 2]), { wq: t([7, 3]), wk: t([7, 4]), va: t([7]) }), /wq: expected shape \(7,4\)/],
   ];
-  return { REJECTED, objects: { fitted, dates, han, mmoe, lm, tf, x100 } };
+  return { REJECTED, objects: { fitted, dates, han, mmoe, lm, tf, x100, mhaLayer, gruLayer, encLayer, decLayer } };
 }

@@ -1,0 +1,245 @@
+// Bring your own weights: PyTorch layers exported by scripts/export_torch.py, run on
+// your tensors, and functional attention.
+//   const mha = al.layers.fromBytes(bytes);   // kind 'MultiheadAttention', config {...}
+//   const { out, weights } = mha.forward(query, key, value, { keyPaddingMask, attnMask });
+//   mha.delete();
+//   al.attention.scaledDot(q, k, v, { mask, causal });
+// A tensor is { data: Float32Array, shape: number[] } (row-major); the outputs of one call
+// are views of one fresh Float32Array (copied out of wasm, so they survive later calls). Layouts follow
+// PyTorch: batch_first false (the PyTorch default) = (T,B,E), true = (B,T,E); a call's
+// { batchFirst } overrides the file's config; a rank-2 input is one unbatched sequence.
+// Masks are { data, shape }: a Uint8Array / boolean[] data is a bool mask, a
+// Float32Array / number[] an additive one (0 keep, -Infinity block). Bool polarity as
+// everywhere in the package (nn.MultiheadAttention's): true = NOT attended.
+// A query whose keys are all masked gets zero weights and a zero context (PyTorch: NaN).
+import { WasmObject, fetchBytes, toU8 } from './util.js';
+
+// the argument slots of bindings/embind_layers.cpp (same order)
+const SLOT = Object.fromEntries(['query', 'key', 'value', 'keyPaddingMask', 'attnMask', 'input', 'h0', 'c0',
+  'x', 'memory', 'selfMask', 'selfKeyPaddingMask', 'memoryMask', 'memoryKeyPaddingMask',
+  'q', 'k', 'v', 'mask', 'wq', 'wk', 'va'].map((n, i) => [n, i]));
+
+function isArrayLike(d) {
+  return ArrayBuffer.isView(d) || Array.isArray(d);
+}
+
+function tensorArg(t, what, required) {
+  if (t === undefined || t === null) {
+    if (required) throw new Error(`attnlab: ${what} is required ({ data: Float32Array, shape: number[] })`);
+    return undefined;
+  }
+  if (typeof t !== 'object' || !isArrayLike(t.data) || !isArrayLike(t.shape)) {
+    throw new Error(`attnlab: ${what}: expected { data: Float32Array, shape: number[] }, got ${t === null ? 'null' : typeof t}`);
+  }
+  return { data: t.data, shape: t.shape, kind: 0 };
+}
+
+function maskArg(m, what) {
+  if (m === undefined || m === null) return undefined;
+  if (typeof m !== 'object' || !isArrayLike(m.data) || !isArrayLike(m.shape)) {
+    throw new Error(`attnlab: ${what}: expected { data, shape } (a bool or additive mask), got ${typeof m}`);
+  }
+  const d = m.data;
+  let bool;
+  if (d instanceof Uint8Array || d instanceof Int8Array) bool = true;
+  else if (d instanceof Float32Array || d instanceof Float64Array) bool = false;
+  else if (Array.isArray(d)) bool = d.length > 0 && typeof d[0] === 'boolean';
+  else throw new Error(`attnlab: ${what}.data: expected a Uint8Array or boolean[] (bool mask) or a Float32Array or number[] (additive mask)`);
+  if (typeof m.bool === 'boolean') bool = m.bool;
+  return { data: d, shape: m.shape, kind: bool ? 1 : 2 };
+}
+
+/**
+ * Copies the given tensors and masks ({ slotName: arg }) into the wasm staging buffer in
+ * one pass and returns their records (see bindings/embind_layers.cpp); call the forward
+ * right after, with no other wasm call in between.
+ */
+function stage(mod, flags, args) {
+  const list = [];
+  let total = 0;
+  for (const [name, a] of Object.entries(args)) {
+    if (!a) continue;
+    if (a.shape.length > 64) throw new Error(`attnlab: ${name}.shape: expected 1 to 4 dimensions, got ${a.shape.length}`);
+    list.push([SLOT[name], a, total]);
+    total += a.data.length;
+  }
+  const buf = mod.layerInputBuffer(total);
+  const meta = [flags.length, ...flags];
+  for (const [slot, a, off] of list) {
+    buf.set(a.data, off);
+    meta.push(slot, a.kind, off, a.data.length, a.shape.length, ...Array.from(a.shape, Number));
+  }
+  return Float64Array.from(meta);
+}
+
+/** { data, meta } from wasm -> the outputs (null where absent), views of one Float32Array. */
+function unstage(r) {
+  const out = [];
+  let i = 0;
+  let off = 0;
+  while (i < r.meta.length) {
+    const rank = r.meta[i++];
+    if (rank === 0) {
+      out.push(null);
+      continue;
+    }
+    const shape = Array.from(r.meta.subarray(i, i + rank));
+    i += rank;
+    const n = shape.reduce((a, b) => a * b, 1);
+    out.push({ data: r.data.subarray(off, off + n), shape });
+    off += n;
+  }
+  return out;
+}
+
+// flags, checked here (they cross as numbers)
+function bool(p, key, def) {
+  const v = p[key];
+  if (v === undefined) return def ? 1 : 0;
+  if (v !== true && v !== false) throw new Error(`attnlab: ${key}: expected true or false, got ${v === null ? 'null' : typeof v}`);
+  return v ? 1 : 0;
+}
+function batchFirst(p) {
+  return p.batchFirst === undefined ? -1 : bool(p, 'batchFirst', false);
+}
+
+function opts(o, what) {
+  if (o === undefined || o === null) return {};
+  if (typeof o !== 'object') throw new Error(`attnlab: ${what}: expected an options object, got ${typeof o}`);
+  return { ...o };
+}
+
+export function install(api, mod) {
+  class Layer extends WasmObject {
+    constructor(handle) {
+      super(handle, 'layer');
+      /** The PyTorch class: 'MultiheadAttention', 'GRU', 'LSTM', 'TransformerEncoderLayer', 'TransformerDecoderLayer'. */
+      this.kind = handle.kind();
+      /** The constructor arguments, PyTorch names (embed_dim, num_heads, batch_first, ...). */
+      this.config = JSON.parse(handle.config());
+    }
+    get paramCount() { return this.handle.paramCount(); }
+  }
+
+  class MultiheadAttention extends Layer {
+    /**
+     * forward(query, key, value, opts) as nn.MultiheadAttention.forward; key and value
+     * null/undefined (or the query itself) = self-attention.
+     * opts: { keyPaddingMask (B,S) bool, attnMask (T,S)|(B*H,T,S) bool or additive, isCausal,
+     *         needWeights = true, averageAttnWeights = true, batchFirst }
+     * -> { out, weights } (weights null when needWeights is false)
+     */
+    forward(query, key, value, o) {
+      const h = this.handle;  // a deleted layer throws before anything is staged
+      const p = opts(o, 'MultiheadAttention.forward options');
+      const self = (key == null && value == null) || (key === query && value === query);
+      const flags = [bool(p, 'isCausal', false), bool(p, 'needWeights', true), bool(p, 'averageAttnWeights', true), batchFirst(p)];
+      const meta = stage(mod, flags, {
+        query: tensorArg(query, 'query', true),
+        key: self ? undefined : tensorArg(key, 'key', true),
+        value: self ? undefined : tensorArg(value, 'value', true),
+        keyPaddingMask: maskArg(p.keyPaddingMask, 'keyPaddingMask'),
+        attnMask: maskArg(p.attnMask, 'attnMask'),
+      });
+      const [out, weights] = unstage(h.forwardMha(meta));
+      return { out, weights };
+    }
+  }
+
+  class RNN extends Layer {
+    /**
+     * forward(input, { h0, c0 (LSTM), lengths, batchFirst }) as nn.GRU / nn.LSTM on a
+     * padded batch with per-sequence lengths (pack_padded_sequence): outputs past a
+     * length are 0. h0/c0: (num_layers*directions, B, H). -> { out, hN, cN (LSTM) }
+     */
+    forward(input, o) {
+      const h = this.handle;  // a deleted layer throws before anything is staged
+      const p = opts(o, `${this.kind}.forward options`);
+      const lengths = p.lengths == null ? undefined : Array.from(p.lengths);
+      const meta = stage(mod, [batchFirst(p)], {
+        input: tensorArg(input, 'input', true), h0: tensorArg(p.h0, 'h0', false), c0: tensorArg(p.c0, 'c0', false),
+      });
+      const [out, hN, cN] = unstage(h.forwardRnn(meta, lengths));
+      return cN ? { out, hN, cN } : { out, hN };
+    }
+  }
+
+  class TransformerEncoderLayer extends Layer {
+    /** forward(src, { srcMask, srcKeyPaddingMask, isCausal, batchFirst }) -> tensor */
+    forward(src, o) {
+      const h = this.handle;  // a deleted layer throws before anything is staged
+      const p = opts(o, 'TransformerEncoderLayer.forward options');
+      const meta = stage(mod, [bool(p, 'isCausal', false), batchFirst(p)], {
+        x: tensorArg(src, 'src', true),
+        selfMask: maskArg(p.srcMask, 'srcMask'),
+        selfKeyPaddingMask: maskArg(p.srcKeyPaddingMask, 'srcKeyPaddingMask'),
+      });
+      return unstage(h.forwardTransformer(meta))[0];
+    }
+  }
+
+  class TransformerDecoderLayer extends Layer {
+    /**
+     * forward(tgt, memory, { tgtMask, memoryMask, tgtKeyPaddingMask, memoryKeyPaddingMask,
+     * tgtIsCausal, batchFirst }) -> tensor
+     */
+    forward(tgt, memory, o) {
+      const h = this.handle;  // a deleted layer throws before anything is staged
+      const p = opts(o, 'TransformerDecoderLayer.forward options');
+      const meta = stage(mod, [bool(p, 'tgtIsCausal', false), batchFirst(p)], {
+        x: tensorArg(tgt, 'tgt', true),
+        memory: tensorArg(memory, 'memory', true),
+        selfMask: maskArg(p.tgtMask, 'tgtMask'),
+        selfKeyPaddingMask: maskArg(p.tgtKeyPaddingMask, 'tgtKeyPaddingMask'),
+        memoryMask: maskArg(p.memoryMask, 'memoryMask'),
+        memoryKeyPaddingMask: maskArg(p.memoryKeyPaddingMask, 'memoryKeyPaddingMask'),
+      });
+      return unstage(h.forwardTransformer(meta))[0];
+    }
+  }
+
+  const classes = {
+    MultiheadAttention, GRU: RNN, LSTM: RNN, TransformerEncoderLayer, TransformerDecoderLayer,
+  };
+
+  api.layers = {
+    /** Loads a layer file (written by scripts/export_torch.py) from a Uint8Array or ArrayBuffer. */
+    fromBytes(bytes) {
+      const h = mod.LayerModule.fromBytes(toU8(bytes, 'layers.fromBytes'));
+      const C = classes[h.kind()];
+      return new C(h);
+    },
+    /** Loads from a URL (fetch), or in Node from a file path too. */
+    async fromUrl(src, init) { return api.layers.fromBytes(await fetchBytes(src, init)); },
+    /** The kinds a layer file may hold. */
+    kinds: () => Object.keys(classes),
+  };
+
+  const functional = (fn, q, k, v, o, what) => {
+    const p = opts(o, `${what} options`);
+    const scale = p.scale === undefined ? 0 : p.scale;
+    if (typeof scale !== 'number' || !Number.isFinite(scale) || scale < 0) {
+      throw new Error(`attnlab: scale: expected a finite number >= 0 (0 = 1/sqrt(D)), got ${scale}`);
+    }
+    const meta = stage(mod, [bool(p, 'causal', false), bool(p, 'needWeights', true), scale], {
+      q: tensorArg(q, 'q', true), k: tensorArg(k, 'k', true), v: tensorArg(v, 'v', true),
+      mask: maskArg(p.mask, 'mask'),
+      wq: tensorArg(p.wq, 'wq', false), wk: tensorArg(p.wk, 'wk', false), va: tensorArg(p.va, 'va', false),
+    });
+    const [out, weights] = unstage(fn(meta));
+    return { out, weights };
+  };
+  api.attention = {
+    /**
+     * softmax(q k^T * scale + mask) v; q (B,Tq,D), k (B,S,D), v (B,S,Dv) or unbatched rank 2.
+     * opts: { mask (Tq,S)|(B,Tq,S): bool true = NOT attended, or additive; causal; scale = 1/sqrt(D);
+     *         needWeights = true } -> { out, weights (null when needWeights is false) }
+     */
+    scaledDot: (q, k, v, o) => functional(mod.attentionScaledDot, q, k, v, o, 'attention.scaledDot'),
+    /**
+     * Bahdanau: softmax(va . tanh(wq q + wk k)) v with wq (A,Dq), wk (A,Dk), va (A) given in opts
+     * ({ wq, wk, va, mask (bool, true = NOT attended), causal }) -> { out, weights }
+     */
+    additive: (q, k, v, o) => functional(mod.attentionAdditive, q, k, v, o, 'attention.additive'),
+  };
+}
