@@ -7,6 +7,7 @@
 
 #include "attnlab/core/checked.hpp"
 #include "attnlab/core/error.hpp"
+#include "attnlab/data/email.hpp"
 
 namespace attnlab::explain {
 
@@ -370,6 +371,47 @@ nlohmann::json Seq2SeqAttribution::to_json() const {
             {"prob", num(prob)},
             {"by_attention", {{"prob", num(prob_without_attention)}, {"removed", removed_attention}}},
             {"by_attribution", {{"prob", num(prob_without_attribution)}, {"removed", removed_attribution}}}}}};
+}
+
+// ---------------------------------------------------------------- from text
+HANExplained classify_explained(models::HAN& m, std::string_view text, const Options& o) {
+  o.check(m.config().emb);
+  HANExplained r;
+  r.classification = m.classify(text);
+  const models::HANDoc doc = m.encode(data::tokenize_email(text, m.config().email_options()));
+  r.attribution = attribute_han(m, doc, o);
+  return r;
+}
+
+std::string HANExplained::to_json_string() const {
+  nlohmann::json j = classification.to_json();
+  nlohmann::json e = attribution.to_json();
+  nlohmann::json& ss = j["sentences"];
+  for (size_t s = 0; s < ss.size() && s < attribution.attribution.size(); ++s) {
+    nlohmann::json& ws = ss[s]["words"];
+    for (size_t t = 0; t < ws.size() && t < attribution.attribution[s].size(); ++t) {
+      ws[t]["attribution"] = attribution.attribution[s][t];
+      ws[t]["attention"] = attribution.attention[s][t];
+    }
+  }
+  e.erase("attribution");
+  e.erase("attention");
+  j["explain"] = std::move(e);
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+TranslationExplained translate_explained(models::Translator& m, const std::string& text,
+                                         const models::DecodeOptions& d, const Options& o) {
+  auto* rnn = dynamic_cast<models::Seq2Seq*>(&m);
+  ATTNLAB_CHECK(rnn != nullptr,
+                "attribution: available for RNN seq2seq models (kind 'seq2seq'), this model is kind '",
+                m.kind(), "' (its encoder self-attention has a rollout instead)");
+  o.check(rnn->config().emb);
+  TranslationExplained r;
+  const std::vector<int> src = rnn->encode_input(text);
+  r.translation = rnn->decode(src, d);
+  r.attribution = attribute_seq2seq(*rnn, src, r.translation.ids, o);
+  return r;
 }
 
 }  // namespace attnlab::explain

@@ -23,6 +23,7 @@
 #pragma once
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -103,5 +104,26 @@ struct Seq2SeqAttribution {
 // out: the output to explain (usually the model's decoded output, no </s>).
 Seq2SeqAttribution attribute_seq2seq(models::Seq2Seq& m, const std::vector<int>& src,
                                      const std::vector<int>& out, const Options& o);
+
+// ---------------------------------------------------------------- from text
+// HAN::classify(text) and the attribution of its decision; attribution.attribution[s][t] is the
+// word classification.sentences[s].words[t].
+struct HANExplained {
+  models::HANClassification classification;
+  HANAttribution attribution;
+  // the classification's JSON with, per word, "attribution" and "attention" (word x sentence
+  // weight), and "explain": the rest of HANAttribution::to_json()
+  std::string to_json_string() const;
+};
+HANExplained classify_explained(models::HAN& m, std::string_view text, const Options& o);
+
+// Translator::translate(text) and the attribution of its output. RNN models (kind "seq2seq")
+// only: other kinds are an Error saying so.
+struct TranslationExplained {
+  models::Translation translation;
+  Seq2SeqAttribution attribution;
+};
+TranslationExplained translate_explained(models::Translator& m, const std::string& text,
+                                         const models::DecodeOptions& d, const Options& o);
 
 }  // namespace attnlab::explain
