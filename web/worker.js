@@ -85,10 +85,10 @@ const ops = {
   recsysAutoInt: (al, args) => al.recsys.autoint(args),
 
   // seq2seq: translate a word or a date with a shipped model
-  async translate(al, { url, text, beam, precision = 'int8' }) {
+  async translate(al, { url, text, beam, precision = 'int8', attribution, steps }) {
     const m = await cachedModel(al, 'Seq2Seq', url);
     const t0 = performance.now();
-    const r = m.translate(text, { beam, precision });
+    const r = m.translate(text, { beam, precision, ...(attribution ? { attribution, steps } : {}) });
     if (!tasks.has(m)) tasks.set(m, m.info().config?.task ?? '');
     return { ...r, ms: performance.now() - t0, task: tasks.get(m) };
   },
@@ -109,10 +109,11 @@ const ops = {
   },
 
   // HAN: classify an email with the shipped model
-  async classify(al, { url, text }) {
+  async classify(al, { url, text, attribution, steps }) {
     const m = await cachedModel(al, 'HAN', url);
     const t0 = performance.now();
-    const r = m.classify(text);
+    // with attribution: words also carry attribution and attention, r.explain tau and removal
+    const r = attribution ? m.classify(text, { attribution, steps }) : m.classify(text);
     return { ...r, ms: performance.now() - t0, maxSentences: m.config.maxSentences, maxWords: m.config.maxWords };
   },
 

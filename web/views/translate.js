@@ -7,6 +7,7 @@ import { heatmap, download, weightColor } from '../lib/plot.js';
 import { textOn, weightRgb } from '../lib/color.js';
 import { bindState } from '../lib/urlstate.js';
 import { ATTENTIONS, renderHeads } from './heads.js';
+import { initExplain, explainTranslate, clearExplain } from './explain.js';
 
 const $ = (s) => document.querySelector(s);
 
@@ -126,6 +127,7 @@ export function init(call, manifest) {
     delete $('#tr-heatmap').dataset.cols;
     hv.r = null;
     drawHeads();
+    clearExplain('tr');
   }
   async function run() {
     const m = models[Number(sel.value)];
@@ -182,6 +184,7 @@ export function init(call, manifest) {
       await runCompare(text, beam, my);
       if (my !== seq) return;
       drawHeads();
+      await explainTranslate(call, m, { text, beam, precision }, () => my === seq);
     } catch (e) {
       if (my !== seq) return;
       clearResult(e.message);
@@ -190,6 +193,7 @@ export function init(call, manifest) {
   const schedule = () => { clearTimeout(timer); timer = setTimeout(run, 150); };
   $('#tr-input').addEventListener('input', schedule);
   $('#tr-beam').addEventListener('change', run);
+  initExplain('tr', run);
   $('#tr-precision').addEventListener('change', run);
   // a new model keeps the input, unless it is empty or an example of the previous model
   // that the new one does not list (a date example means nothing to a G2P model)
