@@ -344,3 +344,19 @@ TEST(Explain, RemoveWords) {
   EXPECT_EQ(explain::remove_words(d, {{1, 0}, {2, 1}}), (HANDoc{{4, 5}, {7, 9}}));
   EXPECT_EQ(explain::remove_words({{4}}, {{0, 0}}), (HANDoc{{data::Vocab::kUnk}}));
 }
+
+TEST(Explain, RandomWordsAreDistinctSeededAndLeaveOneWord) {
+  const HANDoc d = {{4, 5, 6}, {7}, {8, 9}};
+  const auto a = explain::random_words(d, 3, 7), b = explain::random_words(d, 3, 7);
+  EXPECT_EQ(a, b);
+  ASSERT_EQ(a.size(), 3u);
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_LT(a[i].first, d.size());
+    EXPECT_LT(a[i].second, d[a[i].first].size());
+    for (size_t j = 0; j < i; ++j) EXPECT_NE(a[i], a[j]);
+  }
+  EXPECT_EQ(explain::random_words(d, 10, 1).size(), 5u);  // never all 6 words
+  bool differs = false;
+  for (uint64_t s = 0; s < 10 && !differs; ++s) differs = explain::random_words(d, 3, s) != a;
+  EXPECT_TRUE(differs);
+}

@@ -108,26 +108,29 @@ json distribution(std::vector<double> v) {
 // removal comparison over items: mean drop of the explained probability by each ranking, and
 // how often attribution's removal drops it more / the same / less than attention's
 struct RemovalStats {
-  std::vector<double> drop_att, drop_attr;
+  std::vector<double> drop_att, drop_attr, drop_random;
   size_t same_tokens = 0;
-  void add(double p, double p_att, double p_attr, bool same) {
+  void add(double p, double p_att, double p_attr, double p_random, bool same) {
     drop_att.push_back(p - p_att);
     drop_attr.push_back(p - p_attr);
+    drop_random.push_back(p - p_random);
     same_tokens += same;
   }
   json to_json() const {
-    size_t more = 0, less = 0;
-    double ma = 0, mr = 0;
+    size_t more = 0, less = 0, nr = 0;
+    double ma = 0, mr = 0, mx = 0;
     for (size_t i = 0; i < drop_att.size(); ++i) {
       more += drop_attr[i] > drop_att[i] + 1e-9;
       less += drop_attr[i] + 1e-9 < drop_att[i];
       ma += drop_att[i];
       mr += drop_attr[i];
+      if (std::isfinite(drop_random[i])) mx += drop_random[i], ++nr;
     }
     const double n = double(std::max<size_t>(1, drop_att.size()));
     return {{"n", drop_att.size()},
             {"mean_drop_by_attention", ma / n},
             {"mean_drop_by_attribution", mr / n},
+            {"mean_drop_random", nr ? mx / double(nr) : 0.0},
             {"attribution_drops_more", more},
             {"attention_drops_more", less},
             {"same_tokens_removed", same_tokens}};
@@ -158,10 +161,11 @@ void print_stats(const json& j) {
   }
   const json& r = j["removal"];
   std::printf("  removal of the top-k inputs (%s): the explained probability drops by %s on average when "
-              "ranked by attention, %s when ranked by attribution; attribution's removal drops it more in "
-              "%zu, attention's in %zu of %zu items (the same tokens in %zu)\n",
+              "ranked by attention, %s when ranked by attribution (%s for k random inputs); attribution's "
+              "removal drops it more in %zu, attention's in %zu of %zu items (the same tokens in %zu)\n",
               j["k"].get<std::string>().c_str(), fmt(r["mean_drop_by_attention"]).c_str(),
-              fmt(r["mean_drop_by_attribution"]).c_str(), r["attribution_drops_more"].get<size_t>(),
+              fmt(r["mean_drop_by_attribution"]).c_str(), fmt(r["mean_drop_random"]).c_str(),
+              r["attribution_drops_more"].get<size_t>(),
               r["attention_drops_more"].get<size_t>(), r["n"].get<size_t>(), r["same_tokens_removed"].get<size_t>());
   std::printf("  (%.1f s)\n", j["seconds"].get<double>());
 }
@@ -317,7 +321,9 @@ int cmd_eval_attribution(const models::ModelFile& f, const Argv& argv) {
     for (size_t i = 0; i < idx.size(); ++i) {
       const explain::HANAttribution r = explain::attribute_han(*m, docs[idx[i]], o);
       taus.push_back(r.tau);
-      rs.add(r.prob, r.prob_without_attention, r.prob_without_attribution,
+      const double p_random =
+          explain::han_prob_without(*m, docs[idx[i]], explain::random_words(docs[idx[i]], r.k, i), r.target);
+      rs.add(r.prob, r.prob_without_attention, r.prob_without_attribution, p_random,
              r.removed_attention == r.removed_attribution);
       progress(i + 1, idx.size());
     }
@@ -345,8 +351,14 @@ int cmd_eval_attribution(const models::ModelFile& f, const Argv& argv) {
       }
       const explain::TranslationExplained r = explain::translate_explained(*m, w, d, o);
       taus.push_back(r.attribution.tau_mean);
-      rs.add(r.attribution.prob, r.attribution.prob_without_attention, r.attribution.prob_without_attribution,
-             r.attribution.removed_attention == r.attribution.removed_attribution);
+      const explain::Seq2SeqAttribution& e = r.attribution;
+      // k random input positions, seeded by the item
+      const std::vector<std::pair<size_t, size_t>> rnd = explain::random_words({e.src}, e.k, i);
+      std::vector<size_t> rpos;
+      for (const auto& p : rnd) rpos.push_back(p.second);
+      const double p_random = explain::seq2seq_prob_without(*m, e.src, e.out, rpos);
+      rs.add(e.prob, e.prob_without_attention, e.prob_without_attribution, p_random,
+             e.removed_attention == e.removed_attribution);
       progress(i + 1, idx.size());
     }
     j["what"] = "G2P, tau per word (mean over its output phonemes), p(decoded pronunciation)";

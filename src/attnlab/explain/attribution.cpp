@@ -7,6 +7,7 @@
 
 #include "attnlab/core/checked.hpp"
 #include "attnlab/core/error.hpp"
+#include "attnlab/core/rng.hpp"
 #include "attnlab/data/email.hpp"
 
 namespace attnlab::explain {
@@ -205,12 +206,33 @@ HANAttribution attribute_han(models::HAN& m, const models::HANDoc& doc, const Op
   r.k = removal_count(o.topk, n_words);
   auto prob_without = [&](const std::vector<float>& rank, std::vector<std::pair<size_t, size_t>>& rm) {
     for (size_t i : top_k(rank, r.k)) rm.push_back(pos[i]);
-    const models::HANDoc d = remove_words(doc, rm);
-    return double(m.forward({&d}).probs[y]);
+    return han_prob_without(m, doc, rm, r.target);
   };
   r.prob_without_attention = prob_without(flat_att, r.removed_attention);
   r.prob_without_attribution = prob_without(flat_attr, r.removed_attribution);
   return r;
+}
+
+double han_prob_without(const models::HAN& m, const models::HANDoc& doc,
+                        const std::vector<std::pair<size_t, size_t>>& where, int target) {
+  ATTNLAB_CHECK(target >= 0 && size_t(target) < m.config().classes, "HAN removal: class ", target,
+                " out of range [0, ", m.config().classes, ")");
+  const models::HANDoc d = remove_words(doc, where);
+  return double(m.forward({&d}).probs[size_t(target)]);
+}
+
+std::vector<std::pair<size_t, size_t>> random_words(const models::HANDoc& doc, size_t k, uint64_t seed) {
+  std::vector<std::pair<size_t, size_t>> pos;
+  for (size_t s = 0; s < doc.size(); ++s)
+    for (size_t t = 0; t < doc[s].size(); ++t) pos.emplace_back(s, t);
+  k = std::min(k, pos.empty() ? 0 : pos.size() - 1);
+  Rng rng(seed);
+  for (size_t i = 0; i < k; ++i) {  // a partial Fisher-Yates shuffle
+    const size_t j = i + size_t(rng.next_u32()) % (pos.size() - i);
+    std::swap(pos[i], pos[j]);
+  }
+  pos.resize(k);
+  return pos;
 }
 
 nlohmann::json HANAttribution::to_json() const {
@@ -341,14 +363,19 @@ Seq2SeqAttribution attribute_seq2seq(models::Seq2Seq& m, const std::vector<int>&
     }
   auto prob_without = [&](const std::vector<float>& rank, std::vector<size_t>& rm) {
     rm = top_k(rank, r.k);
-    std::vector<int> kept;
-    for (size_t s = 0; s < S; ++s)
-      if (std::find(rm.begin(), rm.end(), s) == rm.end()) kept.push_back(src[s]);
-    return kept.empty() ? kNaN : std::exp(sequence_logprob(m, kept, out));
+    return seq2seq_prob_without(m, src, out, rm);
   };
   r.prob_without_attention = prob_without(col_att, r.removed_attention);
   r.prob_without_attribution = prob_without(col_attr, r.removed_attribution);
   return r;
+}
+
+double seq2seq_prob_without(const models::Seq2Seq& m, const std::vector<int>& src,
+                            const std::vector<int>& out, const std::vector<size_t>& where) {
+  std::vector<int> kept;
+  for (size_t s = 0; s < src.size(); ++s)
+    if (std::find(where.begin(), where.end(), s) == where.end()) kept.push_back(src[s]);
+  return kept.empty() ? kNaN : std::exp(sequence_logprob(m, kept, out));
 }
 
 nlohmann::json Seq2SeqAttribution::to_json() const {

@@ -22,6 +22,7 @@
 // zero afterwards), so they need a non-const model; the model's predictions do not change.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -83,6 +84,13 @@ HANAttribution attribute_han(models::HAN& m, const models::HANDoc& doc, const Op
 models::HANDoc remove_words(const models::HANDoc& doc,
                             const std::vector<std::pair<size_t, size_t>>& where);
 
+// p(target) of doc with the listed (sentence, word) positions removed (the removal check's
+// forward pass; also a random-removal baseline's)
+double han_prob_without(const models::HAN& m, const models::HANDoc& doc,
+                        const std::vector<std::pair<size_t, size_t>>& where, int target);
+// k distinct positions of doc drawn with `seed` (at most all words but one)
+std::vector<std::pair<size_t, size_t>> random_words(const models::HANDoc& doc, size_t k, uint64_t seed);
+
 // ---------------------------------------------------------------- RNN seq2seq
 struct Seq2SeqAttribution {
   Method method = Method::Grad;
@@ -104,6 +112,10 @@ struct Seq2SeqAttribution {
 // out: the output to explain (usually the model's decoded output, no </s>).
 Seq2SeqAttribution attribute_seq2seq(models::Seq2Seq& m, const std::vector<int>& src,
                                      const std::vector<int>& out, const Options& o);
+
+// p(out + </s> | src without the listed positions), teacher-forced; NaN if nothing is left
+double seq2seq_prob_without(const models::Seq2Seq& m, const std::vector<int>& src,
+                            const std::vector<int>& out, const std::vector<size_t>& where);
 
 // ---------------------------------------------------------------- from text
 // HAN::classify(text) and the attribution of its decision; attribution.attribution[s][t] is the
