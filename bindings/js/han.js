@@ -38,7 +38,7 @@ export function install(api, mod) {
      * words the model knows gets `empty: true` and the prior of an empty document.
      */
     classify(text, opts) {
-      if (opts !== undefined) return this._explained(text, opts);
+      if (opts !== undefined && opts !== null) return this._explained(text, opts);
       const r = JSON.parse(this.handle.classify(text));
       return {
         label: r.label, labelId: r.label_id, labels: this.config.labels.slice(), probs: r.probs,
