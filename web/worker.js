@@ -85,10 +85,15 @@ const ops = {
   recsysAutoInt: (al, args) => al.recsys.autoint(args),
 
   // seq2seq: translate a word or a date with a shipped model
-  async translate(al, { url, text, beam, precision = 'int8', attribution, steps }) {
+  async translate(al, { url, text, beam, precision = 'int8', attribution, steps, rollout }) {
     const m = await cachedModel(al, 'Seq2Seq', url);
     const t0 = performance.now();
     const r = m.translate(text, { beam, precision, ...(attribution ? { attribution, steps } : {}) });
+    // Transformer models: attention rollout of the encoder self-attention (inputs x inputs)
+    if (rollout && r.heads) {
+      const e = r.heads.encSelf;
+      r.rollout = { rows: e.rows, cols: e.cols, values: m.rollout(e.data, e.layers, e.heads, e.rows) };
+    }
     if (!tasks.has(m)) tasks.set(m, m.info().config?.task ?? '');
     return { ...r, ms: performance.now() - t0, task: tasks.get(m) };
   },

@@ -1,7 +1,7 @@
 // Browser tier: the "attention | attribution | both" switch of the HAN and Translate views.
 // Attribution draws its own heatmap next to (both) or instead of (attribution) the attention map,
 // with Kendall tau, the removal check and the sourced caption; a Transformer model says that
-// attribution is for RNN models.
+// attribution is for RNN models and shows the rollout of its encoder self-attention.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startBrowser, openPage, artifact } from './helpers.mjs';
@@ -41,7 +41,7 @@ test('HAN: the switch shows attention, attribution or both, with tau, removal an
   assert.deepEqual(errors, []);
 });
 
-test('Translate: attribution of a G2P word beside its attention; a Transformer model says it is for RNN models', async () => {
+test('Translate: attribution of a G2P word beside its attention; a Transformer model shows its rollout', async () => {
   const { page, errors } = await openPage(ctx, '#translate');
   await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
   const titles = await page.$$eval('#tr-model option', (o) => o.map((x) => x.textContent));
@@ -59,8 +59,11 @@ test('Translate: attribution of a G2P word beside its attention; a Transformer m
   const tf = titles.findIndex((t) => /Transformer/i.test(t));
   if (tf >= 0) {
     await page.selectOption('#tr-model', String(tf));
-    await page.waitForFunction(() => /RNN seq2seq/.test(document.querySelector('#tr-explain-error').textContent), null, { timeout: 30000 });
-    assert.equal(await page.$$eval('#tr-explain-maps canvas', (c) => c.length), 0);
+    await page.waitForFunction(() => /RNN seq2seq/.test(document.querySelector('#tr-explain-stats').textContent) &&
+      document.querySelector('#tr-explain-maps').dataset.shown === 'rollout', null, { timeout: 30000 });
+    assert.equal(await page.$$eval('#tr-explain-maps canvas', (c) => c.length), 1);
+    assert.match(await page.textContent('#tr-explain-stats [data-stat="rollout"]'), /attention rollout \(Abnar & Zuidema 2020\)/);
+    assert.equal(await page.textContent('#tr-explain-error'), '');
   }
   assert.deepEqual(errors, []);
 });

@@ -155,8 +155,22 @@ export async function explainTranslate(call, m, args, isCurrent) {
   if (!p.mode) return;
   if (explainMode('tr') === 'attention') { clearPanel(p); p.stats.append(statLine(HINT, 'hint')); return; }
   if (m.kind !== 'seq2seq') {
-    clearPanel(p, 'Attribution is computed for the RNN seq2seq models; this Transformer model shows its heads ' +
-      '(and their rollout) in the head view instead.');
+    // gradient attribution is for the RNN models; a Transformer gets the rollout of its encoder
+    try {
+      const r = await call('translate', { url: m.url, ...args, rollout: true });
+      if (!isCurrent()) return;
+      clearPanel(p);
+      p.stats.append(statLine('Gradient attribution is computed for the RNN seq2seq models; for this Transformer the map ' +
+        'shows attention rollout (Abnar & Zuidema 2020): how much each input flows into each encoder position through ' +
+        'all layers (head mean plus the residual, rows renormalized, multiplied over the layers).', 'rollout'));
+      if (r.rollout) {
+        drawMaps(p, 'rollout', [{ key: 'rollout', title: 'attention rollout of the encoder self-attention', values: r.rollout.values,
+          rows: r.rollout.rows, cols: r.rollout.cols, opts: { rowLabels: r.inputTokens, colLabels: r.inputTokens,
+            rowTitle: 'encoder position', colTitle: 'input', cell: 24, max: 'data', valueLabel: 'rollout', name: 'rollout' } }]);
+      }
+    } catch (e) {
+      if (isCurrent()) clearPanel(p, e.message);
+    }
     return;
   }
   try {
