@@ -10,6 +10,7 @@
 
 #include "attnlab/models/han.hpp"
 #include "common.hpp"
+#include "explain_options.hpp"
 
 using namespace emscripten;
 using namespace attnlab::bindings;
@@ -35,6 +36,15 @@ class JsHAN {
       return val(model_->classify(to_string(text, "HAN.classify: text")).to_json_string());
     });
   }
+  // text, {attribution: 'grad' | 'ig', steps, topk} -> the classification's JSON with per word
+  // attribution and attention, and "explain" (tau, removal, ...): explain::HANExplained
+  val classify_explained(val text, val opts) {
+    return guard([&] {
+      const attnlab::explain::Options o = explain_options(opts, "HAN.classify options");
+      const std::string t = to_string(text, "HAN.classify: text");
+      return val(attnlab::explain::classify_explained(*model_, t, o).to_json_string());
+    });
+  }
 
  private:
   std::unique_ptr<m::HAN> model_;
@@ -47,5 +57,6 @@ EMSCRIPTEN_BINDINGS(attnlab_han) {
       .class_function("fromBytes", &JsHAN::from_bytes, allow_raw_pointers())
       .function("config", &JsHAN::config)
       .function("paramCount", &JsHAN::param_count)
-      .function("classify", &JsHAN::classify);
+      .function("classify", &JsHAN::classify)
+      .function("classifyExplained", &JsHAN::classify_explained);
 }

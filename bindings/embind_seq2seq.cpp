@@ -12,6 +12,7 @@
 #include "attnlab/models/seq2seq.hpp"
 #include "attnlab/models/seq2seq_fit.hpp"
 #include "common.hpp"
+#include "explain_options.hpp"
 
 using namespace emscripten;
 using namespace attnlab::bindings;
@@ -115,6 +116,35 @@ class JsSeq2Seq {
         out.set("heads", heads);
       }
       return out;
+    });
+  }
+  // text, {attribution: 'grad' | 'ig', steps, topk, and the decode options of translate} ->
+  // JSON of explain::Seq2SeqAttribution for the output translate gives with those options
+  val explain(val text_, val opts) {
+    return guard([&] {
+      const attnlab::explain::Options eo = explain_options(opts, "translate options");
+      const std::string text = to_string(text_, "translate: text");
+      m::DecodeOptions o;
+      o.beam = opt_size(opts, "beam", 1, 64, 1);
+      o.max_len = opt_size(opts, "maxLen", 0, 100000, 0);
+      o.length_alpha = static_cast<float>(opt_number(opts, "alpha", 0, 10, 0.6));
+      o.precision = m::parse_decode_precision(opt_string(opts, "precision", "int8"));
+      o.head_maps = false;
+      const attnlab::explain::TranslationExplained r =
+          attnlab::explain::translate_explained(*model_, text, o, eo);
+      nlohmann::json j = r.attribution.to_json();
+      j["ids"] = r.translation.ids;
+      return val(j.dump());
+    });
+  }
+  // encoder self-attention maps (layers, heads, n, n) -> rollout (n, n) (Abnar & Zuidema 2020)
+  val rollout(val maps, val layers, val heads, val n) const {
+    return guard([&] {
+      const size_t L = static_cast<size_t>(arg_whole(layers, "rollout: layers", 1, 64, 1));
+      const size_t H = static_cast<size_t>(arg_whole(heads, "rollout: heads", 1, 64, 1));
+      const size_t N = static_cast<size_t>(arg_whole(n, "rollout: n", 1, 4096, 1));
+      const std::vector<float> x = emscripten::convertJSArrayToNumberVector<float>(maps);
+      return from_floats(attnlab::explain::attention_rollout(x, L, H, N));
     });
   }
 
@@ -264,7 +294,9 @@ EMSCRIPTEN_BINDINGS(attnlab_seq2seq) {
   class_<JsSeq2Seq>("Seq2SeqModel")
       .class_function("fromBytes", &JsSeq2Seq::from_bytes, allow_raw_pointers())
       .function("info", &JsSeq2Seq::info)
-      .function("translate", &JsSeq2Seq::translate);
+      .function("translate", &JsSeq2Seq::translate)
+      .function("explain", &JsSeq2Seq::explain)
+      .function("rollout", &JsSeq2Seq::rollout);
   class_<JsSeq2SeqTrainer>("Seq2SeqTrainer")
       .class_function("create", &JsSeq2SeqTrainer::create, allow_raw_pointers())
       .function("run", &JsSeq2SeqTrainer::run)

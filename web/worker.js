@@ -100,10 +100,15 @@ const ops = {
   recsysAutoInt: (al, args) => al.recsys.autoint(args),
 
   // seq2seq: translate a word or a date with a shipped model
-  async translate(al, { url, text, beam, precision = 'int8' }) {
+  async translate(al, { url, text, beam, precision = 'int8', attribution, steps, rollout }) {
     const m = await cachedModel(al, 'Seq2Seq', url);
     const t0 = performance.now();
-    const r = m.translate(text, { beam, precision, nBest: beam > 1 });
+    const r = m.translate(text, { beam, precision, nBest: beam > 1, ...(attribution ? { attribution, steps } : {}) });
+    // Transformer models: attention rollout of the encoder self-attention (inputs x inputs)
+    if (rollout && r.heads) {
+      const e = r.heads.encSelf;
+      r.rollout = { rows: e.rows, cols: e.cols, values: m.rollout(e.data, e.layers, e.heads, e.rows) };
+    }
     if (!tasks.has(m)) tasks.set(m, m.info().config?.task ?? '');
     return { ...r, ms: performance.now() - t0, task: tasks.get(m) };
   },
@@ -142,10 +147,11 @@ const ops = {
   },
 
   // HAN: classify an email with the shipped model
-  async classify(al, { url, text }) {
+  async classify(al, { url, text, attribution, steps }) {
     const m = await cachedModel(al, 'HAN', url);
     const t0 = performance.now();
-    const r = m.classify(text);
+    // with attribution: words also carry attribution and attention, r.explain tau and removal
+    const r = attribution ? m.classify(text, { attribution, steps }) : m.classify(text);
     return { ...r, ms: performance.now() - t0, maxSentences: m.config.maxSentences, maxWords: m.config.maxWords };
   },
 

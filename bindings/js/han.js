@@ -9,7 +9,10 @@
 // HTML, sentences, <num>/<url>/<email>; format 'text': sentences and words of plain
 // text; truncation to the model's limits).
 // score = sqrt(sentence weight) * word weight, as in the paper's figures.
-import { WasmObject, camelKeys, fetchBytes, toU8 } from './util.js';
+// han.classify(text, { attribution: 'ig', steps: 32 }) adds attribution beside attention
+// (explain/attribution.hpp): per word `attribution` and `attention`, and `explain` (Kendall
+// tau, the top-k removal check).
+import { WasmObject, camelKeys, fetchBytes, plain, toU8 } from './util.js';
 
 export function install(api, mod) {
   class HAN extends WasmObject {
@@ -34,12 +37,31 @@ export function install(api, mod) {
      * Classifies one message (raw RFC 822, plain text or HTML). A message with no
      * words the model knows gets `empty: true` and the prior of an empty document.
      */
-    classify(text) {
+    classify(text, opts) {
+      if (opts !== undefined && opts !== null) return this._explained(text, opts);
       const r = JSON.parse(this.handle.classify(text));
       return {
         label: r.label, labelId: r.label_id, labels: this.config.labels.slice(), probs: r.probs,
         truncated: r.truncated,
         empty: r.empty, sentences: r.sentences,
+      };
+    }
+    // classify(text, { attribution: 'grad' | 'ig', steps, topk }): each word also gets
+    // `attribution` (to log p(label)) and `attention` (word weight x sentence weight), and the
+    // result `explain`: { method, steps, tau, f, fBaseline, removal: { k, prob,
+    // byAttention: { prob, removed: [[s, t]] }, byAttribution: { prob, removed } } }.
+    _explained(text, opts) {
+      const r = JSON.parse(this.handle.classifyExplained(text, plain(opts)));
+      const e = r.explain;
+      const side = (x) => ({ prob: x.prob, removed: x.removed });
+      return {
+        label: r.label, labelId: r.label_id, labels: this.config.labels.slice(), probs: r.probs,
+        truncated: r.truncated, empty: r.empty, sentences: r.sentences,
+        explain: {
+          method: e.method, steps: e.steps, target: e.target, tau: e.tau, f: e.f, fBaseline: e.f_baseline,
+          removal: { k: e.removal.k, prob: e.removal.prob, byAttention: side(e.removal.by_attention),
+            byAttribution: side(e.removal.by_attribution) },
+        },
       };
     }
   }

@@ -289,6 +289,46 @@ export interface HANWord {
   weight: number;
   /** sqrt(sentence weight) * word weight */
   score: number;
+  /** classify(text, { attribution }) only: the word's attribution to log p(label) */
+  attribution?: number;
+  /** classify(text, { attribution }) only: word weight x sentence weight */
+  attention?: number;
+}
+
+/** Options of classify(text, opts) and translate(text, opts) that add attribution. */
+export interface AttributionOptions {
+  /** 'grad': gradient x input; 'ig': integrated gradients from a zero embedding */
+  attribution: 'grad' | 'ig';
+  /** integrated gradients' interpolation steps, whole number in [1, 1024] (default 32) */
+  steps?: number;
+  /** tokens removed in the removal check; 0 = 10% of the input tokens, at least 1 (default 0) */
+  topk?: number;
+}
+
+/** The counterfactual check: the explained probability after removing the top-k tokens. */
+export interface RemovalResult {
+  /** tokens removed */
+  k: number;
+  /** the probability before removal */
+  prob: number;
+  /** the top-k tokens by attention removed; `removed` lists them ([sentence, word] for HAN, input index for seq2seq) */
+  byAttention: { prob: number | null; removed: Array<[number, number]> | number[] };
+  /** the top-k tokens by attribution (most supporting first) removed */
+  byAttribution: { prob: number | null; removed: Array<[number, number]> | number[] };
+}
+
+export interface HANExplain {
+  method: 'grad' | 'ig';
+  steps: number;
+  /** the explained class (the predicted one) */
+  target: number;
+  /** Kendall tau-b between attention and |attribution| over the words; null when undefined (one word, or constant) */
+  tau: number | null;
+  /** log p(target) at the input */
+  f: number;
+  /** 'ig': log p(target) at the baseline; the attributions sum to f - fBaseline */
+  fBaseline: number | null;
+  removal: RemovalResult;
 }
 
 export interface HANSentence {
@@ -311,6 +351,8 @@ export interface HANClassification {
   empty: boolean;
   /** empty when the text has no words */
   sentences: HANSentence[];
+  /** classify(text, { attribution }) only */
+  explain?: HANExplain;
 }
 
 /**
@@ -330,6 +372,8 @@ export declare class HAN {
   readonly deleted: boolean;
   /** A raw message (RFC 822, plain text or HTML) or plain text (format 'text'), tokenized as in training. */
   classify(text: string): HANClassification;
+  /** With attribution beside attention: words get `attribution` and `attention`, the result `explain`. */
+  classify(text: string, opts: AttributionOptions): HANClassification & { explain: HANExplain };
   delete(): void;
 }
 
@@ -377,6 +421,12 @@ export interface TranslateOptions {
   heads?: boolean;
   /** beam search: also return every finished hypothesis, best first, in `nBest` (default false) */
   nBest?: boolean;
+  /** RNN models: add `attribution` to the result (an Error for Transformer models) */
+  attribution?: 'grad' | 'ig';
+  /** integrated gradients' steps, whole number in [1, 1024] (default 32) */
+  steps?: number;
+  /** inputs removed in the removal check; 0 = 10% of the inputs, at least 1 (default 0) */
+  topk?: number;
 }
 
 /** One finished hypothesis of the beam (TranslateOptions.nBest). */
@@ -395,6 +445,26 @@ export interface Hypothesis {
   score: number;
   /** probability of </s> at the end (0 if the hypothesis was cut at maxLen) */
   eosProb: number;
+}
+
+export interface Seq2SeqAttribution {
+  method: 'grad' | 'ig';
+  steps: number;
+  rows: number;
+  cols: number;
+  /** rows x cols: output token t's log-probability (teacher-forced) attributed to input token s */
+  values: Float32Array;
+  /** rows x cols: the teacher-forced cross-attention (float32 decoder) */
+  attention: Float32Array;
+  /** per row: log p(output token) at the input */
+  f: number[];
+  /** per row ('ig'): log p at the baseline; each row of values sums to f - fBaseline */
+  fBaseline: Array<number | null>;
+  /** per row: Kendall tau-b between attention and |attribution| (null when undefined) */
+  tau: Array<number | null>;
+  tauMean: number | null;
+  /** prob: p(output + </s> | input), teacher-forced; inputs ranked by attention or attribution summed over rows */
+  removal: RemovalResult;
 }
 
 export interface Translation {
@@ -429,6 +499,8 @@ export interface Translation {
    * layer and head; `attention` is then the last layer's cross-attention averaged over heads.
    */
   heads?: { cross: HeadMaps; encSelf: HeadMaps; decSelf: HeadMaps };
+  /** translate(text, { attribution }) only */
+  attribution?: Seq2SeqAttribution;
 }
 
 /**
@@ -457,6 +529,8 @@ export declare class Seq2Seq {
   readonly deleted: boolean;
   info(): Seq2SeqInfo;
   translate(text: string, opts?: TranslateOptions): Translation;
+  /** Attention rollout (Abnar & Zuidema 2020) of self-attention maps (layers, heads, n, n) -> (n, n) row-major. */
+  rollout(maps: Float32Array | number[], layers: number, heads: number, n: number): Float32Array;
   delete(): void;
   /** A new, untrained RNN seq2seq model to train on your own pairs (see TrainableSeq2Seq). */
   static create(config?: Seq2SeqCreateConfig): TrainableSeq2Seq;

@@ -36,9 +36,32 @@ export function install(api, mod) {
      * output tokens, cols = input characters), rows, cols, inputTokens, logprob, eosProb, ms }.
      * beam 1 = greedy; maxLen 0 = the model's limit; alpha = GNMT length normalization;
      * precision: 'int8' (default) or 'int16' quantized decoder matrices, or 'f32'.
+     * attribution: 'grad' (gradient x input) or 'ig' (integrated gradients, `steps`, default 32)
+     * adds `attribution`: { method, steps, rows, cols, values (rows x cols: output step t's log p
+     * attributed to input token s), attention (the teacher-forced cross-attention), f, fBaseline,
+     * tau (per row, Kendall tau-b of attention vs |attribution|), tauMean, removal: { k, prob,
+     * byAttention: { prob, removed }, byAttribution: { prob, removed } } } (RNN models only).
      */
     translate(text, opts = {}) {
-      return this.handle.translate(text, plain(opts));
+      if (opts === null || typeof opts !== 'object' || opts.attribution === undefined) {
+        return this.handle.translate(text, plain(opts));
+      }
+      const o = plain(opts);
+      const e = JSON.parse(this.handle.explain(text, o));  // options checked before any work
+      const r = this.handle.translate(text, o);
+      const side = (x) => ({ prob: x.prob, removed: x.removed });
+      r.attribution = {
+        method: e.method, steps: e.steps, rows: e.rows, cols: e.cols,
+        values: Float32Array.from(e.attribution), attention: Float32Array.from(e.attention),
+        f: e.f, fBaseline: e.f_baseline, tau: e.tau, tauMean: e.tau_mean,
+        removal: { k: e.removal.k, prob: e.removal.prob, byAttention: side(e.removal.by_attention),
+          byAttribution: side(e.removal.by_attribution) },
+      };
+      return r;
+    }
+    /** Attention rollout (Abnar & Zuidema 2020) of self-attention maps (layers, heads, n, n) -> (n, n). */
+    rollout(maps, layers, heads, n) {
+      return this.handle.rollout(maps, layers, heads, n);
     }
     /**
      * A new, untrained RNN seq2seq model (encoder-decoder with attention) to train on your

@@ -5,6 +5,7 @@
 import { weightColor, download, heatmap } from '../lib/plot.js';
 import { textOn, weightRgb } from '../lib/color.js';
 import { bindState } from '../lib/urlstate.js';
+import { initExplain, explainHan, clearExplain } from './explain.js';
 
 const $ = (s) => document.querySelector(s);
 const URL_TEXT_MAX = 2000;  // longer messages are not written into the URL
@@ -112,6 +113,7 @@ export async function init(call, manifest) {
     $('#han-lone').textContent = '';
     $('#han-doc').replaceChildren();
     $('#han-heatmap').replaceChildren();
+    clearExplain('han');
   }
   async function run() {
     const text = $('#han-text').value;
@@ -151,12 +153,14 @@ export async function init(call, manifest) {
       $('#han-notes').dataset.empty = String(Boolean(r.empty));
       exportOn(true);
       render();
+      await explainHan(call, model.url, text, () => my === seq);
     } catch (e) {
       if (my === seq) clear(e.message);
     }
   }
   $('#han-run').addEventListener('click', run);
   $('#han-mode').addEventListener('change', render);
+  initExplain('han', run);
   $('#han-json').addEventListener('click', () => last && download('han-attention.json', JSON.stringify(last, null, 1)));
 
   // your own HAN model file, loaded in the worker

@@ -8,6 +8,7 @@ import { textOn, weightRgb } from '../lib/color.js';
 import { bindState } from '../lib/urlstate.js';
 import { ATTENTIONS, renderHeads } from './heads.js';
 import { renderNBest } from '../lib/nbest.js';
+import { initExplain, explainTranslate, clearExplain } from './explain.js';
 
 const $ = (s) => document.querySelector(s);
 
@@ -128,6 +129,7 @@ export function init(call, manifest) {
     delete $('#tr-heatmap').dataset.cols;
     hv.r = null;
     drawHeads();
+    clearExplain('tr');
   }
   // the n-best list sits between the timing and the heatmap
   function nbestHolder() {
@@ -203,6 +205,7 @@ export function init(call, manifest) {
       await runCompare(text, beam, my);
       if (my !== seq) return;
       drawHeads();
+      await explainTranslate(call, m, { text, beam, precision }, () => my === seq);
     } catch (e) {
       if (my !== seq) return;
       clearResult(e.message);
@@ -211,6 +214,7 @@ export function init(call, manifest) {
   const schedule = () => { clearTimeout(timer); timer = setTimeout(run, 150); };
   $('#tr-input').addEventListener('input', schedule);
   $('#tr-beam').addEventListener('change', run);
+  initExplain('tr', run);
   $('#tr-precision').addEventListener('change', run);
   // a new model keeps the input, unless it is empty or an example of the previous model
   // that the new one does not list (a date example means nothing to a G2P model)

@@ -34,6 +34,10 @@ const KindCommands* find_kind_commands(const std::string& kind);
 
 // attnlab train | eval | predict | describe | models | bench | experiment
 int cmd_train(const Argv& args);
+// eval / predict with --attribution (cmd_explain.cpp): HAN and RNN seq2seq model files
+bool wants_attribution(const Argv& args);
+int cmd_eval_attribution(const models::ModelFile& file, const Argv& args);
+int cmd_predict_attribution(const models::ModelFile& file, const Argv& args);
 int cmd_eval(const Argv& args);
 int cmd_predict(const Argv& args);
 int cmd_describe(const Argv& args);

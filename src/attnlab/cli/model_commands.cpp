@@ -168,6 +168,7 @@ int dispatch(const Argv& argv, bool eval) {
     throw UsageError(std::string(cmd) + " needs --model PATH (see 'attnlab " + cmd + " --help')");
   }
   const models::ModelFile f = models::read_model_file(path);
+  if (wants_attribution(argv)) return eval ? cmd_eval_attribution(f, argv) : cmd_predict_attribution(f, argv);
   const KindCommands* c = find_kind_commands(f.kind->name);
   if (!c) throw Error(path + ": the CLI has no commands for model kind '" + f.kind->name + "'");
   if (!eval) return c->predict ? c->predict(f, argv) : predict_json(f, argv);

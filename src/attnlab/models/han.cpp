@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "attnlab/core/checked.hpp"
 #include "attnlab/core/error.hpp"
 #include "attnlab/core/rng.hpp"
 #include "attnlab/io/config_reader.hpp"
@@ -306,7 +307,14 @@ HANOutput HAN::forward(const std::vector<const HANDoc*>& docs, Cache* cache, Rng
       ch.len[r] = sent.size();
     }
     Tensor x = nn::empty({R, T, E});
-    embedding_.forward(R * T, ch.ids.data(), x.data());
+    if (c.emb_in) {  // given embeddings (attribution): sentence n's row n*Tw+t
+      for (size_t r = 0; r < R; ++r)
+        for (size_t t = 0; t < T; ++t)
+          std::copy(c.emb_in + (ch.rows[r] * Tw + t) * E, c.emb_in + (ch.rows[r] * Tw + t + 1) * E,
+                    x.data() + (r * T + t) * E);
+    } else {
+      embedding_.forward(R * T, ch.ids.data(), x.data());
+    }
     if (drop)
       for (size_t r = 0; r < R; ++r)
         for (size_t t = 0; t < T; ++t) {
@@ -389,6 +397,7 @@ void HAN::backward(const std::vector<float>& dlogits, Cache& c) {
               dsv.data() + c.first[b] * 2 * Hw);
   // word level, per chunk: dsv rows -> dhw (R,T,2Hw) -> dx (R,T,E) -> embedding
   const size_t E = cfg_.emb;
+  if (c.keep_demb) c.demb.assign(N * Tw * E, 0.f);
   for (const WordChunk& ch : c.chunks) {
     const size_t R = ch.rows.size(), T = ch.T;
     Tensor2 dsv_c = Tensor2::from_shape({R, 2 * Hw});
@@ -407,7 +416,57 @@ void HAN::backward(const std::vector<float>& dlogits, Cache& c) {
           for (size_t e = 0; e < E; ++e) dp[e] *= mk[e];
         }
     embedding_.backward(R * T, ch.ids.data(), dx.data());  // the <pad> row gets no gradient
+    if (c.keep_demb)
+      for (size_t r = 0; r < R; ++r)
+        for (size_t t = 0; t < ch.len[r]; ++t)
+          std::copy(dx.data() + (r * T + t) * E, dx.data() + (r * T + t + 1) * E,
+                    c.demb.data() + (ch.rows[r] * Tw + t) * E);
   }
+}
+
+std::vector<float> HAN::word_embeddings(const std::vector<const HANDoc*>& docs) const {
+  // docs -> (N,Tw,E)
+  size_t N = 0, Tw = 0;
+  for (const HANDoc* d : docs) {
+    ATTNLAB_CHECK(d != nullptr, "HAN word_embeddings: null document");
+    N += d->size();
+    for (const auto& s : *d) Tw = std::max(Tw, s.size());
+  }
+  const size_t E = cfg_.emb;
+  std::vector<float> x(checked_product("HAN word embeddings", {N, Tw, E}), 0.f);
+  size_t n = 0;
+  for (const HANDoc* d : docs)
+    for (const auto& s : *d) {
+      for (int id : s)
+        ATTNLAB_CHECK(id >= 0 && static_cast<size_t>(id) < cfg_.vocab, "HAN word_embeddings: token id ",
+                      id, " out of range [0, ", cfg_.vocab, ")");
+      embedding_.forward(s.size(), s.data(), x.data() + n * Tw * E);
+      ++n;
+    }
+  return x;
+}
+
+HANOutput HAN::forward_embedded(const std::vector<const HANDoc*>& docs, const std::vector<float>& emb,
+                                Cache& cache) const {
+  size_t N = 0, Tw = 0;
+  for (const HANDoc* d : docs) {
+    ATTNLAB_CHECK(d != nullptr, "HAN forward_embedded: null document");
+    N += d->size();
+    for (const auto& s : *d) Tw = std::max(Tw, s.size());
+  }
+  ATTNLAB_CHECK(emb.size() == N * Tw * cfg_.emb, "HAN forward_embedded: expected embeddings (", N,
+                ",", Tw, ",", cfg_.emb, "), got ", emb.size(), " values");
+  cache.emb_in = emb.data();
+  HANOutput o = forward(docs, &cache);
+  cache.emb_in = nullptr;
+  return o;
+}
+
+std::vector<float> HAN::backward_embedded(const std::vector<float>& dlogits, Cache& cache) {
+  cache.keep_demb = true;
+  backward(dlogits, cache);
+  cache.keep_demb = false;
+  return std::move(cache.demb);
 }
 
 double HAN::loss_and_grad(const std::vector<const HANDoc*>& docs, const std::vector<int>& labels,

@@ -123,6 +123,12 @@ class HAN {
     std::vector<float> doc;            // (B,2Hs) document vectors (after dropout)
     std::vector<float> emb_mask;       // (N,Tw,E) embedding dropout mask, empty = none
     std::vector<float> doc_mask;       // (B,2Hs)
+    // Attribution (explain/): when emb_in is set, forward reads the word embeddings from it,
+    // (N,Tw,E) with sentence n's word t at row n*Tw+t, instead of looking the ids up; when
+    // keep_demb, backward also writes d/d(word embeddings) into demb (N,Tw,E), 0 at padding.
+    const float* emb_in = nullptr;
+    bool keep_demb = false;
+    std::vector<float> demb;
   };
 
   // Fresh model with random weights (seeded); cfg.vocab is set from vocab.
@@ -155,6 +161,16 @@ class HAN {
   // Raw text (RFC 822 message, plain text or HTML) -> label, probabilities and
   // attention per sentence and word, tokenized with the training tokenizer.
   HANClassification classify(std::string_view text) const;
+
+  // Word embeddings of `docs` as forward looks them up: (N,Tw,E), sentence n's word t at
+  // row n*Tw+t (N sentences of all documents in order, Tw the longest), zeros at padding.
+  std::vector<float> word_embeddings(const std::vector<const HANDoc*>& docs) const;
+  // forward() from given word embeddings emb (N,Tw,E) laid out as word_embeddings() gives.
+  HANOutput forward_embedded(const std::vector<const HANDoc*>& docs, const std::vector<float>& emb,
+                             Cache& cache) const;
+  // backward() that also returns d/d(word embeddings) (N,Tw,E) of sum(dlogits * logits);
+  // parameter grads accumulate as in backward().
+  std::vector<float> backward_embedded(const std::vector<float>& dlogits, Cache& cache);
 
   std::vector<uint8_t> save(const io::SaveOptions& o) const;
   std::vector<uint8_t> save(io::DType dtype = io::DType::F16,

@@ -330,7 +330,12 @@ float Seq2Seq::run(const Seq2SeqBatch& b, bool bw, float smoothing, std::vector<
                       size_t(b.tgt_out[i]) < V,
                   "seq2seq: target id out of range [0, ", V, ")");
   EncCache ec;
-  const Tensor es = src_emb_.forward(b.src, {B, S});  // (B,S,E)
+  Tensor es = src_emb_.forward(b.src, {B, S});  // (B,S,E)
+  if (emb_in_) {  // attribution: the given source embeddings
+    ATTNLAB_CHECK(emb_in_->size() == es.size(), "seq2seq: expected source embeddings (", B, ",", S,
+                  ",", cfg_.emb, "), got ", emb_in_->size(), " values");
+    std::copy(emb_in_->begin(), emb_in_->end(), es.data());
+  }
   Tensor enc;
   RnnState state;
   encode(es, b.src_len, enc, state, bw ? &ec : nullptr);
@@ -388,7 +393,41 @@ float Seq2Seq::run(const Seq2SeqBatch& b, bool bw, float smoothing, std::vector<
   Tensor dx;
   encode_backward(denc, dstate, ec, dx);
   src_emb_.backward(b.src, dx);
+  if (demb_out_) demb_out_->assign(dx.data(), dx.data() + dx.size());
   return loss;
+}
+
+std::vector<float> Seq2Seq::source_embeddings(const std::vector<int>& src) const {
+  // src: (S) -> (S,E)
+  for (int id : src)
+    ATTNLAB_CHECK(id >= 0 && size_t(id) < src_.size(), "seq2seq: source id ", id,
+                  " out of range [0, ", src_.size(), ")");
+  std::vector<float> x(src.size() * cfg_.emb);
+  src_emb_.forward(src.size(), src.data(), x.data());
+  return x;
+}
+
+void Seq2Seq::source_logp_grad(const Seq2SeqBatch& b, const std::vector<float>& es,
+                               std::vector<float>& logp, std::vector<float>& attn,
+                               std::vector<float>& des) {
+  // b: (B,S) sources, (B,T) targets, es: (B,S,E) -> logp (B,T), attn (B,T,S), des (B,S,E)
+  size_t count = 0;
+  for (int y : b.tgt_out) count += y != data::Vocab::kPad;
+  ATTNLAB_CHECK(count > 0, "seq2seq attribution: expected at least one target token");
+  struct Hooks {  // reset on every exit
+    Seq2Seq& m;
+    ~Hooks() { m.emb_in_ = nullptr; m.demb_out_ = nullptr; }
+  } hooks{*this};
+  emb_in_ = &es;
+  demb_out_ = &des;
+  run(b, true, 0.f, &logp, &attn);  // mean cross-entropy = -sum(logp) / count
+  for (float& g : des) g *= -static_cast<float>(count);
+  std::shared_ptr<const FastPlan> keep[2] = {plan_[0], plan_[1]};
+  ParamList ps;
+  collect(ps);  // drops the plans, which stay valid: nothing changed the parameters
+  ps.zero_grad();
+  plan_[0] = keep[0];
+  plan_[1] = keep[1];
 }
 
 std::vector<int> Seq2Seq::encode_input(const std::string& text) const {

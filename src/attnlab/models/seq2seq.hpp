@@ -228,6 +228,15 @@ class Seq2Seq : public Translator {
   Translation translate(const std::string& text, const DecodeOptions& o = {}) const override;
   Translation decode(const std::vector<int>& src, const DecodeOptions& o = {}) const override;
 
+  // Attribution (explain/). Source embeddings of ids: (S,E) as the encoder sees them.
+  std::vector<float> source_embeddings(const std::vector<int>& src) const;
+  // Teacher-forced pass of `b` with the source embeddings es (B,S,E) in place of the lookup:
+  // logp (B,T) of tgt_out (0 at <pad>), attention (B,T,S), and des (B,S,E) = d/d(es) of the sum
+  // of logp over the non-<pad> targets. Parameter grads are zero afterwards (the decode plans
+  // are kept: the parameters do not change).
+  void source_logp_grad(const Seq2SeqBatch& b, const std::vector<float>& es, std::vector<float>& logp,
+                        std::vector<float>& attn, std::vector<float>& des);
+
   // One safetensors file: kind "seq2seq", config, src vocab in "vocab", target vocab in
   // "tgt_vocab", plus `extra` metadata.
   std::vector<uint8_t> save(const io::SaveOptions& o) const;
@@ -306,6 +315,9 @@ class Seq2Seq : public Translator {
   bool is_local_ = false;
   nn::Linear combine_, out_;
   mutable std::shared_ptr<const FastPlan> plan_[2];
+  // source_logp_grad's hooks into run(): given source embeddings, and where dx goes
+  const std::vector<float>* emb_in_ = nullptr;
+  std::vector<float>* demb_out_ = nullptr;
 };
 
 }  // namespace attnlab::models

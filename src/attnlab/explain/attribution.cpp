@@ -1,0 +1,444 @@
+#include "attnlab/explain/attribution.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "attnlab/core/checked.hpp"
+#include "attnlab/core/error.hpp"
+#include "attnlab/core/rng.hpp"
+#include "attnlab/data/email.hpp"
+
+namespace attnlab::explain {
+
+namespace {
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+// At most this many floats of interpolated embeddings per batched pass.
+constexpr size_t kBatchFloats = size_t{1} << 20;
+
+nlohmann::json num(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
+
+// alpha of interpolation step k of m (IG), or 1 (gradient x input)
+double alpha(const Options& o, size_t k) {
+  return o.method == Method::IG ? (static_cast<double>(k) + 0.5) / static_cast<double>(o.steps) : 1.0;
+}
+}  // namespace
+
+Method parse_method(const std::string& s) {
+  if (s == "grad") return Method::Grad;
+  if (s == "ig") return Method::IG;
+  throw Error("attribution: expected 'grad' (gradient x input) or 'ig' (integrated gradients), got '" +
+              s + "'");
+}
+const char* method_name(Method m) { return m == Method::IG ? "ig" : "grad"; }
+
+void Options::check(size_t emb) const {
+  ATTNLAB_CHECK(steps >= 1 && steps <= kMaxSteps, "attribution: expected steps in [1, ", kMaxSteps,
+                "], got ", steps);
+  ATTNLAB_CHECK(baseline.empty() || baseline.size() == emb,
+                "attribution: expected a baseline embedding of ", emb, " values (or none for zeros), got ",
+                baseline.size());
+  for (float v : baseline)
+    ATTNLAB_CHECK(std::isfinite(v), "attribution: expected finite baseline values, got ", v);
+}
+
+double kendall_tau_b(const std::vector<float>& a, const std::vector<float>& b) {
+  ATTNLAB_CHECK(a.size() == b.size(), "kendall tau: expected rankings of equal length, got ", a.size(),
+                " and ", b.size());
+  const size_t n = a.size();
+  if (n < 2) return kNaN;
+  double conc = 0, disc = 0, ties_a = 0, ties_b = 0;
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = i + 1; j < n; ++j) {
+      const double da = double(a[i]) - double(a[j]), db = double(b[i]) - double(b[j]);
+      if (da == 0) ties_a += 1;
+      if (db == 0) ties_b += 1;
+      if (da == 0 || db == 0) continue;
+      ((da > 0) == (db > 0) ? conc : disc) += 1;
+    }
+  const double n0 = double(n) * double(n - 1) / 2;
+  const double den = std::sqrt((n0 - ties_a) * (n0 - ties_b));
+  return den > 0 ? (conc - disc) / den : kNaN;
+}
+
+std::vector<size_t> top_k(const std::vector<float>& v, size_t k) {
+  std::vector<size_t> idx(v.size());
+  std::iota(idx.begin(), idx.end(), size_t{0});
+  std::stable_sort(idx.begin(), idx.end(), [&](size_t x, size_t y) { return v[x] > v[y]; });
+  idx.resize(std::min(k, idx.size()));
+  return idx;
+}
+
+size_t removal_count(size_t topk, size_t n) {
+  if (n == 0) return 0;
+  const size_t k = topk ? topk : std::max<size_t>(1, (n + 5) / 10);
+  return std::min(k, n - 1);
+}
+
+std::vector<float> attention_rollout(const std::vector<float>& maps, size_t layers, size_t heads,
+                                     size_t n) {
+  // maps: (L,H,n,n) -> (n,n) = A_L ... A_1, A_l = rownorm(0.5 mean_h(maps_l) + 0.5 I)
+  ATTNLAB_CHECK(layers >= 1 && heads >= 1 && n >= 1 &&
+                    maps.size() == checked_product("rollout maps", {layers, heads, n, n}),
+                "attention rollout: expected (", layers, ",", heads, ",", n, ",", n, ") maps, got ",
+                maps.size(), " values");
+  std::vector<double> R(n * n, 0.0), A(n * n), next(n * n);
+  for (size_t i = 0; i < n; ++i) R[i * n + i] = 1.0;
+  for (size_t l = 0; l < layers; ++l) {
+    for (size_t i = 0; i < n; ++i) {
+      double row = 0;
+      for (size_t j = 0; j < n; ++j) {
+        double m = 0;
+        for (size_t h = 0; h < heads; ++h) m += maps[((l * heads + h) * n + i) * n + j];
+        A[i * n + j] = 0.5 * m / double(heads) + (i == j ? 0.5 : 0.0);
+        row += A[i * n + j];
+      }
+      if (row > 0)
+        for (size_t j = 0; j < n; ++j) A[i * n + j] /= row;
+    }
+    for (size_t i = 0; i < n; ++i)
+      for (size_t j = 0; j < n; ++j) {
+        double s = 0;
+        for (size_t q = 0; q < n; ++q) s += A[i * n + q] * R[q * n + j];
+        next[i * n + j] = s;
+      }
+    R.swap(next);
+  }
+  return std::vector<float>(R.begin(), R.end());
+}
+
+// ---------------------------------------------------------------- HAN
+models::HANDoc remove_words(const models::HANDoc& doc,
+                            const std::vector<std::pair<size_t, size_t>>& where) {
+  models::HANDoc out;
+  for (size_t s = 0; s < doc.size(); ++s) {
+    std::vector<int> sent;
+    for (size_t t = 0; t < doc[s].size(); ++t)
+      if (std::find(where.begin(), where.end(), std::make_pair(s, t)) == where.end())
+        sent.push_back(doc[s][t]);
+    if (!sent.empty()) out.push_back(std::move(sent));
+  }
+  if (out.empty()) out.push_back({data::Vocab::kUnk});
+  return out;
+}
+
+HANAttribution attribute_han(models::HAN& m, const models::HANDoc& doc, const Options& o) {
+  const size_t E = m.config().emb, C = m.config().classes;
+  o.check(E);
+  ATTNLAB_CHECK(!doc.empty(), "HAN attribution: expected a document with at least one sentence");
+  const size_t S = doc.size();
+  size_t Tw = 0, n_words = 0;
+  for (const auto& s : doc) Tw = std::max(Tw, s.size()), n_words += s.size();
+  const std::vector<float> x = m.word_embeddings({&doc});  // (S,Tw,E)
+  const size_t per = S * Tw * E;
+  std::vector<float> base(per, 0.f);  // the baseline at every word, zeros at padding
+  if (!o.baseline.empty())
+    for (size_t s = 0; s < S; ++s)
+      for (size_t t = 0; t < doc[s].size(); ++t)
+        std::copy(o.baseline.begin(), o.baseline.end(), base.begin() + long((s * Tw + t) * E));
+
+  HANAttribution r;
+  r.method = o.method;
+  r.steps = o.method == Method::IG ? o.steps : 1;
+  // the prediction and its attention
+  models::HAN::Cache c0;
+  const models::HANOutput out = m.forward_embedded({&doc}, x, c0);
+  r.target = int(std::max_element(out.probs.begin(), out.probs.end()) - out.probs.begin());
+  const size_t y = size_t(r.target);
+  r.prob = out.probs[y];
+  r.f = std::log(std::max(double(out.probs[y]), 1e-300));
+  r.attention.resize(S);
+  for (size_t s = 0; s < S; ++s) {
+    r.attention[s].resize(doc[s].size());
+    for (size_t t = 0; t < doc[s].size(); ++t)
+      r.attention[s][t] = out.word_weights[0][s][t] * out.sent_weights[0][s];
+  }
+  // gradients of log p(y) at b + alpha (x - b), `R` interpolation points per batched pass
+  const size_t R = std::max<size_t>(1, std::min(r.steps, kBatchFloats / std::max<size_t>(per, 1)));
+  std::vector<double> gsum(per, 0.0);
+  for (size_t k0 = 0; k0 < r.steps; k0 += R) {
+    const size_t n = std::min(R, r.steps - k0);
+    std::vector<const models::HANDoc*> docs(n, &doc);
+    std::vector<float> emb(checked_product("HAN attribution batch", {n, per}));
+    for (size_t i = 0; i < n; ++i) {
+      const float a = float(alpha(o, k0 + i));
+      float* e = emb.data() + i * per;
+      for (size_t j = 0; j < per; ++j) e[j] = base[j] + a * (x[j] - base[j]);
+    }
+    models::HAN::Cache c;
+    const models::HANOutput oi = m.forward_embedded(docs, emb, c);
+    std::vector<float> dlogits(n * C);  // d log p_y / d logits = onehot(y) - p
+    for (size_t i = 0; i < n; ++i)
+      for (size_t j = 0; j < C; ++j) dlogits[i * C + j] = (j == y ? 1.f : 0.f) - oi.probs[i * C + j];
+    const std::vector<float> g = m.backward_embedded(dlogits, c);  // (n*S,Tw,E)
+    for (size_t i = 0; i < n; ++i)
+      for (size_t j = 0; j < per; ++j) gsum[j] += g[i * per + j];
+  }
+  m.params().zero_grad();
+  r.attribution.resize(S);
+  std::vector<float> flat_att, flat_attr;
+  for (size_t s = 0; s < S; ++s) {
+    r.attribution[s].resize(doc[s].size());
+    for (size_t t = 0; t < doc[s].size(); ++t) {
+      double v = 0;
+      for (size_t e = 0; e < E; ++e) {
+        const size_t j = (s * Tw + t) * E + e;
+        v += (double(x[j]) - base[j]) * gsum[j] / double(r.steps);
+      }
+      r.attribution[s][t] = float(v);
+      flat_att.push_back(r.attention[s][t]);
+      flat_attr.push_back(float(v));
+    }
+  }
+  if (o.method == Method::IG) {
+    models::HAN::Cache cb;
+    const models::HANOutput ob = m.forward_embedded({&doc}, base, cb);
+    r.f_baseline = std::log(std::max(double(ob.probs[y]), 1e-300));
+  }
+  std::vector<float> mag(flat_attr.size());
+  for (size_t i = 0; i < mag.size(); ++i) mag[i] = std::fabs(flat_attr[i]);
+  r.tau = kendall_tau_b(flat_att, mag);
+  // removal of the top-k words by attention and by attribution
+  std::vector<std::pair<size_t, size_t>> pos;
+  for (size_t s = 0; s < S; ++s)
+    for (size_t t = 0; t < doc[s].size(); ++t) pos.emplace_back(s, t);
+  r.k = removal_count(o.topk, n_words);
+  auto prob_without = [&](const std::vector<float>& rank, std::vector<std::pair<size_t, size_t>>& rm) {
+    for (size_t i : top_k(rank, r.k)) rm.push_back(pos[i]);
+    return han_prob_without(m, doc, rm, r.target);
+  };
+  r.prob_without_attention = prob_without(flat_att, r.removed_attention);
+  r.prob_without_attribution = prob_without(flat_attr, r.removed_attribution);
+  return r;
+}
+
+double han_prob_without(const models::HAN& m, const models::HANDoc& doc,
+                        const std::vector<std::pair<size_t, size_t>>& where, int target) {
+  ATTNLAB_CHECK(target >= 0 && size_t(target) < m.config().classes, "HAN removal: class ", target,
+                " out of range [0, ", m.config().classes, ")");
+  const models::HANDoc d = remove_words(doc, where);
+  return double(m.forward({&d}).probs[size_t(target)]);
+}
+
+std::vector<std::pair<size_t, size_t>> random_words(const models::HANDoc& doc, size_t k, uint64_t seed) {
+  std::vector<std::pair<size_t, size_t>> pos;
+  for (size_t s = 0; s < doc.size(); ++s)
+    for (size_t t = 0; t < doc[s].size(); ++t) pos.emplace_back(s, t);
+  k = std::min(k, pos.empty() ? 0 : pos.size() - 1);
+  Rng rng(seed);
+  for (size_t i = 0; i < k; ++i) {  // a partial Fisher-Yates shuffle
+    const size_t j = i + size_t(rng.next_u32()) % (pos.size() - i);
+    std::swap(pos[i], pos[j]);
+  }
+  pos.resize(k);
+  return pos;
+}
+
+nlohmann::json HANAttribution::to_json() const {
+  auto pairs = [](const std::vector<std::pair<size_t, size_t>>& v) {
+    nlohmann::json a = nlohmann::json::array();
+    for (const auto& p : v) a.push_back({p.first, p.second});
+    return a;
+  };
+  return {{"method", method_name(method)},
+          {"steps", steps},
+          {"target", target},
+          {"f", num(f)},
+          {"f_baseline", method == Method::IG ? num(f_baseline) : nlohmann::json()},
+          {"attribution", attribution},
+          {"attention", attention},
+          {"tau", num(tau)},
+          {"removal",
+           {{"k", k},
+            {"prob", num(prob)},
+            {"by_attention", {{"prob", num(prob_without_attention)}, {"removed", pairs(removed_attention)}}},
+            {"by_attribution",
+             {{"prob", num(prob_without_attribution)}, {"removed", pairs(removed_attribution)}}}}}};
+}
+
+// ---------------------------------------------------------------- RNN seq2seq
+namespace {
+// teacher-forced log p(out + </s> | src)
+double sequence_logprob(const models::Seq2Seq& m, const std::vector<int>& src,
+                        const std::vector<int>& out) {
+  const models::Seq2SeqBatch b = models::make_seq2seq_batch({src}, {out}, {0});
+  std::vector<float> logp, attn;
+  m.score_batch(b, logp, attn);
+  double s = 0;
+  for (float v : logp) s += v;
+  return s;
+}
+}  // namespace
+
+Seq2SeqAttribution attribute_seq2seq(models::Seq2Seq& m, const std::vector<int>& src,
+                                     const std::vector<int>& out, const Options& o) {
+  const size_t E = m.config().emb;
+  o.check(E);
+  models::check_source_ids(src, m.src_vocab().size(), m.config().max_src_len,
+                           !m.config().src_tokens.empty());
+  for (int y : out)
+    ATTNLAB_CHECK(y >= 0 && size_t(y) < m.tgt_vocab().size(), "seq2seq attribution: output id ", y,
+                  " out of range [0, ", m.tgt_vocab().size(), ")");
+  const size_t S = src.size(), T = out.size() + 1;  // teacher-forced steps incl. </s>
+  Seq2SeqAttribution r;
+  r.method = o.method;
+  r.steps = o.method == Method::IG ? o.steps : 1;
+  r.src = src;
+  r.out = out;
+  r.rows = out.size();
+  r.cols = S;
+  const std::vector<float> x = m.source_embeddings(src);  // (S,E)
+  std::vector<float> base(S * E, 0.f);
+  if (!o.baseline.empty())
+    for (size_t s = 0; s < S; ++s) std::copy(o.baseline.begin(), o.baseline.end(), base.begin() + long(s * E));
+  const models::Seq2SeqBatch one = models::make_seq2seq_batch({src}, {out}, {0});
+  // f and the attention at the input (and f at the baseline), every step at once
+  {
+    std::vector<float> logp, attn, des;
+    m.source_logp_grad(one, x, logp, attn, des);
+    r.f.assign(logp.begin(), logp.begin() + long(r.rows));
+    r.attention.assign(attn.begin(), attn.begin() + long(r.rows * S));
+    r.prob = 0;
+    for (float v : logp) r.prob += v;
+    r.prob = std::exp(r.prob);
+    if (o.method == Method::IG) {
+      m.source_logp_grad(one, base, logp, attn, des);
+      r.f_baseline.assign(logp.begin(), logp.begin() + long(r.rows));
+    }
+  }
+  // replicas (row t, step k): target t alone is scored, the source is b + alpha_k (x - b)
+  r.attribution.assign(r.rows * S, 0.f);
+  const size_t total = r.rows * r.steps;
+  const size_t R = std::max<size_t>(1, std::min<size_t>(256, kBatchFloats / (S * E * T + 1)));
+  std::vector<double> acc(r.rows * S, 0.0);
+  for (size_t i0 = 0; i0 < total; i0 += R) {
+    const size_t n = std::min(R, total - i0);
+    models::Seq2SeqBatch b;
+    b.B = n;
+    b.S = S;
+    b.T = T;
+    std::vector<float> es(checked_product("seq2seq attribution batch", {n, S, E}));
+    for (size_t i = 0; i < n; ++i) {
+      const size_t row = (i0 + i) / r.steps, k = (i0 + i) % r.steps;
+      b.src.insert(b.src.end(), src.begin(), src.end());
+      b.tgt_in.insert(b.tgt_in.end(), one.tgt_in.begin(), one.tgt_in.end());
+      for (size_t t = 0; t < T; ++t) b.tgt_out.push_back(t == row ? one.tgt_out[t] : data::Vocab::kPad);
+      b.src_len.push_back(S);
+      b.tgt_len.push_back(T);
+      const float a = float(alpha(o, k));
+      for (size_t j = 0; j < S * E; ++j) es[i * S * E + j] = base[j] + a * (x[j] - base[j]);
+    }
+    std::vector<float> logp, attn, des;
+    m.source_logp_grad(b, es, logp, attn, des);
+    for (size_t i = 0; i < n; ++i) {
+      const size_t row = (i0 + i) / r.steps;
+      for (size_t s = 0; s < S; ++s) {
+        double v = 0;
+        for (size_t e = 0; e < E; ++e)
+          v += double(des[(i * S + s) * E + e]) * (double(x[s * E + e]) - base[s * E + e]);
+        acc[row * S + s] += v;
+      }
+    }
+  }
+  for (size_t j = 0; j < acc.size(); ++j) r.attribution[j] = float(acc[j] / double(r.steps));
+  // tau per output step
+  double tsum = 0;
+  size_t tn = 0;
+  for (size_t t = 0; t < r.rows; ++t) {
+    std::vector<float> att(r.attention.begin() + long(t * S), r.attention.begin() + long((t + 1) * S));
+    std::vector<float> mag(S);
+    for (size_t s = 0; s < S; ++s) mag[s] = std::fabs(r.attribution[t * S + s]);
+    r.tau.push_back(kendall_tau_b(att, mag));
+    if (std::isfinite(r.tau.back())) tsum += r.tau.back(), ++tn;
+  }
+  r.tau_mean = tn ? tsum / double(tn) : kNaN;
+  // removal: inputs ranked by attention and by attribution summed over the output steps
+  r.k = removal_count(o.topk, S);
+  std::vector<float> col_att(S, 0.f), col_attr(S, 0.f);
+  for (size_t t = 0; t < r.rows; ++t)
+    for (size_t s = 0; s < S; ++s) {
+      col_att[s] += r.attention[t * S + s];
+      col_attr[s] += r.attribution[t * S + s];
+    }
+  auto prob_without = [&](const std::vector<float>& rank, std::vector<size_t>& rm) {
+    rm = top_k(rank, r.k);
+    return seq2seq_prob_without(m, src, out, rm);
+  };
+  r.prob_without_attention = prob_without(col_att, r.removed_attention);
+  r.prob_without_attribution = prob_without(col_attr, r.removed_attribution);
+  return r;
+}
+
+double seq2seq_prob_without(const models::Seq2Seq& m, const std::vector<int>& src,
+                            const std::vector<int>& out, const std::vector<size_t>& where) {
+  std::vector<int> kept;
+  for (size_t s = 0; s < src.size(); ++s)
+    if (std::find(where.begin(), where.end(), s) == where.end()) kept.push_back(src[s]);
+  return kept.empty() ? kNaN : std::exp(sequence_logprob(m, kept, out));
+}
+
+nlohmann::json Seq2SeqAttribution::to_json() const {
+  nlohmann::json taus = nlohmann::json::array();
+  for (double t : tau) taus.push_back(num(t));
+  nlohmann::json fb = nlohmann::json::array();
+  for (double v : f_baseline) fb.push_back(num(v));
+  return {{"method", method_name(method)},
+          {"steps", steps},
+          {"rows", rows},
+          {"cols", cols},
+          {"attribution", attribution},
+          {"attention", attention},
+          {"f", f},
+          {"f_baseline", fb},
+          {"tau", taus},
+          {"tau_mean", num(tau_mean)},
+          {"removal",
+           {{"k", k},
+            {"prob", num(prob)},
+            {"by_attention", {{"prob", num(prob_without_attention)}, {"removed", removed_attention}}},
+            {"by_attribution", {{"prob", num(prob_without_attribution)}, {"removed", removed_attribution}}}}}};
+}
+
+// ---------------------------------------------------------------- from text
+HANExplained classify_explained(models::HAN& m, std::string_view text, const Options& o) {
+  o.check(m.config().emb);
+  HANExplained r;
+  r.classification = m.classify(text);
+  const models::HANDoc doc = m.encode(data::tokenize_email(text, m.config().email_options()));
+  r.attribution = attribute_han(m, doc, o);
+  return r;
+}
+
+std::string HANExplained::to_json_string() const {
+  nlohmann::json j = classification.to_json();
+  nlohmann::json e = attribution.to_json();
+  nlohmann::json& ss = j["sentences"];
+  for (size_t s = 0; s < ss.size() && s < attribution.attribution.size(); ++s) {
+    nlohmann::json& ws = ss[s]["words"];
+    for (size_t t = 0; t < ws.size() && t < attribution.attribution[s].size(); ++t) {
+      ws[t]["attribution"] = attribution.attribution[s][t];
+      ws[t]["attention"] = attribution.attention[s][t];
+    }
+  }
+  e.erase("attribution");
+  e.erase("attention");
+  j["explain"] = std::move(e);
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+TranslationExplained translate_explained(models::Translator& m, const std::string& text,
+                                         const models::DecodeOptions& d, const Options& o) {
+  auto* rnn = dynamic_cast<models::Seq2Seq*>(&m);
+  ATTNLAB_CHECK(rnn != nullptr,
+                "attribution: available for RNN seq2seq models (kind 'seq2seq'), this model is kind '",
+                m.kind(), "' (its encoder self-attention has a rollout instead)");
+  o.check(rnn->config().emb);
+  TranslationExplained r;
+  const std::vector<int> src = rnn->encode_input(text);
+  r.translation = rnn->decode(src, d);
+  r.attribution = attribute_seq2seq(*rnn, src, r.translation.ids, o);
+  return r;
+}
+
+}  // namespace attnlab::explain

@@ -1,0 +1,69 @@
+// Browser tier: the "attention | attribution | both" switch of the HAN and Translate views.
+// Attribution draws its own heatmap next to (both) or instead of (attribution) the attention map,
+// with Kendall tau, the removal check and the sourced caption; a Transformer model says that
+// attribution is for RNN models and shows the rollout of its encoder self-attention.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startBrowser, openPage, artifact } from './helpers.mjs';
+
+let ctx;
+before(async () => { ctx = await startBrowser(); });
+after(async () => { await ctx?.close(); });
+
+const shown = (prefix) => document.querySelector(`#${prefix}-explain-maps`).dataset.shown;
+
+test('HAN: the switch shows attention, attribution or both, with tau, removal and the caption', async () => {
+  const { page, errors } = await openPage(ctx, '#han');
+  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
+  await page.fill('#han-text', 'Subject: FREE MONEY\n\nYou have WON a prize. Click here now to claim it. Act now, limited offer!');
+  await page.click('#han-run');
+  await page.waitForFunction(() => /p = /.test(document.querySelector('#han-verdict').textContent), null, { timeout: 20000 });
+  assert.match(await page.textContent('#han-explain-caption'), /Jain & Wallace.*Wiegreffe & Pinter/s);
+  // attention (the default): no attribution computed, a hint instead
+  assert.equal(await page.$$eval('#han-explain-maps canvas', (c) => c.length), 0);
+  await page.selectOption('#han-explain-mode', 'both');
+  await page.waitForFunction(shown, 'han', { timeout: 30000 });
+  assert.equal(await page.evaluate(shown, 'han'), 'attention attribution');
+  assert.equal(await page.$$eval('#han-explain-maps canvas', (c) => c.length), 2);
+  const tau = await page.textContent('#han-explain-stats [data-stat="tau"]');
+  const m = /Kendall tau-b .* over (\d+) words: (-?\d\.\d\d)/.exec(tau);
+  assert.ok(m, tau);
+  assert.ok(Math.abs(Number(m[2])) <= 1);
+  assert.match(await page.textContent('#han-explain-stats [data-stat="removal"]'),
+    /without the top \d+ words by attention \(.+\) \d\.\d{3}; by attribution \(.+\) \d\.\d{3}/);
+  await artifact(page, 'han-explain-both');
+  await page.selectOption('#han-explain-mode', 'attribution');
+  await page.waitForFunction((p) => document.querySelector(`#${p}-explain-maps`).dataset.shown === 'attribution', 'han', { timeout: 30000 });
+  assert.equal(await page.$$eval('#han-explain-maps canvas', (c) => c.length), 1);
+  await page.selectOption('#han-explain-mode', 'attention');
+  await page.waitForFunction(() => document.querySelector('#han-explain-maps').children.length === 0, null, { timeout: 20000 });
+  assert.ok(await page.$('#han-heatmap canvas'));  // the view's own attention map stays
+  assert.deepEqual(errors, []);
+});
+
+test('Translate: attribution of a G2P word beside its attention; a Transformer model shows its rollout', async () => {
+  const { page, errors } = await openPage(ctx, '#translate');
+  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
+  const titles = await page.$$eval('#tr-model option', (o) => o.map((x) => x.textContent));
+  const g2p = titles.findIndex((t) => /G2P|CMUdict|spelling/i.test(t) && !/Transformer/i.test(t));
+  assert.ok(g2p >= 0, titles.join(' | '));
+  await page.selectOption('#tr-model', String(g2p));
+  await page.selectOption('#tr-explain-mode', 'both');
+  await page.fill('#tr-input', 'PHONE');
+  await page.waitForFunction(shown, 'tr', { timeout: 30000 });
+  assert.equal(await page.evaluate(shown, 'tr'), 'attention attribution');
+  assert.equal(await page.$$eval('#tr-explain-maps canvas', (c) => c.length), 2);
+  assert.match(await page.textContent('#tr-explain-stats [data-stat="tau"]'), /Kendall tau-b per output token: .*mean/);
+  assert.match(await page.textContent('#tr-explain-stats [data-stat="removal"]'), /by attention \(.+\) .*by attribution/);
+  await artifact(page, 'translate-explain-both');
+  const tf = titles.findIndex((t) => /Transformer/i.test(t));
+  if (tf >= 0) {
+    await page.selectOption('#tr-model', String(tf));
+    await page.waitForFunction(() => /RNN seq2seq/.test(document.querySelector('#tr-explain-stats').textContent) &&
+      document.querySelector('#tr-explain-maps').dataset.shown === 'rollout', null, { timeout: 30000 });
+    assert.equal(await page.$$eval('#tr-explain-maps canvas', (c) => c.length), 1);
+    assert.match(await page.textContent('#tr-explain-stats [data-stat="rollout"]'), /attention rollout \(Abnar & Zuidema 2020\)/);
+    assert.equal(await page.textContent('#tr-explain-error'), '');
+  }
+  assert.deepEqual(errors, []);
+});

@@ -1,0 +1,362 @@
+// Attribution beside attention (explain/): Kendall tau-b on hand cases with ties, attention
+// rollout on a hand case, embedding gradients of HAN and the RNN seq2seq against finite
+// differences, integrated gradients' completeness at 64 steps, and a synthetic keyword task
+// where attribution must rank the keyword first and its removal must flip the decision.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <memory>
+
+#include "attnlab/core/error.hpp"
+#include "attnlab/core/rng.hpp"
+#include "attnlab/explain/attribution.hpp"
+#include "attnlab/models/han.hpp"
+#include "attnlab/models/seq2seq.hpp"
+#include "attnlab/nn/optim.hpp"
+
+using namespace attnlab;
+using explain::Method;
+using models::HAN;
+using models::HANConfig;
+using models::HANDoc;
+
+namespace {
+
+data::Vocab numbered_vocab(size_t n) {
+  data::Vocab v;
+  for (size_t i = 0; v.size() < n; ++i) v.add("w" + std::to_string(i));
+  return v;
+}
+
+// log p(y) of one document from given embeddings
+double han_logp(const HAN& m, const HANDoc& d, const std::vector<float>& emb, size_t y) {
+  HAN::Cache c;
+  return std::log(double(m.forward_embedded({&d}, emb, c).probs[y]));
+}
+
+}  // namespace
+
+TEST(Explain, KendallTauHandCases) {
+  EXPECT_DOUBLE_EQ(explain::kendall_tau_b({1, 2, 3}, {10, 20, 30}), 1.0);
+  EXPECT_DOUBLE_EQ(explain::kendall_tau_b({1, 2, 3}, {3, 2, 1}), -1.0);
+  // 7 concordant, 3 discordant pairs, no ties
+  EXPECT_NEAR(explain::kendall_tau_b({1, 2, 3, 4, 5}, {3, 1, 2, 5, 4}), 0.4, 1e-12);
+  // one tie in the first ranking: 5 / sqrt(5 * 6) (scipy.stats.kendalltau: 0.9128709)
+  EXPECT_NEAR(explain::kendall_tau_b({1, 2, 2, 3}, {1, 3, 2, 4}), 5 / std::sqrt(30.0), 1e-12);
+  // ties in both: 1 concordant, 1 discordant, 2 ties each -> 0
+  EXPECT_NEAR(explain::kendall_tau_b({1, 1, 2, 2}, {1, 2, 1, 2}), 0.0, 1e-12);
+  // ties in both with a non-zero result: a=(1,1,2,3), b=(1,2,2,3):
+  // pairs 01 tie_a, 02 C, 03 C, 12 tie_b, 13 C, 23 C -> 4 / sqrt(5 * 5)
+  EXPECT_NEAR(explain::kendall_tau_b({1, 1, 2, 3}, {1, 2, 2, 3}), 0.8, 1e-12);
+  EXPECT_TRUE(std::isnan(explain::kendall_tau_b({1, 1, 1}, {1, 2, 3})));  // a constant ranking
+  EXPECT_TRUE(std::isnan(explain::kendall_tau_b({1}, {1})));
+  EXPECT_THROW(explain::kendall_tau_b({1, 2}, {1}), Error);
+}
+
+TEST(Explain, TopKAndRemovalCount) {
+  EXPECT_EQ(explain::top_k({0.1f, 0.5f, 0.5f, 0.2f}, 2), (std::vector<size_t>{1, 2}));
+  EXPECT_EQ(explain::top_k({3, 1}, 5), (std::vector<size_t>{0, 1}));
+  EXPECT_EQ(explain::removal_count(0, 1), 0u);   // never the whole input
+  EXPECT_EQ(explain::removal_count(0, 8), 1u);   // 10%, at least 1
+  EXPECT_EQ(explain::removal_count(0, 150), 15u);
+  EXPECT_EQ(explain::removal_count(3, 2), 1u);
+  EXPECT_EQ(explain::removal_count(3, 20), 3u);
+}
+
+TEST(Explain, ParseMethodAndOptions) {
+  EXPECT_EQ(explain::parse_method("grad"), Method::Grad);
+  EXPECT_EQ(explain::parse_method("ig"), Method::IG);
+  EXPECT_THROW(explain::parse_method("shap"), Error);
+  explain::Options o;
+  o.steps = 0;
+  EXPECT_THROW(o.check(4), Error);
+  o.steps = 2000;
+  EXPECT_THROW(o.check(4), Error);
+  o.steps = 8;
+  o.baseline = {1, 2, 3};
+  EXPECT_THROW(o.check(4), Error);
+  o.baseline = {1, 2, 3, NAN};
+  EXPECT_THROW(o.check(4), Error);
+  o.baseline = {1, 2, 3, 4};
+  EXPECT_NO_THROW(o.check(4));
+}
+
+TEST(Explain, RolloutHandCase) {
+  // one layer, one head, n = 2: 0.5 A + 0.5 I, rows already sum to 1
+  const std::vector<float> a = {1, 0, 0.5f, 0.5f};
+  std::vector<float> r = explain::attention_rollout(a, 1, 1, 2);
+  EXPECT_NEAR(r[0], 1.0, 1e-6);
+  EXPECT_NEAR(r[1], 0.0, 1e-6);
+  EXPECT_NEAR(r[2], 0.25, 1e-6);
+  EXPECT_NEAR(r[3], 0.75, 1e-6);
+  // two layers of it: the matrix squared; two heads averaged: (A + I)/2 per layer as the mean
+  r = explain::attention_rollout({1, 0, 0.5f, 0.5f, 1, 0, 0.5f, 0.5f}, 2, 1, 2);
+  EXPECT_NEAR(r[2], 0.25 + 0.75 * 0.25, 1e-6);
+  EXPECT_NEAR(r[3], 0.75 * 0.75, 1e-6);
+  r = explain::attention_rollout({0, 1, 0, 1, 1, 0, 1, 0}, 1, 2, 2);  // heads average to 0.5 each
+  EXPECT_NEAR(r[0], 0.75, 1e-6);
+  EXPECT_NEAR(r[1], 0.25, 1e-6);
+  EXPECT_THROW(explain::attention_rollout({1, 0, 0}, 1, 1, 2), Error);
+}
+
+// d log p(y) / d embeddings from backward_embedded against central differences.
+TEST(Explain, HANEmbeddingGradientMatchesFiniteDifferences) {
+  HANConfig c;
+  c.emb = 4;
+  c.word_hidden = 3;
+  c.sent_hidden = 3;
+  c.word_ctx = 5;
+  c.sent_ctx = 4;
+  HAN m(c, numbered_vocab(12), 3);
+  for (auto& it : m.params().items())
+    for (size_t i = 0; i < it.second->size(); ++i) it.second->data()[i] *= 1.5f;
+  const HANDoc d = {{4, 5, 6}, {7}, {8, 9, 10, 11, 5}};
+  std::vector<float> x = m.word_embeddings({&d});
+  ASSERT_EQ(x.size(), 3u * 5u * 4u);
+  HAN::Cache cache;
+  const models::HANOutput o = m.forward_embedded({&d}, x, cache);
+  const models::HANOutput ref = m.forward({&d});  // the looked-up embeddings give the same output
+  for (size_t j = 0; j < 2; ++j) EXPECT_EQ(o.probs[j], ref.probs[j]);
+  const size_t y = 1;
+  const std::vector<float> dl = {-o.probs[0], 1 - o.probs[1]};
+  const std::vector<float> g = m.backward_embedded(dl, cache);
+  ASSERT_EQ(g.size(), x.size());
+  const float eps = 2e-3f;
+  double max_rel = 0;
+  size_t checked = 0;
+  for (size_t s = 0; s < d.size(); ++s)
+    for (size_t t = 0; t < 5; ++t)
+      for (size_t e = 0; e < 4; ++e) {
+        const size_t j = (s * 5 + t) * 4 + e;
+        if (t >= d[s].size()) {  // padding: no gradient
+          EXPECT_EQ(g[j], 0.f);
+          continue;
+        }
+        const float v = x[j];
+        x[j] = v + eps;
+        const double fp = han_logp(m, d, x, y);
+        x[j] = v - eps;
+        const double fm = han_logp(m, d, x, y);
+        x[j] = v;
+        const double num = (fp - fm) / (2.0 * eps);
+        const double err = std::fabs(num - g[j]) / std::max(1e-2, std::fabs(num) + std::fabs(g[j]));
+        max_rel = std::max(max_rel, err);
+        EXPECT_LT(err, 2e-2) << "s" << s << " t" << t << " e" << e << " numeric " << num << " analytic " << g[j];
+        ++checked;
+      }
+  std::printf("[explain han grad] %zu values checked, max relative error %.2e\n", checked, max_rel);
+}
+
+namespace {
+data::Vocab letters(const std::string& s) {
+  data::Vocab v;
+  for (char c : s) v.add(std::string(1, c));
+  return v;
+}
+std::unique_ptr<models::Seq2Seq> small_seq2seq(const std::string& rnn, bool feed) {
+  models::Seq2SeqConfig c;
+  c.rnn = rnn;
+  c.input_feed = feed;
+  c.emb = 4;
+  c.enc_hidden = 3;
+  c.attn_dim = 3;
+  c.combine = 5;
+  c.max_src_len = 10;
+  c.max_tgt_len = 8;
+  c.output_sep = "";
+  auto m = std::make_unique<models::Seq2Seq>(c, letters("ABCDEFGH"), letters("abcdefgh"), 5);
+  ParamList ps;
+  m->collect(ps);
+  Rng r(9);
+  for (auto& it : ps.items())
+    for (size_t i = 0; i < it.second->size(); ++i) it.second->data()[i] += 0.8f * (r.uniform() - 0.5f);
+  return m;
+}
+}  // namespace
+
+TEST(Explain, Seq2SeqEmbeddingGradientMatchesFiniteDifferences) {
+  for (const char* rnn : {"gru", "lstm"}) {
+    SCOPED_TRACE(rnn);
+    auto m = small_seq2seq(rnn, true);
+    const std::vector<int> src = {4, 6, 5, 9, 7}, out = {5, 8, 4};
+    // one target (step 1) scored: its log p's gradient w.r.t. the source embeddings
+    models::Seq2SeqBatch b = models::make_seq2seq_batch({src}, {out}, {0});
+    for (size_t t = 0; t < b.T; ++t)
+      if (t != 1) b.tgt_out[t] = data::Vocab::kPad;
+    std::vector<float> x = m->source_embeddings(src), logp, attn, g;
+    m->source_logp_grad(b, x, logp, attn, g);
+    ASSERT_EQ(g.size(), x.size());
+    auto f = [&](const std::vector<float>& e) {
+      std::vector<float> lp, at, gg;
+      m->source_logp_grad(b, e, lp, at, gg);
+      return double(lp[1]);
+    };
+    EXPECT_NEAR(f(x), logp[1], 1e-6);
+    const float eps = 2e-3f;
+    double max_rel = 0;
+    for (size_t j = 0; j < x.size(); ++j) {
+      const float v = x[j];
+      x[j] = v + eps;
+      const double fp = f(x);
+      x[j] = v - eps;
+      const double fm = f(x);
+      x[j] = v;
+      const double num = (fp - fm) / (2.0 * eps);
+      const double err = std::fabs(num - g[j]) / std::max(1e-2, std::fabs(num) + std::fabs(g[j]));
+      max_rel = std::max(max_rel, err);
+      EXPECT_LT(err, 2e-2) << j << " numeric " << num << " analytic " << g[j];
+    }
+    std::printf("[explain seq2seq grad %s] %zu values checked, max relative error %.2e\n", rnn,
+                x.size(), max_rel);
+    // parameter gradients are left zero
+    ParamList ps;
+    m->collect(ps);
+    for (auto& it : ps.items())
+      for (size_t i = 0; i < it.second->size(); ++i) ASSERT_EQ(it.second->grad.data()[i], 0.f) << it.first;
+  }
+}
+
+TEST(Explain, Seq2SeqIntegratedGradientsCompleteness) {
+  auto m = small_seq2seq("gru", true);
+  const std::vector<int> src = {4, 6, 5, 9, 7, 11};
+  const models::Translation t = m->decode(src, {});
+  ASSERT_FALSE(t.ids.empty());
+  explain::Options o;
+  o.method = Method::IG;
+  o.steps = 64;
+  const explain::Seq2SeqAttribution r = explain::attribute_seq2seq(*m, src, t.ids, o);
+  ASSERT_EQ(r.rows, t.ids.size());
+  ASSERT_EQ(r.cols, src.size());
+  double worst = 0;
+  for (size_t row = 0; row < r.rows; ++row) {
+    double sum = 0;
+    for (size_t s = 0; s < r.cols; ++s) sum += r.attribution[row * r.cols + s];
+    const double delta = r.f[row] - r.f_baseline[row];
+    const double rel = std::fabs(sum - delta) / std::max(std::fabs(delta), 1e-3);
+    worst = std::max(worst, rel);
+    EXPECT_LT(rel, 0.01) << "row " << row << " sum " << sum << " f(x)-f(b) " << delta;
+  }
+  std::printf("[explain seq2seq ig] %zu rows, worst completeness error %.3f%% at 64 steps\n", r.rows,
+              100 * worst);
+  // attention rows: the teacher-forced cross-attention sums to 1
+  for (size_t row = 0; row < r.rows; ++row) {
+    double s = 0;
+    for (size_t c = 0; c < r.cols; ++c) s += r.attention[row * r.cols + c];
+    EXPECT_NEAR(s, 1.0, 1e-4);
+  }
+  EXPECT_EQ(r.k, 1u);
+  EXPECT_GT(r.prob, 0.0);
+}
+
+// Documents of filler words; positive ones hold the keyword once. After a short training,
+// IG and gradient x input must rank the keyword first in most positive documents, IG's
+// completeness must hold within 1% at 64 steps, and removing the top word by attribution must
+// lower p(positive) more than removing the top word by attention does, on average.
+TEST(Explain, KeywordRankedFirstByAttributionAndItsRemovalFlipsTheDecision) {
+  const size_t V = 60;
+  const int keyword = 4;
+  HANConfig c;
+  c.emb = 16;
+  c.word_hidden = 12;
+  c.sent_hidden = 12;
+  c.word_ctx = 16;
+  c.sent_ctx = 16;
+  HAN m(c, numbered_vocab(V), 31);
+  Rng rng(32);
+  auto make = [&](size_t n, std::vector<HANDoc>& docs, std::vector<int>& y,
+                  std::vector<std::pair<size_t, size_t>>& where) {
+    for (size_t i = 0; i < n; ++i) {
+      HANDoc d(2 + static_cast<size_t>(rng.uniform(0.f, 4.f)) % 4);
+      for (auto& s : d) {
+        s.resize(3 + static_cast<size_t>(rng.uniform(0.f, 6.f)) % 6);
+        for (auto& id : s) id = 5 + static_cast<int>(rng.uniform(0.f, float(V - 5))) % int(V - 5);
+      }
+      const int label = static_cast<int>(i % 2);
+      std::pair<size_t, size_t> at{SIZE_MAX, SIZE_MAX};
+      if (label) {
+        const size_t s = static_cast<size_t>(rng.uniform(0.f, float(d.size()))) % d.size();
+        const size_t t = static_cast<size_t>(rng.uniform(0.f, float(d[s].size()))) % d[s].size();
+        d[s][t] = keyword;
+        at = {s, t};
+      }
+      docs.push_back(std::move(d));
+      y.push_back(label);
+      where.push_back(at);
+    }
+  };
+  std::vector<HANDoc> tr, te;
+  std::vector<int> ytr, yte;
+  std::vector<std::pair<size_t, size_t>> wtr, wte;
+  make(400, tr, ytr, wtr);
+  make(40, te, yte, wte);
+  nn::Adam opt(m.params(), 1e-2f);
+  for (int epoch = 0; epoch < 6; ++epoch)
+    for (size_t s = 0; s + 20 <= tr.size(); s += 20) {
+      std::vector<const HANDoc*> bd;
+      std::vector<int> by;
+      for (size_t i = s; i < s + 20; ++i) bd.push_back(&tr[i]), by.push_back(ytr[i]);
+      m.params().zero_grad();
+      m.loss_and_grad(bd, by);
+      opt.step();
+    }
+  m.params().zero_grad();
+  explain::Options ig;
+  ig.method = Method::IG;
+  ig.steps = 64;
+  ig.topk = 1;
+  explain::Options grad;
+  grad.topk = 1;
+  size_t pos = 0, first_ig = 0, first_grad = 0, flipped = 0;
+  double worst = 0, drop_attr = 0, drop_att = 0;
+  for (size_t b = 0; b < te.size(); ++b) {
+    if (!yte[b]) continue;
+    ++pos;
+    const explain::HANAttribution a = explain::attribute_han(m, te[b], ig);
+    const explain::HANAttribution g = explain::attribute_han(m, te[b], grad);
+    ASSERT_EQ(a.target, 1) << "doc " << b;  // the model gets the positives right
+    double sum = 0;
+    for (const auto& s : a.attribution)
+      for (float v : s) sum += v;
+    const double delta = a.f - a.f_baseline;
+    worst = std::max(worst, std::fabs(sum - delta) / std::max(std::fabs(delta), 1e-3));
+    first_ig += a.removed_attribution.at(0) == wte[b];
+    first_grad += g.removed_attribution.at(0) == wte[b];
+    flipped += a.prob_without_attribution < 0.5;
+    drop_attr += a.prob - a.prob_without_attribution;
+    drop_att += a.prob - a.prob_without_attention;
+  }
+  std::printf("[explain keyword] %zu positive docs: keyword ranked first by IG %zu, by grad x input %zu; "
+              "IG completeness worst %.3f%%; top-1 removal: by attribution p drops %.3f on average "
+              "(decision flipped in %zu), by attention %.3f\n",
+              pos, first_ig, first_grad, 100 * worst, drop_attr / pos, flipped, drop_att / pos);
+  EXPECT_LT(worst, 0.01);
+  EXPECT_GE(double(first_ig) / pos, 0.9);
+  EXPECT_GE(double(first_grad) / pos, 0.8);
+  EXPECT_GE(double(flipped) / pos, 0.8);
+  EXPECT_GE(drop_attr, drop_att);
+  for (auto& it : m.params().items())
+    for (size_t i = 0; i < it.second->size(); ++i) ASSERT_EQ(it.second->grad.data()[i], 0.f);
+}
+
+TEST(Explain, RemoveWords) {
+  const HANDoc d = {{4, 5}, {6}, {7, 8, 9}};
+  EXPECT_EQ(explain::remove_words(d, {{1, 0}, {2, 1}}), (HANDoc{{4, 5}, {7, 9}}));
+  EXPECT_EQ(explain::remove_words({{4}}, {{0, 0}}), (HANDoc{{data::Vocab::kUnk}}));
+}
+
+TEST(Explain, RandomWordsAreDistinctSeededAndLeaveOneWord) {
+  const HANDoc d = {{4, 5, 6}, {7}, {8, 9}};
+  const auto a = explain::random_words(d, 3, 7), b = explain::random_words(d, 3, 7);
+  EXPECT_EQ(a, b);
+  ASSERT_EQ(a.size(), 3u);
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_LT(a[i].first, d.size());
+    EXPECT_LT(a[i].second, d[a[i].first].size());
+    for (size_t j = 0; j < i; ++j) EXPECT_NE(a[i], a[j]);
+  }
+  EXPECT_EQ(explain::random_words(d, 10, 1).size(), 5u);  // never all 6 words
+  bool differs = false;
+  for (uint64_t s = 0; s < 10 && !differs; ++s) differs = explain::random_words(d, 3, s) != a;
+  EXPECT_TRUE(differs);
+}
