@@ -65,7 +65,7 @@ TEST_F(PairsCli, ErrorsComeInOrderAndSayWhatToDo) {
   EXPECT_NE(r.err.find("either --split or --valid/--test"), std::string::npos) << r.err;
   r = run("train seq2seq --train ok.tsv --src-tokens bpe");
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("'char' or 'word'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("'char', 'word' or 'wordpunct'"), std::string::npos) << r.err;
   r = run("train seq2seq --train ok.tsv --split 90/10");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("--split"), std::string::npos) << r.err;

@@ -42,10 +42,11 @@ std::vector<data::Pron> strip_prons(const std::vector<data::Pron>& ps) {
 
 const char* kTasks = "g2p, dates or seq2seq";
 
-data::TsvPairs read_pairs(const std::string& path, bool skip_bad, const char* flag) {
+data::TsvPairs read_pairs(const std::string& path, bool skip_bad, const char* flag, bool extra_columns = false) {
   try {
     data::TsvOptions o;
     o.skip_bad = skip_bad;
+    o.extra_columns = extra_columns;
     return data::load_tsv_pairs(path, o);
   } catch (const Error& e) {
     throw Error(std::string(flag) + ": " + e.what());
@@ -79,10 +80,14 @@ std::vector<FlagSpec> seq2seq_data_flags(const std::string& task) {
             {"split", "T/V/T", "", "split --train by source text into train/valid/test, e.g. 90/5/5 "
                                    "(the default when neither --valid nor --test is given)"},
             {"split-seed", "N", "1234", "seed of --split"},
-            {"src-tokens", "char|word", "char", "source tokens: characters (Unicode code points) or "
-                                                "whitespace-separated words"},
-            {"tgt-tokens", "char|word", "char", "target tokens (outputs are joined with '' for char, "
-                                                "' ' for word)"},
+            {"extra-columns", "", "", "allow and ignore columns after the second (e.g. an attribution "
+                                      "column); without it such a line is malformed"},
+            {"src-tokens", "char|word|wordpunct", "char",
+             "source tokens: characters (Unicode code points), whitespace-separated words, or "
+             "wordpunct: lowercased words with each punctuation mark a token of its own (numbers "
+             "kept whole, 3.5 and don't stay one word)"},
+            {"tgt-tokens", "char|word|wordpunct", "char", "target tokens (outputs are joined with '' "
+                                                          "for char, ' ' for word and wordpunct)"},
             {"min-count", "N", "1", "tokens seen fewer times in the training pairs become <unk>"},
             {"skip-bad", "", "", "skip malformed lines (no tab, empty side, invalid UTF-8) and count "
                                  "them instead of stopping at the first"},
@@ -312,6 +317,7 @@ void load_tsv(const Args& a, Seq2SeqData& d, size_t val_size) {
     throw UsageError("train seq2seq needs --train FILE (UTF-8, one 'source<TAB>target' per line); "
                      "see 'attnlab train seq2seq --help'");
   const bool skip_bad = a.flag("skip-bad");
+  const bool extra = a.flag("extra-columns");
   const bool held_out_files = a.given("valid") || a.given("test");
   if (a.given("split") && held_out_files)
     throw UsageError("give either --split or --valid/--test, not both");
@@ -325,10 +331,10 @@ void load_tsv(const Args& a, Seq2SeqData& d, size_t val_size) {
   const size_t min_count = a.u64("min-count", 1, 1u << 30);
   const uint64_t split_seed = a.u64("split-seed");
   // every file is read (and its lines checked) before any training starts
-  const data::TsvPairs tr = read_pairs(a.get("train"), skip_bad, "--train");
+  const data::TsvPairs tr = read_pairs(a.get("train"), skip_bad, "--train", extra);
   data::TsvPairs va, te;
-  if (a.given("valid")) va = read_pairs(a.get("valid"), skip_bad, "--valid");
-  if (a.given("test")) te = read_pairs(a.get("test"), skip_bad, "--test");
+  if (a.given("valid")) va = read_pairs(a.get("valid"), skip_bad, "--valid", extra);
+  if (a.given("test")) te = read_pairs(a.get("test"), skip_bad, "--test", extra);
   auto skipped_note = [&](const char* flag, const data::TsvPairs& p) {
     if (!p.skipped) return;
     std::string s = std::string(flag) + ": skipped " + count_str(p.skipped) + " malformed line(s) of " +
@@ -374,7 +380,7 @@ void load_tsv(const Args& a, Seq2SeqData& d, size_t val_size) {
   d.uppercase = false;
   d.src_tokens = data::token_unit_name(su);
   d.tgt_tokens = data::token_unit_name(tu);
-  d.output_sep = tu == data::TokenUnit::Word ? " " : "";
+  d.output_sep = tu == data::TokenUnit::Char ? "" : " ";
   size_t too_long = 0;
   for (size_t i = 0; i < train.size(); ++i) {
     if (st[i].size() > d.max_src_len || tt[i].size() > d.max_tgt_len) {
@@ -392,6 +398,7 @@ void load_tsv(const Args& a, Seq2SeqData& d, size_t val_size) {
   d.meta["test_file"] = a.get("test");
   d.meta["split_seed"] = std::to_string(split_seed);
   d.meta["min_count"] = std::to_string(min_count);
+  if (extra) d.meta["extra_columns"] = "1";  // only when set: older runs keep their ids
   d.meta["data_stats"] =
       json{{"train_pairs", train.size()}, {"valid_pairs", d.valid.size()}, {"test_pairs", d.test.size()},
            {"skipped_lines", tr.skipped + va.skipped + te.skipped}, {"src_vocab", d.sv.size()},
@@ -465,17 +472,18 @@ std::vector<data::TextPair> tsv_eval_pairs(const std::map<std::string, std::stri
     auto it = meta.find(k);
     return it == meta.end() ? std::string() : it->second;
   };
+  const bool extra = get("extra_columns") == "1";
   if (!test_path.empty()) {
     *source = test_path;
-    return read_pairs(test_path, skip_bad, "--test").pairs;
+    return read_pairs(test_path, skip_bad, "--test", extra).pairs;
   }
   if (!get("test_file").empty()) {
     *source = get("test_file") + " (recorded in the model)";
-    return read_pairs(get("test_file"), skip_bad, "test file").pairs;
+    return read_pairs(get("test_file"), skip_bad, "test file", extra).pairs;
   }
   if (!get("split").empty() && !get("train_file").empty()) {
     *source = "the test part (" + get("split") + ", seed " + get("split_seed") + ") of " + get("train_file");
-    const data::TsvPairs all = read_pairs(get("train_file"), true, "training file");
+    const data::TsvPairs all = read_pairs(get("train_file"), true, "training file", extra);
     return data::split_pairs(all.pairs, std::stoull(get("split_seed")), data::parse_split_fractions(get("split")))
         .test;
   }
