@@ -442,8 +442,9 @@ int cmd_eval_seq2seq(const models::ModelFile& file, const Argv& argv) {
                         "--stress is scored with stress and again with stress stripped.\n"
                         "Dates: exact-match accuracy per input format (greedy; beam with --beam).\n"
                         "Your pairs (attnlab train seq2seq): exact match, token error rate (edit\n"
-                        "distance / reference tokens) and corpus BLEU-4 (sacreBLEU's, on the\n"
-                        "model's target tokens), greedy and with --beam.");
+                        "distance / reference tokens), corpus BLEU-4 (sacreBLEU's, on the\n"
+                        "model's target tokens), and on the detokenized text BLEU with sacreBLEU's\n"
+                        "zh tokenization (BLEU-zh) and chrF2, greedy and with --beam.");
     return 0;
   }
   const std::string& path = file.source;

@@ -141,6 +141,11 @@ void PairScore::add(const std::vector<std::string>& hyp, const std::vector<std::
   bleu.add(hyp, ref);
 }
 
+void PairScore::add_text(const std::string& hyp, const std::string& ref) {
+  bleu_zh.add(eval::tokenize_zh(hyp), eval::tokenize_zh(ref));
+  chrf.add(hyp, ref);
+}
+
 json PairScore::to_json() const {
   if (pairs() == 0) return {{"pairs", 0}};
   const eval::BleuResult b = bleu.result();
@@ -150,6 +155,8 @@ json PairScore::to_json() const {
           {"bleu", b.score},
           {"bleu_precisions", b.precisions},
           {"bleu_bp", b.bp},
+          {"bleu_zh", bleu_zh.result().score},
+          {"chrf", chrf.score()},
           {"too_long", too_long},
           {"seconds", seconds}};
 }
@@ -157,9 +164,10 @@ json PairScore::to_json() const {
 std::string pair_score_line(const PairScore& s) {
   if (s.pairs() == 0) return "n/a (no pairs to score)";
   char buf[256];
-  std::snprintf(buf, sizeof buf, "exact match %.2f%%  token error rate %.2f%%  BLEU %.2f  (%s pairs",
+  std::snprintf(buf, sizeof buf,
+                "exact match %.2f%%  token error rate %.2f%%  BLEU %.2f  BLEU-zh %.2f  chrF2 %.2f  (%s pairs",
                 100 * s.em.accuracy(), 100 * s.token_error_rate(), s.bleu.result().score,
-                count_str(s.pairs()).c_str());
+                s.bleu_zh.result().score, s.chrf.score(), count_str(s.pairs()).c_str());
   std::string line = buf;
   if (s.too_long) line += ", " + count_str(s.too_long) + " over the length limit";
   std::snprintf(buf, sizeof buf, ", %.1f s)", s.seconds);
@@ -183,6 +191,7 @@ PairScore score_pairs(const models::Translator& m, const std::vector<data::TextP
       ++s.too_long;
     }
     s.add(hyp, data::split_tokens(pairs[i].tgt, unit));
+    s.add_text(data::join_tokens(hyp, unit), pairs[i].tgt);
   }
   s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return s;
