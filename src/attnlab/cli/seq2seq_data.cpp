@@ -476,7 +476,7 @@ json final_pair_scores(TrainScaffold& run, const models::Translator& m, const Se
 
 std::vector<data::TextPair> tsv_eval_pairs(const std::map<std::string, std::string>& meta,
                                            const std::string& test_path, bool skip_bad,
-                                           std::string* source) {
+                                           std::string* source, const std::string& which) {
   auto get = [&](const char* k) {
     auto it = meta.find(k);
     return it == meta.end() ? std::string() : it->second;
@@ -486,15 +486,19 @@ std::vector<data::TextPair> tsv_eval_pairs(const std::map<std::string, std::stri
     *source = test_path;
     return read_pairs(test_path, skip_bad, "--test", extra).pairs;
   }
-  if (!get("test_file").empty()) {
-    *source = get("test_file") + " (recorded in the model)";
-    return read_pairs(get("test_file"), skip_bad, "test file", extra).pairs;
+  const bool valid = which == "valid";
+  const std::string file = get(valid ? "valid_file" : "test_file");
+  if (!file.empty()) {
+    *source = file + " (recorded in the model)";
+    return read_pairs(file, skip_bad, valid ? "validation file" : "test file", extra).pairs;
   }
   if (!get("split").empty() && !get("train_file").empty()) {
-    *source = "the test part (" + get("split") + ", seed " + get("split_seed") + ") of " + get("train_file");
+    *source = std::string("the ") + (valid ? "validation" : "test") + " part (" + get("split") + ", seed " +
+              get("split_seed") + ") of " + get("train_file");
     const data::TsvPairs all = read_pairs(get("train_file"), true, "training file", extra);
-    return data::split_pairs(all.pairs, std::stoull(get("split_seed")), data::parse_split_fractions(get("split")))
-        .test;
+    data::PairSplit ps =
+        data::split_pairs(all.pairs, std::stoull(get("split_seed")), data::parse_split_fractions(get("split")));
+    return valid ? std::move(ps.valid) : std::move(ps.test);
   }
   return {};
 }

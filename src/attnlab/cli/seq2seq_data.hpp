@@ -118,10 +118,11 @@ class TrainScaffold;
 // without them) as a note; returned as JSON for the done event and the file (null for g2p/dates).
 nlohmann::json final_pair_scores(TrainScaffold& run, const models::Translator& m, const Seq2SeqData& d);
 
-// A TSV model's held-out pairs for eval: --test FILE, or the test part of the split recorded in
-// the model file (reading its training file again). Empty if neither.
+// A TSV model's held-out pairs for eval: --test FILE, or the test (or, with which = "valid", the
+// validation) part of the split recorded in the model file (reading its training file again), or
+// the test / validation file it records. Empty if none.
 std::vector<data::TextPair> tsv_eval_pairs(const std::map<std::string, std::string>& meta,
                                            const std::string& test_path, bool skip_bad,
-                                           std::string* source);
+                                           std::string* source, const std::string& which = "test");
 
 }  // namespace attnlab::cli
