@@ -191,8 +191,8 @@ class JsSeq2SeqTrainer {
       cfg.combine = opt_size(c, "combine", 1, kAny, cfg.combine);
       cfg.local_window = opt_size(c, "window", 1, 1000, cfg.local_window);
       m::PairsTrainOptions t;
-      t.tokens.src = attnlab::data::parse_token_unit(opt_enum(c, "srcTokens", {"char", "word"}, "char"));
-      t.tokens.tgt = attnlab::data::parse_token_unit(opt_enum(c, "tgtTokens", {"char", "word"}, "char"));
+      t.tokens.src = attnlab::data::parse_token_unit(opt_enum(c, "srcTokens", {"char", "word", "wordpunct"}, "char"));
+      t.tokens.tgt = attnlab::data::parse_token_unit(opt_enum(c, "tgtTokens", {"char", "word", "wordpunct"}, "char"));
       t.tokens.min_count = opt_size(c, "minCount", 1, size_t{1} << 30, 1);
       t.tokens.max_src_len = opt_size(c, "maxSrcLen", 0, 100000, 0);
       t.tokens.max_tgt_len = opt_size(c, "maxTgtLen", 0, 100000, 0);

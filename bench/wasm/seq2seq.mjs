@@ -1,8 +1,10 @@
 // Decode speed of the shipped seq2seq models in wasm (Node): greedy and beam-4 decoding of
 // one input with each decoder precision (int8 weights = the default, int16, float32),
 // median over many runs (after warm-up). Goals: greedy < 0.3 ms, beam 4 < 1.5 ms
-// for one G2P word (RNN); Transformer greedy <= 0.5 ms, against the GRU in the same run.
+// for one G2P word (RNN); Transformer greedy <= 0.5 ms, against the GRU in the same run;
+// English -> Chinese (en-zh-tatoeba) greedy <= 5 ms for a short sentence.
 //   node bench/wasm/seq2seq.mjs [--runs 300] [--pkg build/pkg] [--precision int8,int16,f32]
+//     [--models en-zh-tatoeba,g2p-cmudict]   (only these models; default: all)
 import { readFileSync, existsSync } from 'node:fs';
 import { join, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +21,8 @@ const quantile = (xs, q) => { const s = [...xs].sort((a, b) => a - b); return s[
 const median = (xs) => quantile(xs, 0.5);
 
 const PRECISIONS = opt('precision', 'int8,int16,f32').split(',');
+const ONLY = opt('models', '') ? opt('models', '').split(',') : null;
+const wanted = (name) => !ONLY || ONLY.includes(name);
 
 function bench(m, input, beam, precision) {
   for (let i = 0; i < 20; ++i) m.translate(input, { beam, precision, heads: false });
@@ -45,8 +49,10 @@ const cases = [
   ['dates-additive', ['JAN 23, 2015']],
   ['g2p-cmudict-dot', ['attention']],
   ['g2p-transformer', ['cat', 'attention']],
+  ['en-zh-tatoeba', ['I am Chinese.', 'My mother made a sweater for me.']],
 ];
 for (const [name, inputs] of cases) {
+  if (!wanted(name)) continue;
   const file = join(ROOT, 'models', name, 'model.safetensors');
   if (!existsSync(file)) continue;
   const m = al.Seq2Seq.fromBytes(readFileSync(file));
@@ -64,8 +70,8 @@ const typical = [];
 // decodes every word with every model before the next pass (a slow spell of the shared
 // machine hits all models alike). Transformer models decode without head maps (heads:
 // false), as the RNN models do.
-const TYPICAL = ['g2p-cmudict', 'g2p-cmudict-fast', 'g2p-transformer'];
-if (existsSync(dictFile)) {
+const TYPICAL = ['g2p-cmudict', 'g2p-cmudict-fast', 'g2p-transformer'].filter(wanted);
+if (existsSync(dictFile) && TYPICAL.length) {
   const words = readFileSync(dictFile, 'latin1').split('\n')
     .map((l) => l.split(/\s+/)[0]).filter((w) => /^[A-Z]+$/.test(w)).filter((_, i) => i % 400 === 0);
   const loaded = TYPICAL.map((model) => [model, join(ROOT, 'models', model, 'model.safetensors')])

@@ -557,8 +557,8 @@ export interface Seq2SeqCreateConfig {
   /** local_p window half-width (default 3) */
   window?: number;
   /** how each side becomes tokens: Unicode code points or whitespace-separated words (default 'char') */
-  srcTokens?: 'char' | 'word';
-  tgtTokens?: 'char' | 'word';
+  srcTokens?: 'char' | 'word' | 'wordpunct';
+  tgtTokens?: 'char' | 'word' | 'wordpunct';
   /** tokens seen fewer times in the training pairs become '<unk>' (default 1) */
   minCount?: number;
   /** longest source / target in tokens (0 = the longest training pair + 25%; longer pairs are left out) */

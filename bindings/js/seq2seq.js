@@ -66,7 +66,7 @@ export function install(api, mod) {
     /**
      * A new, untrained RNN seq2seq model (encoder-decoder with attention) to train on your
      * own pairs with fit(). config: { rnn: 'gru' | 'lstm', bidirectional, inputFeed, score,
-     * emb, hidden, attnDim, combine, window, srcTokens: 'char' | 'word', tgtTokens,
+     * emb, hidden, attnDim, combine, window, srcTokens: 'char' | 'word' | 'wordpunct', tgtTokens,
      * minCount, maxSrcLen, maxTgtLen } (all optional; the defaults are the CLI's
      * `attnlab train seq2seq` defaults). The vocabularies come from the first fit's pairs.
      */

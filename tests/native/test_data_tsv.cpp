@@ -76,6 +76,66 @@ TEST(Tokens, WordTokensSplitOnWhitespaceRuns) {
   EXPECT_THROW(parse_token_unit("bpe"), attnlab::Error);
 }
 
+using Toks = std::vector<std::string>;
+
+TEST(Tokens, WordPunctLowercasesAndSplitsOffPunctuation) {
+  EXPECT_EQ(parse_token_unit("wordpunct"), TokenUnit::WordPunct);
+  EXPECT_STREQ(token_unit_name(TokenUnit::WordPunct), "wordpunct");
+  EXPECT_EQ(split_tokens("I am Chinese.", TokenUnit::WordPunct), (Toks{"i", "am", "chinese", "."}));
+  EXPECT_EQ(split_tokens("Don't you like baseball?", TokenUnit::WordPunct),
+            (Toks{"don't", "you", "like", "baseball", "?"}));
+  EXPECT_EQ(split_tokens("Tom's dog, \"Rex\"!", TokenUnit::WordPunct),
+            (Toks{"tom's", "dog", ",", "\"", "rex", "\"", "!"}));
+  // an apostrophe not between letters is punctuation
+  EXPECT_EQ(split_tokens("'Hello' the boys' 90's", TokenUnit::WordPunct),
+            (Toks{"'", "hello", "'", "the", "boys", "'", "90", "'", "s"}));
+  // numbers: kept whole, with a decimal point or thousands comma between digits
+  EXPECT_EQ(split_tokens("The war ended in 1945.", TokenUnit::WordPunct),
+            (Toks{"the", "war", "ended", "in", "1945", "."}));
+  EXPECT_EQ(split_tokens("It costs $3.50, not 1,000.", TokenUnit::WordPunct),
+            (Toks{"it", "costs", "$", "3.50", ",", "not", "1,000", "."}));
+  EXPECT_EQ(split_tokens("MP3s at 9:30 (2-3 h)", TokenUnit::WordPunct),
+            (Toks{"mp3s", "at", "9", ":", "30", "(", "2", "-", "3", "h", ")"}));
+  // Unicode: Latin-1, Greek and Cyrillic capitals lowercased; curly quotes, dashes, the
+  // ellipsis and CJK / full-width punctuation are tokens; other letters stay in words
+  EXPECT_EQ(split_tokens("Café \xC3\x89T\xC3\x89 \xCE\x91\xCE\xB8\xCE\xAE\xCE\xBD\xCE\xB1 \xD0\x9C\xD0\xBE\xD1\x81\xD0\xBA\xD0\xB2\xD0\xB0",
+                         TokenUnit::WordPunct),
+            (Toks{"café", "\xC3\xA9t\xC3\xA9", "\xCE\xB1\xCE\xB8\xCE\xAE\xCE\xBD\xCE\xB1", "\xD0\xBC\xD0\xBE\xD1\x81\xD0\xBA\xD0\xB2\xD0\xB0"}));
+  EXPECT_EQ(split_tokens("\xE2\x80\x9CIt\xE2\x80\x99s\xE2\x80\x9D \xE2\x80\x94 wait\xE2\x80\xA6", TokenUnit::WordPunct),
+            (Toks{"\xE2\x80\x9C", "it\xE2\x80\x99s", "\xE2\x80\x9D", "\xE2\x80\x94", "wait", "\xE2\x80\xA6"}));
+  EXPECT_EQ(split_tokens("我是华人。你好，Tom！", TokenUnit::WordPunct),
+            (Toks{"我是华人", "。", "你好", "，", "tom", "！"}));
+  EXPECT_EQ(split_tokens("a\xC2\xA0" "b\xE3\x80\x80" "c", TokenUnit::WordPunct), (Toks{"a", "b", "c"}));  // NBSP, ideographic space
+  EXPECT_TRUE(split_tokens(" \t ", TokenUnit::WordPunct).empty());
+  EXPECT_THROW(split_tokens("ok \xFF", TokenUnit::WordPunct), attnlab::Error);
+}
+
+TEST(Tokens, JoinTokensDetokenizes) {
+  EXPECT_EQ(join_tokens({"我", "是", "华", "人", "。"}, TokenUnit::Char), "我是华人。");
+  EXPECT_EQ(join_tokens({"汤", "姆", "有", "3", "只", "猫", "，", "T", "o", "m", " ", "A", "。"}, TokenUnit::Char),
+            "汤姆有3只猫，Tom A。");
+  EXPECT_EQ(join_tokens({"a", "b"}, TokenUnit::Word), "a b");
+  EXPECT_EQ(join_tokens({"i", "am", "chinese", "."}, TokenUnit::WordPunct), "i am chinese.");
+  EXPECT_EQ(join_tokens({"it", "costs", "$", "3.50", ",", "(", "not", "1,000", ")", "!"}, TokenUnit::WordPunct),
+            "it costs $ 3.50, (not 1,000)!");
+  EXPECT_EQ(join_tokens({}, TokenUnit::WordPunct), "");
+}
+
+TEST(Tokens, RoundTripsOnUnicodePunctuationAndNumbers) {
+  const std::vector<std::string> texts = {
+      "I am Chinese.", "Don't you like baseball?", "It costs $3.50, not 1,000.", "The war ended in 1945.",
+      "'Hello' the boys' 90's", "\xE2\x80\x9CIt\xE2\x80\x99s\xE2\x80\x9D \xE2\x80\x94 wait\xE2\x80\xA6",
+      "我是华人。你好，Tom！", "9:30 (2-3 h) [x] {y} 50% 3 . 5 3. 5 3 .5", "don 't o' clock rock'n'roll",
+      "Café ÉTÉ \xD0\x9C\xD0\xBE\xD1\x81\xD0\xBA\xD0\xB2\xD0\xB0 😀!", "...,,,!!!", "a.b,c", "1,,2..3"};
+  for (const std::string& t : texts) {
+    // words: tokens -> text -> the same tokens
+    const Toks w = split_tokens(t, TokenUnit::WordPunct);
+    EXPECT_EQ(split_tokens(join_tokens(w, TokenUnit::WordPunct), TokenUnit::WordPunct), w) << t;
+    // characters: the text itself comes back, spaces and all (a Chinese sentence has none added)
+    EXPECT_EQ(join_tokens(split_tokens(t, TokenUnit::Char), TokenUnit::Char), t);
+  }
+}
+
 TEST(TokenVocab, MinCountLeavesRareTokensToUnk) {
   const std::vector<std::vector<std::string>> seqs = {{"a", "b", "a"}, {"c", "a", "b"}, {"<s>", "d"}};
   const Vocab v1 = build_token_vocab(seqs, 1);

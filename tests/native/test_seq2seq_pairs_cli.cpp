@@ -65,7 +65,7 @@ TEST_F(PairsCli, ErrorsComeInOrderAndSayWhatToDo) {
   EXPECT_NE(r.err.find("either --split or --valid/--test"), std::string::npos) << r.err;
   r = run("train seq2seq --train ok.tsv --src-tokens bpe");
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("'char' or 'word'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("'char', 'word' or 'wordpunct'"), std::string::npos) << r.err;
   r = run("train seq2seq --train ok.tsv --split 90/10");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("--split"), std::string::npos) << r.err;
@@ -108,10 +108,19 @@ TEST_F(PairsCli, NumbersInWordsToDigitsReachStatedExactMatch) {
   r = run("eval --model n.safetensors --test more.tsv --beam 3 --json");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(json::parse(r.out)["beam"]["pairs"], 2);
-  // flags of the other seq2seq evaluations are refused, not ignored
-  r = run("eval --model n.safetensors --split valid");
+  // the validation part of the recorded split; not together with --test
+  r = run("eval --model n.safetensors --split valid --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json vj = json::parse(r.out);
+  EXPECT_NE(vj["test"].get<std::string>().find("the validation part"), std::string::npos) << r.out;
+  EXPECT_GT(vj["greedy"]["pairs"].get<size_t>(), 0u);
+  r = run("eval --model n.safetensors --split valid --test more.tsv");
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("--split applies to G2P and dates"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("either --split"), std::string::npos) << r.err;
+  // flags of the other seq2seq evaluations are refused, not ignored
+  r = run("eval --model n.safetensors --heads");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--heads applies to G2P and dates"), std::string::npos) << r.err;
   // predict: words in, digits out joined with ''; an unseen word becomes <unk>, no error
   r = run("predict --model n.safetensors seven thousand twelve");
   ASSERT_EQ(r.code, 0) << r.err;

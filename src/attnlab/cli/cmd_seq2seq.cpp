@@ -214,11 +214,13 @@ const char* kSeq2SeqAbout =
     "           encoder and decoder, Luong dot attention, Dense 64 tanh, softmax).\n"
     "  seq2seq: your own pairs: a UTF-8 file with one 'source<TAB>target' per line\n"
     "           (--train; --valid/--test files or a seeded --split, 90/5/5 by default);\n"
-    "           characters (Unicode code points) or words per side, vocabularies counted\n"
-    "           from the training pairs (--min-count; rarer tokens and unseen ones become\n"
-    "           <unk>); the g2p architecture by default, or --arch transformer.\n"
+    "           characters (Unicode code points), words, or lowercased words with the\n"
+    "           punctuation split off (wordpunct) per side; vocabularies counted from the\n"
+    "           training pairs (--min-count; rarer tokens and unseen ones become <unk>);\n"
+    "           the g2p architecture by default, or --arch transformer.\n"
     "Validation during training: greedy WER (g2p) or exact-match error (dates, seq2seq).\n"
-    "seq2seq ends with exact match, token error rate and BLEU-4 on the test pairs.";
+    "seq2seq ends with exact match, token error rate, BLEU-4 on the target tokens, and\n"
+    "BLEU (sacreBLEU's zh tokenization) and chrF2 on the detokenized text of the test pairs.";
 
 // attnlab train g2p | train dates | train seq2seq
 int train_seq2seq(const std::string& task, const Argv& argv) {
@@ -378,13 +380,15 @@ int eval_pairs_model(const Args& a, const io::SafeTensors& st, const models::Tra
                      models::DecodePrecision prec, float alpha, size_t limit, size_t beam) {
   const std::string path = j["model"].get<std::string>();
   const char* pname = precision_name(prec);
-  for (const char* f : {"data", "split", "heads"})
+  for (const char* f : {"data", "heads"})
     if (a.given(f))
       throw UsageError(std::string("--") + f + " applies to G2P and dates models; this one was trained on "
                        "your pairs (score them with --test FILE)");
+  if (a.given("split") && a.given("test"))
+    throw UsageError("give either --split valid|test (the held-out pairs the model records) or --test FILE");
   std::string source;
   const std::vector<data::TextPair> pairs =
-      tsv_eval_pairs(io::model_info(st).extra, a.get("test"), a.flag("skip-bad"), &source);
+      tsv_eval_pairs(io::model_info(st).extra, a.get("test"), a.flag("skip-bad"), &source, a.get("split"));
   if (pairs.empty())
     throw UsageError(source.empty() ? "this model records no test pairs: give --test FILE"
                                     : source + ": no pairs to score");
@@ -419,7 +423,8 @@ int eval_pairs_model(const Args& a, const io::SafeTensors& st, const models::Tra
 int cmd_eval_seq2seq(const models::ModelFile& file, const Argv& argv) {
   Args a("eval", {{"model", "PATH", "", "seq2seq model file"},
                   {"data", "PATH", data::kCmudictRelPath, "g2p: CMUdict text"},
-                  {"split", "NAME", "test", "g2p, dates: test or valid"},
+                  {"split", "NAME", "test", "test or valid (g2p, dates; and seq2seq from your pairs: "
+                                            "the parts of the split or the files the model records)"},
                   {"test", "PATH", "", "seq2seq from your pairs: the pairs to score (UTF-8, "
                                        "'source<TAB>target'); default: the model's test file or "
                                        "the test part of its recorded --split"},
@@ -442,8 +447,9 @@ int cmd_eval_seq2seq(const models::ModelFile& file, const Argv& argv) {
                         "--stress is scored with stress and again with stress stripped.\n"
                         "Dates: exact-match accuracy per input format (greedy; beam with --beam).\n"
                         "Your pairs (attnlab train seq2seq): exact match, token error rate (edit\n"
-                        "distance / reference tokens) and corpus BLEU-4 (sacreBLEU's, on the\n"
-                        "model's target tokens), greedy and with --beam.");
+                        "distance / reference tokens), corpus BLEU-4 (sacreBLEU's, on the\n"
+                        "model's target tokens), and on the detokenized text BLEU with sacreBLEU's\n"
+                        "zh tokenization (BLEU-zh) and chrF2, greedy and with --beam.");
     return 0;
   }
   const std::string& path = file.source;

@@ -43,10 +43,11 @@ std::vector<data::Pron> strip_prons(const std::vector<data::Pron>& ps) {
 
 const char* kTasks = "g2p, dates or seq2seq";
 
-data::TsvPairs read_pairs(const std::string& path, bool skip_bad, const char* flag) {
+data::TsvPairs read_pairs(const std::string& path, bool skip_bad, const char* flag, bool extra_columns = false) {
   try {
     data::TsvOptions o;
     o.skip_bad = skip_bad;
+    o.extra_columns = extra_columns;
     return data::load_tsv_pairs(path, o);
   } catch (const Error& e) {
     throw Error(std::string(flag) + ": " + e.what());
@@ -80,10 +81,14 @@ std::vector<FlagSpec> seq2seq_data_flags(const std::string& task) {
             {"split", "T/V/T", "", "split --train by source text into train/valid/test, e.g. 90/5/5 "
                                    "(the default when neither --valid nor --test is given)"},
             {"split-seed", "N", "1234", "seed of --split"},
-            {"src-tokens", "char|word", "char", "source tokens: characters (Unicode code points) or "
-                                                "whitespace-separated words"},
-            {"tgt-tokens", "char|word", "char", "target tokens (outputs are joined with '' for char, "
-                                                "' ' for word)"},
+            {"extra-columns", "", "", "allow and ignore columns after the second (e.g. an attribution "
+                                      "column); without it such a line is malformed"},
+            {"src-tokens", "char|word|wordpunct", "char",
+             "source tokens: characters (Unicode code points), whitespace-separated words, or "
+             "wordpunct: lowercased words with each punctuation mark a token of its own (numbers "
+             "kept whole, 3.5 and don't stay one word)"},
+            {"tgt-tokens", "char|word|wordpunct", "char", "target tokens (outputs are joined with '' "
+                                                          "for char, ' ' for word and wordpunct)"},
             {"min-count", "N", "1", "tokens seen fewer times in the training pairs become <unk>"},
             {"skip-bad", "", "", "skip malformed lines (no tab, empty side, invalid UTF-8) and count "
                                  "them instead of stopping at the first"},
@@ -137,6 +142,11 @@ void PairScore::add(const std::vector<std::string>& hyp, const std::vector<std::
   bleu.add(hyp, ref);
 }
 
+void PairScore::add_text(const std::string& hyp, const std::string& ref) {
+  bleu_zh.add(eval::tokenize_zh(hyp), eval::tokenize_zh(ref));
+  chrf.add(hyp, ref);
+}
+
 json PairScore::to_json() const {
   if (pairs() == 0) return {{"pairs", 0}};
   const eval::BleuResult b = bleu.result();
@@ -146,6 +156,8 @@ json PairScore::to_json() const {
           {"bleu", b.score},
           {"bleu_precisions", b.precisions},
           {"bleu_bp", b.bp},
+          {"bleu_zh", bleu_zh.result().score},
+          {"chrf", chrf.score()},
           {"too_long", too_long},
           {"seconds", seconds}};
 }
@@ -153,9 +165,10 @@ json PairScore::to_json() const {
 std::string pair_score_line(const PairScore& s) {
   if (s.pairs() == 0) return "n/a (no pairs to score)";
   char buf[256];
-  std::snprintf(buf, sizeof buf, "exact match %.2f%%  token error rate %.2f%%  BLEU %.2f  (%s pairs",
+  std::snprintf(buf, sizeof buf,
+                "exact match %.2f%%  token error rate %.2f%%  BLEU %.2f  BLEU-zh %.2f  chrF2 %.2f  (%s pairs",
                 100 * s.em.accuracy(), 100 * s.token_error_rate(), s.bleu.result().score,
-                count_str(s.pairs()).c_str());
+                s.bleu_zh.result().score, s.chrf.score(), count_str(s.pairs()).c_str());
   std::string line = buf;
   if (s.too_long) line += ", " + count_str(s.too_long) + " over the length limit";
   std::snprintf(buf, sizeof buf, ", %.1f s)", s.seconds);
@@ -179,6 +192,7 @@ PairScore score_pairs(const models::Translator& m, const std::vector<data::TextP
       ++s.too_long;
     }
     s.add(hyp, data::split_tokens(pairs[i].tgt, unit));
+    s.add_text(data::join_tokens(hyp, unit), pairs[i].tgt);
   }
   s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return s;
@@ -307,6 +321,7 @@ void load_tsv(const Args& a, Seq2SeqData& d, size_t val_size) {
     throw UsageError("train seq2seq needs --train FILE (UTF-8, one 'source<TAB>target' per line); "
                      "see 'attnlab train seq2seq --help'");
   const bool skip_bad = a.flag("skip-bad");
+  const bool extra = a.flag("extra-columns");
   const bool held_out_files = a.given("valid") || a.given("test");
   if (a.given("split") && held_out_files)
     throw UsageError("give either --split or --valid/--test, not both");
@@ -320,10 +335,10 @@ void load_tsv(const Args& a, Seq2SeqData& d, size_t val_size) {
   const size_t min_count = a.u64("min-count", 1, 1u << 30);
   const uint64_t split_seed = a.u64("split-seed");
   // every file is read (and its lines checked) before any training starts
-  const data::TsvPairs tr = read_pairs(a.get("train"), skip_bad, "--train");
+  const data::TsvPairs tr = read_pairs(a.get("train"), skip_bad, "--train", extra);
   data::TsvPairs va, te;
-  if (a.given("valid")) va = read_pairs(a.get("valid"), skip_bad, "--valid");
-  if (a.given("test")) te = read_pairs(a.get("test"), skip_bad, "--test");
+  if (a.given("valid")) va = read_pairs(a.get("valid"), skip_bad, "--valid", extra);
+  if (a.given("test")) te = read_pairs(a.get("test"), skip_bad, "--test", extra);
   auto skipped_note = [&](const char* flag, const data::TsvPairs& p) {
     if (!p.skipped) return;
     std::string s = std::string(flag) + ": skipped " + count_str(p.skipped) + " malformed line(s) of " +
@@ -372,7 +387,7 @@ void load_tsv(const Args& a, Seq2SeqData& d, size_t val_size) {
   d.uppercase = false;
   d.src_tokens = data::token_unit_name(su);
   d.tgt_tokens = data::token_unit_name(tu);
-  d.output_sep = tu == data::TokenUnit::Word ? " " : "";
+  d.output_sep = tu == data::TokenUnit::Char ? "" : " ";
   const size_t too_long = enc.too_long;
   if (too_long) d.notes.push_back(count_str(too_long) + " training pair(s) over --max-src-len/--max-tgt-len left out");
   d.meta["data"] = "tsv";
@@ -382,6 +397,7 @@ void load_tsv(const Args& a, Seq2SeqData& d, size_t val_size) {
   d.meta["test_file"] = a.get("test");
   d.meta["split_seed"] = std::to_string(split_seed);
   d.meta["min_count"] = std::to_string(min_count);
+  if (extra) d.meta["extra_columns"] = "1";  // only when set: older runs keep their ids
   d.meta["data_stats"] =
       json{{"train_pairs", train.size()}, {"valid_pairs", d.valid.size()}, {"test_pairs", d.test.size()},
            {"skipped_lines", tr.skipped + va.skipped + te.skipped}, {"src_vocab", d.sv.size()},
@@ -450,24 +466,29 @@ json final_pair_scores(TrainScaffold& run, const models::Translator& m, const Se
 
 std::vector<data::TextPair> tsv_eval_pairs(const std::map<std::string, std::string>& meta,
                                            const std::string& test_path, bool skip_bad,
-                                           std::string* source) {
+                                           std::string* source, const std::string& which) {
   auto get = [&](const char* k) {
     auto it = meta.find(k);
     return it == meta.end() ? std::string() : it->second;
   };
+  const bool extra = get("extra_columns") == "1";
   if (!test_path.empty()) {
     *source = test_path;
-    return read_pairs(test_path, skip_bad, "--test").pairs;
+    return read_pairs(test_path, skip_bad, "--test", extra).pairs;
   }
-  if (!get("test_file").empty()) {
-    *source = get("test_file") + " (recorded in the model)";
-    return read_pairs(get("test_file"), skip_bad, "test file").pairs;
+  const bool valid = which == "valid";
+  const std::string file = get(valid ? "valid_file" : "test_file");
+  if (!file.empty()) {
+    *source = file + " (recorded in the model)";
+    return read_pairs(file, skip_bad, valid ? "validation file" : "test file", extra).pairs;
   }
   if (!get("split").empty() && !get("train_file").empty()) {
-    *source = "the test part (" + get("split") + ", seed " + get("split_seed") + ") of " + get("train_file");
-    const data::TsvPairs all = read_pairs(get("train_file"), true, "training file");
-    return data::split_pairs(all.pairs, std::stoull(get("split_seed")), data::parse_split_fractions(get("split")))
-        .test;
+    *source = std::string("the ") + (valid ? "validation" : "test") + " part (" + get("split") + ", seed " +
+              get("split_seed") + ") of " + get("train_file");
+    const data::TsvPairs all = read_pairs(get("train_file"), true, "training file", extra);
+    data::PairSplit ps =
+        data::split_pairs(all.pairs, std::stoull(get("split_seed")), data::parse_split_fractions(get("split")));
+    return valid ? std::move(ps.valid) : std::move(ps.test);
   }
   return {};
 }

@@ -19,6 +19,7 @@
 #include "attnlab/data/dates.hpp"
 #include "attnlab/data/tsv_pairs.hpp"
 #include "attnlab/eval/bleu.hpp"
+#include "attnlab/eval/mt_metrics.hpp"
 #include "attnlab/eval/seq_metrics.hpp"
 #include "attnlab/models/seq2seq.hpp"
 
@@ -39,12 +40,16 @@ void check_data_files(const Args& a, const std::string& task);
 
 // Exact match, token error rate (edit distance / reference tokens) and corpus BLEU of
 // translations against one reference each (tokens as the model's target side splits them).
+// On the detokenized text too: BLEU with sacreBLEU's zh tokenization (CJK characters split,
+// the rest as 13a; any language) and chrF2 (eval/mt_metrics.hpp).
 struct PairScore {
   eval::ExactMatch em;
   size_t edits = 0, ref_tokens = 0, too_long = 0;
-  eval::BleuStats bleu;
+  eval::BleuStats bleu, bleu_zh;
+  eval::ChrfStats chrf;
   double seconds = 0;
   void add(const std::vector<std::string>& hyp, const std::vector<std::string>& ref);
+  void add_text(const std::string& hyp, const std::string& ref);
   size_t pairs() const { return em.num_total(); }
   double token_error_rate() const { return ref_tokens ? double(edits) / double(ref_tokens) : 0.0; }
   nlohmann::json to_json() const;  // {"pairs": 0} alone when there was nothing to score
@@ -53,7 +58,8 @@ struct PairScore {
 // scores as an empty output (counted in too_long).
 PairScore score_pairs(const models::Translator& m, const std::vector<data::TextPair>& pairs,
                       const models::DecodeOptions& o, size_t limit = 0);
-// "exact match 98.20%  token error rate 0.61%  BLEU 97.91  (1,000 pairs)" or "n/a (no pairs)"
+// "exact match 98.20%  token error rate 0.61%  BLEU 97.91  BLEU-zh 97.50  chrF2 98.10  (1,000 pairs)"
+// or "n/a (no pairs)"
 std::string pair_score_line(const PairScore& s);
 
 struct Seq2SeqData {
@@ -112,10 +118,11 @@ class TrainScaffold;
 // without them) as a note; returned as JSON for the done event and the file (null for g2p/dates).
 nlohmann::json final_pair_scores(TrainScaffold& run, const models::Translator& m, const Seq2SeqData& d);
 
-// A TSV model's held-out pairs for eval: --test FILE, or the test part of the split recorded in
-// the model file (reading its training file again). Empty if neither.
+// A TSV model's held-out pairs for eval: --test FILE, or the test (or, with which = "valid", the
+// validation) part of the split recorded in the model file (reading its training file again), or
+// the test / validation file it records. Empty if none.
 std::vector<data::TextPair> tsv_eval_pairs(const std::map<std::string, std::string>& meta,
                                            const std::string& test_path, bool skip_bad,
-                                           std::string* source);
+                                           std::string* source, const std::string& which = "test");
 
 }  // namespace attnlab::cli

@@ -11,9 +11,12 @@ namespace attnlab::data {
 TokenUnit parse_token_unit(const std::string& s) {
   if (s == "char") return TokenUnit::Char;
   if (s == "word") return TokenUnit::Word;
-  throw Error("tokens: expected 'char' or 'word', got '" + s + "'");
+  if (s == "wordpunct") return TokenUnit::WordPunct;
+  throw Error("tokens: expected 'char', 'word' or 'wordpunct', got '" + s + "'");
 }
-const char* token_unit_name(TokenUnit u) { return u == TokenUnit::Char ? "char" : "word"; }
+const char* token_unit_name(TokenUnit u) {
+  return u == TokenUnit::Char ? "char" : u == TokenUnit::Word ? "word" : "wordpunct";
+}
 
 namespace {
 // Length of the well-formed UTF-8 sequence at s[i], or 0 (RFC 3629 table 3-7).
@@ -57,8 +60,134 @@ size_t utf8_invalid_at(const std::string& s) {
   return std::string::npos;
 }
 
+namespace {
+// The code point of the well-formed sequence of n bytes at s[i].
+uint32_t decode_at(const std::string& s, size_t i, size_t n) {
+  const auto b = [&](size_t k) { return static_cast<uint32_t>(static_cast<unsigned char>(s[i + k])); };
+  if (n == 1) return b(0);
+  uint32_t cp = n == 2 ? (b(0) & 0x1f) : n == 3 ? (b(0) & 0x0f) : (b(0) & 0x07);
+  for (size_t k = 1; k < n; ++k) cp = (cp << 6) | (b(k) & 0x3f);
+  return cp;
+}
+void append_utf8(std::string& out, uint32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3f));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
+    out += static_cast<char>(0x80 | (cp & 0x3f));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3f));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
+    out += static_cast<char>(0x80 | (cp & 0x3f));
+  }
+}
+bool ws_cp(uint32_t c) { return c == ' ' || (c >= 0x09 && c <= 0x0d) || c == 0xA0 || c == 0x3000; }
+bool punct_cp(uint32_t c) {
+  if (c < 0x80) return (c >= 0x21 && c <= 0x2f) || (c >= 0x3a && c <= 0x40) || (c >= 0x5b && c <= 0x60) ||
+                       (c >= 0x7b && c <= 0x7e);
+  return (c >= 0xA1 && c <= 0xBF && c != 0xAA && c != 0xB2 && c != 0xB3 && c != 0xB5 && c != 0xB9 &&
+          c != 0xBA && c != 0xBC && c != 0xBD && c != 0xBE) ||
+         c == 0xD7 || c == 0xF7 || (c >= 0x2010 && c <= 0x205E) || (c >= 0x3001 && c <= 0x303F) ||
+         (c >= 0xFF01 && c <= 0xFF0F) || (c >= 0xFF1A && c <= 0xFF20) || (c >= 0xFF3B && c <= 0xFF40) ||
+         (c >= 0xFF5B && c <= 0xFF65);
+}
+bool apostrophe_cp(uint32_t c) { return c == '\'' || c == 0x2019; }
+bool digit_cp(uint32_t c) { return c >= '0' && c <= '9'; }
+// Lower case of the capitals of Basic Latin, Latin-1, Greek and Cyrillic (others unchanged).
+uint32_t lower_cp(uint32_t c) {
+  if (c >= 'A' && c <= 'Z') return c + 32;
+  if (c >= 0xC0 && c <= 0xDE && c != 0xD7) return c + 32;
+  if (c >= 0x391 && c <= 0x3A9 && c != 0x3A2) return c + 32;
+  if (c >= 0x410 && c <= 0x42F) return c + 32;
+  if (c >= 0x400 && c <= 0x40F) return c + 80;
+  return c;
+}
+[[noreturn]] void not_utf8(const std::string& text, size_t i) {
+  char hex[8];
+  std::snprintf(hex, sizeof hex, "\\x%02X", static_cast<unsigned>(static_cast<unsigned char>(text[i])));
+  throw Error("text is not UTF-8: byte " + std::string(hex) + " at offset " + std::to_string(i));
+}
+
+std::vector<std::string> split_wordpunct(const std::string& text) {
+  std::vector<uint32_t> cps;
+  for (size_t i = 0; i < text.size();) {
+    const size_t n = utf8_seq_len(text, i);
+    if (n == 0) not_utf8(text, i);
+    cps.push_back(decode_at(text, i, n));
+    i += n;
+  }
+  std::vector<std::string> out;
+  std::string cur;
+  auto flush = [&]() {
+    if (!cur.empty()) out.push_back(std::move(cur));
+    cur.clear();
+  };
+  for (size_t k = 0; k < cps.size(); ++k) {
+    const uint32_t c = cps[k];
+    if (ws_cp(c)) {
+      flush();
+      continue;
+    }
+    if (punct_cp(c)) {
+      const bool inner = !cur.empty() && k + 1 < cps.size();
+      const uint32_t prev = k ? cps[k - 1] : 0, next = k + 1 < cps.size() ? cps[k + 1] : 0;
+      // kept inside a word: don't, o'clock (an apostrophe between letters); 3.5, 1,000
+      if (inner && apostrophe_cp(c) && !punct_cp(prev) && !digit_cp(prev) && !ws_cp(next) &&
+          !punct_cp(next) && !digit_cp(next)) {
+        append_utf8(cur, c);
+        continue;
+      }
+      if (inner && (c == '.' || c == ',') && digit_cp(prev) && digit_cp(next)) {
+        append_utf8(cur, c);
+        continue;
+      }
+      flush();
+      append_utf8(cur, c);
+      flush();
+      continue;
+    }
+    append_utf8(cur, lower_cp(c));
+  }
+  flush();
+  return out;
+}
+}  // namespace
+
+std::string join_tokens(const std::vector<std::string>& toks, TokenUnit u) {
+  std::string out;
+  if (u == TokenUnit::Char) {
+    for (const auto& t : toks) out += t;
+    return out;
+  }
+  if (u == TokenUnit::Word) {
+    for (size_t i = 0; i < toks.size(); ++i) out += (i ? " " : "") + toks[i];
+    return out;
+  }
+  // wordpunct: no space before closing punctuation, none after an opening bracket
+  auto closing = [](const std::string& t) {
+    static const char* const c[] = {".", ",", "!", "?", ";", ":", ")", "]", "}", "%",
+                                    "\xE3\x80\x82", "\xEF\xBC\x8C", "\xEF\xBC\x81", "\xEF\xBC\x9F",
+                                    "\xE2\x80\xA6"};
+    for (const char* x : c)
+      if (t == x) return true;
+    return false;
+  };
+  auto opening = [](const std::string& t) { return t == "(" || t == "[" || t == "{"; };
+  for (size_t i = 0; i < toks.size(); ++i) {
+    if (i && !closing(toks[i]) && !opening(toks[i - 1])) out += ' ';
+    out += toks[i];
+  }
+  return out;
+}
+
 std::vector<std::string> split_tokens(const std::string& text, TokenUnit u) {
   std::vector<std::string> out;
+  if (u == TokenUnit::WordPunct) return split_wordpunct(text);
   if (u == TokenUnit::Word) {
     std::string cur;
     for (char c : text) {
@@ -117,11 +246,14 @@ TsvPairs parse_tsv_pairs(const std::string& text_in, const std::string& source, 
       bad("no tab between source and target");
       continue;
     }
-    if (line.find('\t', tab + 1) != std::string::npos) {
-      bad("more than one tab (expected exactly 2 fields; keep the first two with 'cut -f1,2')");
+    const size_t tab2 = line.find('\t', tab + 1);
+    if (tab2 != std::string::npos && !o.extra_columns) {
+      bad("more than one tab (expected exactly 2 fields; keep the first two with 'cut -f1,2' or "
+          "--extra-columns)");
       continue;
     }
-    TextPair p{line.substr(0, tab), line.substr(tab + 1), line_no};
+    TextPair p{line.substr(0, tab), line.substr(tab + 1, tab2 == std::string::npos ? std::string::npos : tab2 - tab - 1),
+               line_no};
     if (blank(p.src) || blank(p.tgt)) {
       bad(std::string("empty ") + (blank(p.src) ? "source" : "target"));
       continue;

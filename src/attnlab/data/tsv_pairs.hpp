@@ -6,12 +6,23 @@
 // - Lines that are empty or hold only whitespace are left out (not counted as bad).
 // - A pair line has exactly one tab; each side must hold a non-whitespace character.
 //   Anything else (no tab, two tabs, an empty side) or bytes that are not UTF-8 make the
-//   line bad: an attnlab::Error naming the file, the line number and what was wrong, or,
+//   line bad (with extra_columns, a third and later tab-separated columns are allowed and
+//   ignored, e.g. an attribution column): an attnlab::Error naming the file, the line number and what was wrong, or,
 //   with skip_bad, the line is skipped and counted (the first few kept as examples).
 //
 // Tokens (TokenUnit, per side):
 // - char: Unicode code points (so "你好" is two tokens and "é" one); spaces are tokens too.
 // - word: runs of characters between ASCII whitespace (space, tab, CR, LF, VT, FF).
+// - wordpunct: words for natural-language text: lowercased (the capitals of Basic Latin,
+//   Latin-1, Greek and Cyrillic; other scripts unchanged), split at whitespace (ASCII, U+00A0,
+//   U+3000), each punctuation mark its own token (ASCII punctuation and symbols, Latin-1's,
+//   General Punctuation U+2010-U+205E, CJK U+3001-U+303F, full-width forms), except an
+//   apostrophe (' or U+2019) between two letters ("don't", "o'clock") and a '.' or ','
+//   between two digits ("3.5", "1,000"), which stay inside the word; digits stay in words
+//   ("42", "mp3").
+// join_tokens is the inverse for display: char joins with "", word with " ", wordpunct with
+// " " except before closing punctuation (. , ! ? ; : ) ] } % and their CJK forms) and after
+// an opening bracket; split_tokens(join_tokens(t)) == t for tokens split_tokens made.
 // Vocabularies are counted from the training pairs only: a token seen fewer than
 // min_count times is left out and becomes <unk> (data::Vocab ids 0..3 are the specials).
 #pragma once
@@ -25,8 +36,8 @@
 
 namespace attnlab::data {
 
-enum class TokenUnit { Char, Word };
-// "char" | "word"; anything else is an attnlab::Error naming both.
+enum class TokenUnit { Char, Word, WordPunct };
+// "char" | "word" | "wordpunct"; anything else is an attnlab::Error naming both.
 TokenUnit parse_token_unit(const std::string& s);
 const char* token_unit_name(TokenUnit u);
 
@@ -35,6 +46,8 @@ const char* token_unit_name(TokenUnit u);
 size_t utf8_invalid_at(const std::string& s);
 // Text -> tokens. The text must be valid UTF-8 for TokenUnit::Char (Error otherwise).
 std::vector<std::string> split_tokens(const std::string& text, TokenUnit u);
+// Tokens -> text (see above).
+std::string join_tokens(const std::vector<std::string>& toks, TokenUnit u);
 
 struct TextPair {
   std::string src, tgt;
@@ -43,6 +56,7 @@ struct TextPair {
 
 struct TsvOptions {
   bool skip_bad = false;
+  bool extra_columns = false;  // ignore columns after the second (else such a line is bad)
 };
 
 struct TsvPairs {

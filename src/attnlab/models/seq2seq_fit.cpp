@@ -41,7 +41,7 @@ PairsTrainer::PairsTrainer(Seq2SeqConfig cfg, const std::vector<data::TextPair>&
   cfg.uppercase = false;
   cfg.src_tokens = data::token_unit_name(o_.tokens.src);
   cfg.tgt_tokens = data::token_unit_name(o_.tokens.tgt);
-  cfg.output_sep = o_.tokens.tgt == data::TokenUnit::Word ? " " : "";
+  cfg.output_sep = o_.tokens.tgt == data::TokenUnit::Char ? "" : " ";
   cfg.task = "seq2seq";
   cfg.validate();
   try {

@@ -11,8 +11,8 @@
 namespace attnlab::models {
 
 void check_token_unit(const std::string& tokens, const char* what) {
-  ATTNLAB_CHECK(tokens.empty() || tokens == "char" || tokens == "word", what,
-                " must be 'char' or 'word', got '", tokens, "'");
+  ATTNLAB_CHECK(tokens.empty() || tokens == "char" || tokens == "word" || tokens == "wordpunct", what,
+                " must be 'char', 'word' or 'wordpunct', got '", tokens, "'");
 }
 
 // ---------------------------------------------------------------- text
@@ -81,9 +81,9 @@ std::vector<int> encode_text(const std::string& text, const data::Vocab& vocab,
                              const std::string& tokens, bool uppercase, size_t max_len) {
   if (tokens.empty()) return encode_chars(text, vocab, uppercase, max_len);
   const std::vector<std::string> toks = data::split_tokens(text, data::parse_token_unit(tokens));
-  ATTNLAB_CHECK(!toks.empty(), "empty input: expected 1..", max_len, " ", tokens == "word" ? "words" : "characters");
+  ATTNLAB_CHECK(!toks.empty(), "empty input: expected 1..", max_len, " ", tokens == "char" ? "characters" : "words");
   ATTNLAB_CHECK(toks.size() <= max_len, "input too long: ", toks.size(), " ",
-                tokens == "word" ? "words" : "characters", ", this model accepts at most ", max_len);
+                tokens == "char" ? "characters" : "words", ", this model accepts at most ", max_len);
   return data::encode_tokens(vocab, toks);
 }
 
