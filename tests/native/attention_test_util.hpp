@@ -120,6 +120,7 @@ class GradSummary : public ::testing::Environment {
 };
 
 // ------------------------------------------------------------ fixtures
+using attnlab::testing::for_each_case;
 using attnlab::testing::load_fixture;
 inline std::vector<size_t> jshape(const nlohmann::json& t) {
   return t.at("shape").get<std::vector<size_t>>();

@@ -20,12 +20,7 @@ constexpr double kOutAtol = 2e-5, kOutRtol = 2e-4, kGradAtol = 5e-5, kGradRtol =
 
 TEST(TorchParity, MultiheadAttention) {
   const nlohmann::json all = load_fixture("attention_mha.json");
-  size_t ncases = 0;
-  for (auto it = all.begin(); it != all.end(); ++it) {
-    if (it.key() == "_meta") continue;
-    ++ncases;
-    const auto& c = it.value();
-    const std::string name = it.key();
+  const size_t ncases = for_each_case(all, [&](const std::string& name, const nlohmann::json& c) {
     const size_t E = c["E"], H = c["H"];
     Rng rng(1);
     MultiheadAttention mha(E, H, rng);
@@ -99,18 +94,13 @@ TEST(TorchParity, MultiheadAttention) {
     e_p = std::max(e_p, expect_close(name + " grad.out_proj.bias", mha.out_proj_bias.gdata(), jflat(c["grad.out_proj.bias"]), kGradAtol, kGradRtol));
     std::printf("[parity] mha %-18s max|err| out %.2e weights %.2e input-grads %.2e param-grads %.2e\n",
                 name.c_str(), e_out, e_w, e_g, e_p);
-  }
+  });
   EXPECT_GE(ncases, 6u);
 }
 
 TEST(TorchParity, ScoreFunctionsAttend) {
   const nlohmann::json all = load_fixture("attention_scores.json");
-  size_t ncases = 0;
-  for (auto it = all.begin(); it != all.end(); ++it) {
-    if (it.key() == "_meta") continue;
-    ++ncases;
-    const auto& c = it.value();
-    const std::string name = it.key();
+  const size_t ncases = for_each_case(all, [&](const std::string& name, const nlohmann::json& c) {
     const ScoreKind kind = parse_score_kind(c["kind"].get<std::string>());
     Rng rng(1);
     Attention att({kind, c["Dq"], c["Dk"], c["A"], c["max_keys"]}, rng);
@@ -140,7 +130,7 @@ TEST(TorchParity, ScoreFunctionsAttend) {
                                        jflat(c["grad." + p.first]), kGradAtol, kGradRtol));
     std::printf("[parity] attend %-10s max|err| out %.2e weights %.2e input-grads %.2e param-grads %.2e\n",
                 name.c_str(), e_out, e_w, e_g, e_p);
-  }
+  });
   EXPECT_EQ(ncases, 6u);
 }
 

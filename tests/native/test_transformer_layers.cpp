@@ -59,13 +59,8 @@ double param_grad_err(ParamList& pl, const nlohmann::json& c, const std::string&
 
 TEST(TorchParity, TransformerEncoderLayer) {
   const nlohmann::json all = load_fixture("transformer_layers.json");
-  size_t ncases = 0;
   double worst[3] = {0, 0, 0};
-  for (auto it = all.begin(); it != all.end(); ++it) {
-    const auto& c = it.value();
-    if (it.key() == "_meta" || c["kind"] != "encoder") continue;
-    ++ncases;
-    const std::string name = it.key();
+  const size_t ncases = for_each_case(all, [&](const std::string& name, const nlohmann::json& c) {
     Rng rng(1);
     TransformerEncoderLayer layer(fixture_config(c), rng);
     ParamList pl;
@@ -89,7 +84,7 @@ TEST(TorchParity, TransformerEncoderLayer) {
     worst[0] = std::max(worst[0], e_out);
     worst[1] = std::max(worst[1], e_x);
     worst[2] = std::max(worst[2], e_p);
-  }
+  }, "encoder");
   std::printf("[parity] encoder worst: out %.2e input-grads %.2e param-grads %.2e\n", worst[0],
               worst[1], worst[2]);
   EXPECT_EQ(ncases, 4u);
@@ -97,13 +92,8 @@ TEST(TorchParity, TransformerEncoderLayer) {
 
 TEST(TorchParity, TransformerDecoderLayer) {
   const nlohmann::json all = load_fixture("transformer_layers.json");
-  size_t ncases = 0;
   double worst[3] = {0, 0, 0};
-  for (auto it = all.begin(); it != all.end(); ++it) {
-    const auto& c = it.value();
-    if (it.key() == "_meta" || c["kind"] != "decoder") continue;
-    ++ncases;
-    const std::string name = it.key();
+  const size_t ncases = for_each_case(all, [&](const std::string& name, const nlohmann::json& c) {
     Rng rng(1);
     TransformerDecoderLayer layer(fixture_config(c), rng);
     ParamList pl;
@@ -131,7 +121,7 @@ TEST(TorchParity, TransformerDecoderLayer) {
     worst[0] = std::max(worst[0], e_out);
     worst[1] = std::max(worst[1], e_in);
     worst[2] = std::max(worst[2], e_p);
-  }
+  }, "decoder");
   std::printf("[parity] decoder worst: out %.2e input-grads %.2e param-grads %.2e\n", worst[0],
               worst[1], worst[2]);
   EXPECT_EQ(ncases, 4u);
