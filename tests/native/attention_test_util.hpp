@@ -153,5 +153,18 @@ inline double expect_close(const std::string& name, const float* a, const std::v
   }
   return worst;
 }
+// every registered parameter from the fixture case (the parameter names are its keys)
+inline void jparams(const ParamList& pl, const nlohmann::json& c) {
+  for (auto& p : pl.items()) jparam(*p.second, c.at(p.first));
+}
+// the max error of every parameter's grad against the case's "grad.<name>"
+inline double param_grads_close(const ParamList& pl, const nlohmann::json& c,
+                                const std::string& name, double atol, double rtol) {
+  double e = 0;
+  for (auto& p : pl.items())
+    e = std::max(e, expect_close(name + " grad." + p.first, p.second->gdata(),
+                                 jflat(c["grad." + p.first]), atol, rtol));
+  return e;
+}
 
 }  // namespace attn_test

@@ -49,14 +49,6 @@ void load_params(ParamList& pl, const nlohmann::json& c, const std::string& name
   }
 }
 
-double param_grad_err(ParamList& pl, const nlohmann::json& c, const std::string& name) {
-  double e = 0;
-  for (auto& p : pl.items())
-    e = std::max(e, expect_close(name + " grad." + p.first, p.second->gdata(),
-                                 jflat(c["grad." + p.first]), kGradAtol, kGradRtol));
-  return e;
-}
-
 // Every case of `kind` in the fixture: the layer built from the case's config with its
 // nparams parameters loaded, then run(layer, case, name) does forward and backward and
 // returns the max errors of {output, input grads}; the parameter grads are checked here.
@@ -73,7 +65,7 @@ void layer_parity(const char* kind, size_t nparams, Run run) {
     load_params(pl, c, name);
     pl.zero_grad();
     const std::array<double, 2> e = run(layer, c, name);
-    const double e_p = param_grad_err(pl, c, name);
+    const double e_p = param_grads_close(pl, c, name, kGradAtol, kGradRtol);
     std::printf("[parity] %-26s max|err| out %.2e input-grads %.2e param-grads %.2e\n",
                 name.c_str(), e[0], e[1], e_p);
     worst[0] = std::max(worst[0], e[0]);
