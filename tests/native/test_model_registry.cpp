@@ -23,17 +23,13 @@
 #include "attnlab/models/transformer.hpp"
 #include "attnlab/models/xl_lm.hpp"
 #include "attnlab/models/toy_seq2seq.hpp"
+#include "vocab_test_util.hpp"
 
 using namespace attnlab;
+using attnlab::testing::letters;
 using json = nlohmann::json;
 
 namespace {
-
-data::Vocab words(const std::string& chars) {
-  data::Vocab v;
-  for (char c : chars) v.add(std::string(1, c));
-  return v;
-}
 
 // A small model of a kind: its file bytes, its parameter count and config, a valid
 // predict input and a check of predict's output.
@@ -64,7 +60,7 @@ template <class Model, class Config>
 Sample translator(Config c, json input, const io::SaveOptions& o) {
   c.max_src_len = 10;
   c.max_tgt_len = 6;
-  Model m(c, words("ABCDEF"), words("XYZ"), 5);
+  Model m(c, letters("ABCDEF"), letters("XYZ"), 5);
   ParamList ps;
   m.collect(ps);
   return {m.save(o), ps.count(), json::parse(m.config().to_json()), std::move(input),
