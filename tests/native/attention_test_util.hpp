@@ -120,6 +120,7 @@ class GradSummary : public ::testing::Environment {
 };
 
 // ------------------------------------------------------------ fixtures
+using attnlab::testing::for_each_case;
 using attnlab::testing::load_fixture;
 inline std::vector<size_t> jshape(const nlohmann::json& t) {
   return t.at("shape").get<std::vector<size_t>>();
@@ -151,6 +152,19 @@ inline double expect_close(const std::string& name, const float* a, const std::v
       ADD_FAILURE() << name << "[" << i << "]: got " << a[i] << " want " << ref[i];
   }
   return worst;
+}
+// every registered parameter from the fixture case (the parameter names are its keys)
+inline void jparams(const ParamList& pl, const nlohmann::json& c) {
+  for (auto& p : pl.items()) jparam(*p.second, c.at(p.first));
+}
+// the max error of every parameter's grad against the case's "grad.<name>"
+inline double param_grads_close(const ParamList& pl, const nlohmann::json& c,
+                                const std::string& name, double atol, double rtol) {
+  double e = 0;
+  for (auto& p : pl.items())
+    e = std::max(e, expect_close(name + " grad." + p.first, p.second->gdata(),
+                                 jflat(c["grad." + p.first]), atol, rtol));
+  return e;
 }
 
 }  // namespace attn_test

@@ -35,4 +35,17 @@ inline std::vector<float> fixture_floats(const nlohmann::json& t) {
   return v;
 }
 
+// Calls fn(name, case) on each case of a fixture file (every entry but "_meta"; with
+// kind, only the cases whose "kind" is kind) and returns how many it called fn on.
+template <class Fn>
+size_t for_each_case(const nlohmann::json& all, Fn&& fn, const char* kind = nullptr) {
+  size_t n = 0;
+  for (auto it = all.begin(); it != all.end(); ++it) {
+    if (it.key() == "_meta" || (kind && it.value().at("kind") != kind)) continue;
+    ++n;
+    fn(it.key(), it.value());
+  }
+  return n;
+}
+
 }  // namespace attnlab::testing

@@ -2,6 +2,7 @@
 // 1 (or 0 when fully masked, never NaN), bad input -> attnlab::Error, local
 // windows, Transformer-XL against a naive formula and its segment memory.
 #include "attention_test_util.hpp"
+#include "error_test_util.hpp"
 
 #include <cmath>
 
@@ -9,16 +10,9 @@
 
 using namespace attn_test;
 
+using attnlab::testing::error_of;
+
 namespace {
-template <class F>
-std::string error_of(F f) {
-  try {
-    f();
-  } catch (const attnlab::Error& e) {
-    return e.what();
-  }
-  return "";
-}
 #define EXPECT_ATTN_ERROR(stmt, substr)                                         \
   do {                                                                          \
     const std::string msg_ = error_of([&] { stmt; });                           \

@@ -20,12 +20,7 @@ constexpr double kOutAtol = 2e-5, kOutRtol = 2e-4, kGradAtol = 5e-5, kGradRtol =
 
 TEST(TorchParity, MultiheadAttention) {
   const nlohmann::json all = load_fixture("attention_mha.json");
-  size_t ncases = 0;
-  for (auto it = all.begin(); it != all.end(); ++it) {
-    if (it.key() == "_meta") continue;
-    ++ncases;
-    const auto& c = it.value();
-    const std::string name = it.key();
+  const size_t ncases = for_each_case(all, [&](const std::string& name, const nlohmann::json& c) {
     const size_t E = c["E"], H = c["H"];
     Rng rng(1);
     MultiheadAttention mha(E, H, rng);
@@ -99,18 +94,13 @@ TEST(TorchParity, MultiheadAttention) {
     e_p = std::max(e_p, expect_close(name + " grad.out_proj.bias", mha.out_proj_bias.gdata(), jflat(c["grad.out_proj.bias"]), kGradAtol, kGradRtol));
     std::printf("[parity] mha %-18s max|err| out %.2e weights %.2e input-grads %.2e param-grads %.2e\n",
                 name.c_str(), e_out, e_w, e_g, e_p);
-  }
+  });
   EXPECT_GE(ncases, 6u);
 }
 
 TEST(TorchParity, ScoreFunctionsAttend) {
   const nlohmann::json all = load_fixture("attention_scores.json");
-  size_t ncases = 0;
-  for (auto it = all.begin(); it != all.end(); ++it) {
-    if (it.key() == "_meta") continue;
-    ++ncases;
-    const auto& c = it.value();
-    const std::string name = it.key();
+  const size_t ncases = for_each_case(all, [&](const std::string& name, const nlohmann::json& c) {
     const ScoreKind kind = parse_score_kind(c["kind"].get<std::string>());
     Rng rng(1);
     Attention att({kind, c["Dq"], c["Dk"], c["A"], c["max_keys"]}, rng);
@@ -134,13 +124,10 @@ TEST(TorchParity, ScoreFunctionsAttend) {
     double e_g = expect_close(name + " grad.query", dq.data(), jflat(c["grad.query"]), kGradAtol, kGradRtol);
     e_g = std::max(e_g, expect_close(name + " grad.key", dk.data(), jflat(c["grad.key"]), kGradAtol, kGradRtol));
     e_g = std::max(e_g, expect_close(name + " grad.value", dv.data(), jflat(c["grad.value"]), kGradAtol, kGradRtol));
-    double e_p = 0;
-    for (auto& p : pl.items())
-      e_p = std::max(e_p, expect_close(name + " grad." + p.first, p.second->gdata(),
-                                       jflat(c["grad." + p.first]), kGradAtol, kGradRtol));
+    const double e_p = param_grads_close(pl, c, name, kGradAtol, kGradRtol);
     std::printf("[parity] attend %-10s max|err| out %.2e weights %.2e input-grads %.2e param-grads %.2e\n",
                 name.c_str(), e_out, e_w, e_g, e_p);
-  }
+  });
   EXPECT_EQ(ncases, 6u);
 }
 
@@ -157,7 +144,7 @@ TEST(TorchParity, LocalAttentionMonotonicAndPredictive) {
     LocalAttention la(cfg, rng);
     ParamList pl;
     la.collect(pl, "");
-    for (auto& p : pl.items()) jparam(*p.second, c.at(p.first));
+    jparams(pl, c);
     const auto lengths = c["lengths"].get<std::vector<size_t>>();
     Tensor3 q = jtensor<Tensor3>(c["query"]), k = jtensor<Tensor3>(c["key"]), v = jtensor<Tensor3>(c["value"]);
     LocalAttention::Cache cache;
@@ -172,10 +159,7 @@ TEST(TorchParity, LocalAttentionMonotonicAndPredictive) {
     double e_g = expect_close(name + " grad.query", dq.data(), jflat(c["grad.query"]), kGradAtol, kGradRtol);
     e_g = std::max(e_g, expect_close(name + " grad.key", dk.data(), jflat(c["grad.key"]), kGradAtol, kGradRtol));
     e_g = std::max(e_g, expect_close(name + " grad.value", dv.data(), jflat(c["grad.value"]), kGradAtol, kGradRtol));
-    double e_p = 0;
-    for (auto& p : pl.items())
-      e_p = std::max(e_p, expect_close(name + " grad." + p.first, p.second->gdata(),
-                                       jflat(c["grad." + p.first]), kGradAtol, kGradRtol));
+    const double e_p = param_grads_close(pl, c, name, kGradAtol, kGradRtol);
     std::printf("[parity] %-16s max|err| out %.2e weights %.2e input-grads %.2e param-grads %.2e\n",
                 key, e_out, e_w, e_g, e_p);
   }
@@ -188,7 +172,7 @@ TEST(TorchParity, ContextPooling) {
   ContextPooling pool(c["D"], c["A"], rng);
   ParamList pl;
   pool.collect(pl, "");
-  for (auto& p : pl.items()) jparam(*p.second, c.at(p.first));
+  jparams(pl, c);
   Tensor3 h = jtensor<Tensor3>(c["h"]);
   ContextPooling::Cache cache;
   PoolingResult r = pool.forward(h, c["lengths"].get<std::vector<size_t>>(), &cache);
@@ -199,10 +183,7 @@ TEST(TorchParity, ContextPooling) {
   const Tensor2 RW = jtensor<Tensor2>(c["RW"]);
   pool.backward(jtensor<Tensor2>(c["R"]), cache, dh, &RW);
   const double e_g = expect_close("pooling grad.h", dh.data(), jflat(c["grad.h"]), kGradAtol, kGradRtol);
-  double e_p = 0;
-  for (auto& p : pl.items())
-    e_p = std::max(e_p, expect_close("pooling grad." + p.first, p.second->gdata(),
-                                     jflat(c["grad." + p.first]), kGradAtol, kGradRtol));
+  const double e_p = param_grads_close(pl, c, "pooling", kGradAtol, kGradRtol);
   std::printf("[parity] pooling          max|err| out %.2e weights %.2e input-grads %.2e param-grads %.2e\n",
               e_out, e_w, e_g, e_p);
 }
@@ -214,7 +195,7 @@ TEST(TorchParity, MultiheadDisagreementTerms) {
   MultiheadAttention mha(c["E"], c["H"], rng);
   ParamList pl;
   mha.collect(pl, "");
-  for (auto& p : pl.items()) jparam(*p.second, c.at(p.first));
+  jparams(pl, c);
   MhaOptions opt;
   opt.key_padding_mask = BoolTensor2::from_shape(jshape(c["key_padding_mask"]));
   const auto km = jflat(c["key_padding_mask"]);
@@ -236,10 +217,7 @@ TEST(TorchParity, MultiheadDisagreementTerms) {
   double e_g = expect_close("disagreement grad.query", dq.data(), jflat(c["grad.query"]), kGradAtol, kGradRtol);
   e_g = std::max(e_g, expect_close("disagreement grad.key", dk.data(), jflat(c["grad.key"]), kGradAtol, kGradRtol));
   e_g = std::max(e_g, expect_close("disagreement grad.value", dv.data(), jflat(c["grad.value"]), kGradAtol, kGradRtol));
-  double e_p = 0;
-  for (auto& p : pl.items())
-    e_p = std::max(e_p, expect_close("disagreement grad." + p.first, p.second->gdata(),
-                                     jflat(c["grad." + p.first]), kGradAtol, kGradRtol));
+  const double e_p = param_grads_close(pl, c, "disagreement", kGradAtol, kGradRtol);
   std::printf("[parity] mha+disagreement max|err| out %.2e terms %.2e/%.2e/%.2e input-grads %.2e param-grads %.2e\n",
               e_out, std::fabs(t.subspace - ref[0]), std::fabs(t.position - ref[1]),
               std::fabs(t.output - ref[2]), e_g, e_p);
@@ -253,7 +231,7 @@ TEST(TorchParity, TransformerXLRelativeAttentionWithMemory) {
   RelMultiheadAttention rel({c["E"], c["H"], c["Dh"], c["mem_len"]}, rng);
   ParamList pl;
   rel.collect(pl, "");
-  for (auto& p : pl.items()) jparam(*p.second, c.at(p.first));
+  jparams(pl, c);
   rel.set_memory(jtensor<Tensor3>(c["memory"]));
   Tensor3 x = jtensor<Tensor3>(c["x"]);
   RelMultiheadAttention::Cache cache;
@@ -268,10 +246,7 @@ TEST(TorchParity, TransformerXLRelativeAttentionWithMemory) {
   Tensor3 dx;
   rel.backward(jtensor<Tensor3>(c["R"]), cache, dx);
   const double e_g = expect_close("relxl grad.x", dx.data(), jflat(c["grad.x"]), kGradAtol, kGradRtol);
-  double e_p = 0;
-  for (auto& p : pl.items())
-    e_p = std::max(e_p, expect_close("relxl grad." + p.first, p.second->gdata(),
-                                     jflat(c["grad." + p.first]), kGradAtol, kGradRtol));
+  const double e_p = param_grads_close(pl, c, "relxl", kGradAtol, kGradRtol);
   std::printf("[parity] transformer-xl   max|err| out %.2e weights %.2e input-grads %.2e param-grads %.2e\n",
               e_out, e_w, e_g, e_p);
 }

@@ -4,6 +4,7 @@
 // a trained AutoInt beats an untrained one and a no-interaction model on test AUC,
 // and its attention links the two planted fields.
 #include "attention_test_util.hpp"
+#include "error_test_util.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -21,6 +22,7 @@
 #include "attnlab/nn/optim.hpp"
 
 using namespace attn_test;
+using attnlab::testing::error_of;
 using attnlab::models::AutoInt;
 using attnlab::models::AutoIntConfig;
 
@@ -42,17 +44,6 @@ const std::vector<LayerShape> kShapes = {
     {3, 2, 4, 3, 2},
     {2, 6, 6, 1, 4},
 };
-
-// Does the message of the Error thrown by f contain `part`?
-template <class F>
-std::string error_of(F f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
 
 }  // namespace
 

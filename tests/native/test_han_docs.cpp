@@ -19,26 +19,13 @@
 #include "attnlab/io/safetensors.hpp"
 #include "attnlab/models/han.hpp"
 #include "cli_test_util.hpp"
+#include "error_test_util.hpp"
 
 using namespace attnlab;
 using attnlab::testing::CliRun;
 using attnlab::testing::CliTest;
+using attnlab::testing::error_of;
 using nlohmann::json;
-
-namespace {
-
-// the message of the Error f throws ("" if none)
-template <class F>
-std::string error_of(F f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
-
-}  // namespace
 
 TEST(DocsJsonl, ReadsObjectsBomCrlfBlankLinesUnicodeAndIntegerLabels) {
   const std::string t = "\xEF\xBB\xBF{\"text\": \"Hello world.\", \"label\": \"a\"}\r\n"

@@ -23,17 +23,13 @@
 #include "attnlab/models/transformer.hpp"
 #include "attnlab/models/xl_lm.hpp"
 #include "attnlab/models/toy_seq2seq.hpp"
+#include "vocab_test_util.hpp"
 
 using namespace attnlab;
+using attnlab::testing::letters;
 using json = nlohmann::json;
 
 namespace {
-
-data::Vocab words(const std::string& chars) {
-  data::Vocab v;
-  for (char c : chars) v.add(std::string(1, c));
-  return v;
-}
 
 // A small model of a kind: its file bytes, its parameter count and config, a valid
 // predict input and a check of predict's output.
@@ -59,23 +55,29 @@ Sample toy(const io::SaveOptions& o) {
           }};
 }
 
+// the two sequence-to-sequence kinds: letters ABCDEF -> XYZ, at most 6 output tokens
+template <class Model, class Config>
+Sample translator(Config c, json input, const io::SaveOptions& o) {
+  c.max_src_len = 10;
+  c.max_tgt_len = 6;
+  Model m(c, letters("ABCDEF"), letters("XYZ"), 5);
+  ParamList ps;
+  m.collect(ps);
+  return {m.save(o), ps.count(), json::parse(m.config().to_json()), std::move(input),
+          [](const json& r) {
+            EXPECT_EQ(r["cols"], r["input"].size());
+            EXPECT_EQ(r["rows"], r["output"].size());
+            EXPECT_LE(r["output"].size(), 6u);
+          }};
+}
+
 Sample seq2seq(const io::SaveOptions& o) {
   models::Seq2SeqConfig c;
   c.emb = 3;
   c.enc_hidden = 2;
   c.attn_dim = 3;
   c.combine = 3;
-  c.max_src_len = 10;
-  c.max_tgt_len = 6;
-  models::Seq2Seq m(c, words("ABCDEF"), words("XYZ"), 5);
-  ParamList ps;
-  m.collect(ps);
-  return {m.save(o), ps.count(), json::parse(m.config().to_json()), {{"text", "abc"}, {"precision", "f32"}},
-          [](const json& r) {
-            EXPECT_EQ(r["cols"], r["input"].size());
-            EXPECT_EQ(r["rows"], r["output"].size());
-            EXPECT_LE(r["output"].size(), 6u);
-          }};
+  return translator<models::Seq2Seq>(c, {{"text", "abc"}, {"precision", "f32"}}, o);
 }
 
 Sample transformer(const io::SaveOptions& o) {
@@ -85,17 +87,16 @@ Sample transformer(const io::SaveOptions& o) {
   c.dim_feedforward = 6;
   c.enc_layers = 1;
   c.dec_layers = 1;
-  c.max_src_len = 10;
-  c.max_tgt_len = 6;
-  models::TransformerSeq2Seq m(c, words("ABCDEF"), words("XYZ"), 5);
-  ParamList ps;
-  m.collect(ps);
-  return {m.save(o), ps.count(), json::parse(m.config().to_json()), {{"text", "abc"}, {"beam", 2}},
-          [](const json& r) {
-            EXPECT_EQ(r["cols"], r["input"].size());
-            EXPECT_EQ(r["rows"], r["output"].size());
-            EXPECT_LE(r["output"].size(), 6u);
-          }};
+  return translator<models::TransformerSeq2Seq>(c, {{"text", "abc"}, {"beam", 2}}, o);
+}
+
+// the kinds whose config is a flat struct with to_json(): model seeded as given
+template <class Model, class Config>
+Sample flat(const Config& c, uint64_t seed, json input, std::function<void(const json&)> check,
+            const io::SaveOptions& o) {
+  Model m(c, seed);
+  return {m.save(o), m.params().count(), json::parse(c.to_json()), std::move(input),
+          std::move(check)};
 }
 
 Sample han(const io::SaveOptions& o) {
@@ -123,12 +124,10 @@ Sample mmoe(const io::SaveOptions& o) {
   c.expert_units = 4;
   c.tower_units = 2;
   c.gate = models::GateKind::Attention;
-  models::MMoE m(c, 4);
-  return {m.save(o), m.params().count(), json::parse(c.to_json()),
-          {{"x", {{0.1, 0.2, 0.3}, {1, -1, 0}}}}, [](const json& r) {
+  return flat<models::MMoE>(c, 4, {{"x", {{0.1, 0.2, 0.3}, {1, -1, 0}}}}, [](const json& r) {
             ASSERT_EQ(r["pred"].size(), 2u);
             EXPECT_EQ(r["pred"][0].size(), 2u);
-          }};
+          }, o);
 }
 
 Sample din(const io::SaveOptions& o) {
@@ -139,14 +138,13 @@ Sample din(const io::SaveOptions& o) {
   c.cate_dim = 2;
   c.att_hidden = 5;
   c.mlp_hidden = {6};
-  models::DIN m(c, 6);
-  return {m.save(o), m.params().count(), json::parse(c.to_json()),
-          {{"history", {{1, 0}, {5, 1}, {7, 1}}}, {"candidate", {9, 1}}}, [](const json& r) {
-            const double p = r["p_click"].get<double>();
-            EXPECT_GT(p, 0.0);
-            EXPECT_LT(p, 1.0);
-            EXPECT_EQ(r["weights"].size(), 3u);
-          }};
+  return flat<models::DIN>(c, 6, {{"history", {{1, 0}, {5, 1}, {7, 1}}}, {"candidate", {9, 1}}},
+                           [](const json& r) {
+                             const double p = r["p_click"].get<double>();
+                             EXPECT_GT(p, 0.0);
+                             EXPECT_LT(p, 1.0);
+                             EXPECT_EQ(r["weights"].size(), 3u);
+                           }, o);
 }
 
 Sample autoint(const io::SaveOptions& o) {
@@ -156,9 +154,8 @@ Sample autoint(const io::SaveOptions& o) {
   c.layers = 1;
   c.heads = 2;
   c.head_dim = 2;
-  models::AutoInt m(c, 8);
-  return {m.save(o), m.params().count(), json::parse(c.to_json()), {{"ids", {{0, 1, 2}, {2, 3, 4}}}},
-          [](const json& r) { EXPECT_EQ(r["p_click"].size(), 2u); }};
+  return flat<models::AutoInt>(c, 8, {{"ids", {{0, 1, 2}, {2, 3, 4}}}},
+                               [](const json& r) { EXPECT_EQ(r["p_click"].size(), 2u); }, o);
 }
 
 Sample char_lm(const io::SaveOptions& o) {

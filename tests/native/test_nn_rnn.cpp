@@ -122,26 +122,27 @@ double gradcheck_bi(const Shape4& s, uint64_t seed) {
 
 }  // namespace
 
-TEST(NnRnnGrad, GRU) {
+// one row per layer kind: its gradient check over every shape, seeds from seed0
+struct GradKind {
+  const char* name;
+  double (*check)(const Shape4&, uint64_t);
+  uint64_t seed0;
+};
+const GradKind kGradKinds[] = {{"GRU", gradcheck_uni<GRU>, 10},
+                               {"LSTM", gradcheck_uni<LSTM>, 20},
+                               {"BiGRU", gradcheck_bi<GRU>, 30},
+                               {"BiLSTM", gradcheck_bi<LSTM>, 40}};
+
+class NnRnnGradKinds : public ::testing::TestWithParam<GradKind> {};
+
+TEST_P(NnRnnGradKinds, EveryShape) {
+  const GradKind& g = GetParam();
   double w = 0;
-  for (size_t i = 0; i < kShapes.size(); ++i) w = std::max(w, gradcheck_uni<GRU>(kShapes[i], 10 + i));
-  std::printf("[grad] GRU worst relative error %.3g\n", w);
+  for (size_t i = 0; i < kShapes.size(); ++i) w = std::max(w, g.check(kShapes[i], g.seed0 + i));
+  std::printf("[grad] %s worst relative error %.3g\n", g.name, w);
 }
-TEST(NnRnnGrad, LSTM) {
-  double w = 0;
-  for (size_t i = 0; i < kShapes.size(); ++i) w = std::max(w, gradcheck_uni<LSTM>(kShapes[i], 20 + i));
-  std::printf("[grad] LSTM worst relative error %.3g\n", w);
-}
-TEST(NnRnnGrad, BiGRU) {
-  double w = 0;
-  for (size_t i = 0; i < kShapes.size(); ++i) w = std::max(w, gradcheck_bi<GRU>(kShapes[i], 30 + i));
-  std::printf("[grad] BiGRU worst relative error %.3g\n", w);
-}
-TEST(NnRnnGrad, BiLSTM) {
-  double w = 0;
-  for (size_t i = 0; i < kShapes.size(); ++i) w = std::max(w, gradcheck_bi<LSTM>(kShapes[i], 40 + i));
-  std::printf("[grad] BiLSTM worst relative error %.3g\n", w);
-}
+INSTANTIATE_TEST_SUITE_P(NnRnnGrad, NnRnnGradKinds, ::testing::ValuesIn(kGradKinds),
+                         [](const ::testing::TestParamInfo<GradKind>& i) { return i.param.name; });
 
 template <class CellT, bool kLstm>
 double gradcheck_cell(uint64_t seed) {

@@ -13,18 +13,14 @@
 #include "attnlab/eval/seq_metrics.hpp"
 #include "attnlab/models/seq2seq.hpp"
 #include "attnlab/nn/optim.hpp"
+#include "vocab_test_util.hpp"
 
 using namespace attnlab;
+using attnlab::testing::letters;
 using models::Seq2Seq;
 using models::Seq2SeqConfig;
 
 namespace {
-
-data::Vocab letters(const std::string& s) {
-  data::Vocab v;
-  for (char c : s) v.add(std::string(1, c));
-  return v;
-}
 
 Seq2SeqConfig small_config(const std::string& score, const std::string& rnn, bool bi, bool feed) {
   Seq2SeqConfig c;

@@ -5,6 +5,8 @@
 // encodings, and the incremental decoder step against the full forward.
 #include "attention_test_util.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cstdio>
 
 #include "attnlab/attention/transformer.hpp"
@@ -47,94 +49,76 @@ void load_params(ParamList& pl, const nlohmann::json& c, const std::string& name
   }
 }
 
-double param_grad_err(ParamList& pl, const nlohmann::json& c, const std::string& name) {
-  double e = 0;
-  for (auto& p : pl.items())
-    e = std::max(e, expect_close(name + " grad." + p.first, p.second->gdata(),
-                                 jflat(c["grad." + p.first]), kGradAtol, kGradRtol));
-  return e;
+// Every case of `kind` in the fixture: the layer built from the case's config with its
+// nparams parameters loaded, then run(layer, case, name) does forward and backward and
+// returns the max errors of {output, input grads}; the parameter grads are checked here.
+template <class Layer, class Run>
+void layer_parity(const char* kind, size_t nparams, Run run) {
+  const nlohmann::json all = load_fixture("transformer_layers.json");
+  double worst[3] = {0, 0, 0};
+  const size_t ncases = for_each_case(all, [&](const std::string& name, const nlohmann::json& c) {
+    Rng rng(1);
+    Layer layer(fixture_config(c), rng);
+    ParamList pl;
+    layer.collect(pl, "");
+    EXPECT_EQ(pl.items().size(), nparams);
+    load_params(pl, c, name);
+    pl.zero_grad();
+    const std::array<double, 2> e = run(layer, c, name);
+    const double e_p = param_grads_close(pl, c, name, kGradAtol, kGradRtol);
+    std::printf("[parity] %-26s max|err| out %.2e input-grads %.2e param-grads %.2e\n",
+                name.c_str(), e[0], e[1], e_p);
+    worst[0] = std::max(worst[0], e[0]);
+    worst[1] = std::max(worst[1], e[1]);
+    worst[2] = std::max(worst[2], e_p);
+  }, kind);
+  std::printf("[parity] %s worst: out %.2e input-grads %.2e param-grads %.2e\n", kind, worst[0],
+              worst[1], worst[2]);
+  EXPECT_EQ(ncases, 4u);
 }
 
 }  // namespace
 
 TEST(TorchParity, TransformerEncoderLayer) {
-  const nlohmann::json all = load_fixture("transformer_layers.json");
-  size_t ncases = 0;
-  double worst[3] = {0, 0, 0};
-  for (auto it = all.begin(); it != all.end(); ++it) {
-    const auto& c = it.value();
-    if (it.key() == "_meta" || c["kind"] != "encoder") continue;
-    ++ncases;
-    const std::string name = it.key();
-    Rng rng(1);
-    TransformerEncoderLayer layer(fixture_config(c), rng);
-    ParamList pl;
-    layer.collect(pl, "");
-    EXPECT_EQ(pl.items().size(), 12u);
-    load_params(pl, c, name);
-    MhaOptions opt;
-    opt.key_padding_mask = jbool2(c["key_padding_mask"]);
-    opt.is_causal = c["causal"];
-    const Tensor3 x = jtensor<Tensor3>(c["x"]), R = jtensor<Tensor3>(c["R"]);
-    TransformerEncoderLayer::Cache cache;
-    const Tensor3 y = layer.forward(x, opt, &cache);
-    const double e_out = expect_close(name + " out", y.data(), jflat(c["out"]), kOutAtol, kOutRtol);
-    pl.zero_grad();
-    Tensor3 dx;
-    layer.backward(R, cache, dx);
-    const double e_x = expect_close(name + " grad.x", dx.data(), jflat(c["grad.x"]), kGradAtol, kGradRtol);
-    const double e_p = param_grad_err(pl, c, name);
-    std::printf("[parity] %-26s max|err| out %.2e grad.x %.2e param-grads %.2e\n", name.c_str(),
-                e_out, e_x, e_p);
-    worst[0] = std::max(worst[0], e_out);
-    worst[1] = std::max(worst[1], e_x);
-    worst[2] = std::max(worst[2], e_p);
-  }
-  std::printf("[parity] encoder worst: out %.2e input-grads %.2e param-grads %.2e\n", worst[0],
-              worst[1], worst[2]);
-  EXPECT_EQ(ncases, 4u);
+  layer_parity<TransformerEncoderLayer>(
+      "encoder", 12,
+      [](TransformerEncoderLayer& layer, const nlohmann::json& c, const std::string& name) {
+        MhaOptions opt;
+        opt.key_padding_mask = jbool2(c["key_padding_mask"]);
+        opt.is_causal = c["causal"];
+        const Tensor3 x = jtensor<Tensor3>(c["x"]), R = jtensor<Tensor3>(c["R"]);
+        TransformerEncoderLayer::Cache cache;
+        const Tensor3 y = layer.forward(x, opt, &cache);
+        Tensor3 dx;
+        layer.backward(R, cache, dx);
+        return std::array<double, 2>{
+            expect_close(name + " out", y.data(), jflat(c["out"]), kOutAtol, kOutRtol),
+            expect_close(name + " grad.x", dx.data(), jflat(c["grad.x"]), kGradAtol, kGradRtol)};
+      });
 }
 
 TEST(TorchParity, TransformerDecoderLayer) {
-  const nlohmann::json all = load_fixture("transformer_layers.json");
-  size_t ncases = 0;
-  double worst[3] = {0, 0, 0};
-  for (auto it = all.begin(); it != all.end(); ++it) {
-    const auto& c = it.value();
-    if (it.key() == "_meta" || c["kind"] != "decoder") continue;
-    ++ncases;
-    const std::string name = it.key();
-    Rng rng(1);
-    TransformerDecoderLayer layer(fixture_config(c), rng);
-    ParamList pl;
-    layer.collect(pl, "");
-    EXPECT_EQ(pl.items().size(), 18u);
-    load_params(pl, c, name);
-    MhaOptions so, co;
-    so.key_padding_mask = jbool2(c["tgt_key_padding_mask"]);
-    so.is_causal = true;
-    co.key_padding_mask = jbool2(c["memory_key_padding_mask"]);
-    const Tensor3 x = jtensor<Tensor3>(c["x"]), mem = jtensor<Tensor3>(c["memory"]),
-                  R = jtensor<Tensor3>(c["R"]);
-    TransformerDecoderLayer::Cache cache;
-    const Tensor3 y = layer.forward(x, mem, so, co, &cache);
-    const double e_out = expect_close(name + " out", y.data(), jflat(c["out"]), kOutAtol, kOutRtol);
-    pl.zero_grad();
-    Tensor3 dx, dmem;
-    layer.backward(R, cache, dx, dmem);
-    double e_in = expect_close(name + " grad.x", dx.data(), jflat(c["grad.x"]), kGradAtol, kGradRtol);
-    e_in = std::max(e_in, expect_close(name + " grad.memory", dmem.data(), jflat(c["grad.memory"]),
-                                       kGradAtol, kGradRtol));
-    const double e_p = param_grad_err(pl, c, name);
-    std::printf("[parity] %-26s max|err| out %.2e input-grads %.2e param-grads %.2e\n",
-                name.c_str(), e_out, e_in, e_p);
-    worst[0] = std::max(worst[0], e_out);
-    worst[1] = std::max(worst[1], e_in);
-    worst[2] = std::max(worst[2], e_p);
-  }
-  std::printf("[parity] decoder worst: out %.2e input-grads %.2e param-grads %.2e\n", worst[0],
-              worst[1], worst[2]);
-  EXPECT_EQ(ncases, 4u);
+  layer_parity<TransformerDecoderLayer>(
+      "decoder", 18,
+      [](TransformerDecoderLayer& layer, const nlohmann::json& c, const std::string& name) {
+        MhaOptions so, co;
+        so.key_padding_mask = jbool2(c["tgt_key_padding_mask"]);
+        so.is_causal = true;
+        co.key_padding_mask = jbool2(c["memory_key_padding_mask"]);
+        const Tensor3 x = jtensor<Tensor3>(c["x"]), mem = jtensor<Tensor3>(c["memory"]),
+                      R = jtensor<Tensor3>(c["R"]);
+        TransformerDecoderLayer::Cache cache;
+        const Tensor3 y = layer.forward(x, mem, so, co, &cache);
+        Tensor3 dx, dmem;
+        layer.backward(R, cache, dx, dmem);
+        const double e_out =
+            expect_close(name + " out", y.data(), jflat(c["out"]), kOutAtol, kOutRtol);
+        const double e_x =
+            expect_close(name + " grad.x", dx.data(), jflat(c["grad.x"]), kGradAtol, kGradRtol);
+        return std::array<double, 2>{
+            e_out, std::max(e_x, expect_close(name + " grad.memory", dmem.data(),
+                                              jflat(c["grad.memory"]), kGradAtol, kGradRtol))};
+      });
 }
 
 // ------------------------------------------------------------------ finite differences

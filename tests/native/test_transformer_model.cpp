@@ -10,20 +10,16 @@
 
 #include "attnlab/models/transformer.hpp"
 #include "attnlab/nn/optim.hpp"
+#include "vocab_test_util.hpp"
 
 using namespace attnlab;
+using attnlab::testing::letters;
 using namespace attnlab::testutil;
 using models::TransformerConfig;
 using models::TransformerLossOptions;
 using models::TransformerSeq2Seq;
 
 namespace {
-
-data::Vocab letters(const std::string& s) {
-  data::Vocab v;
-  for (char ch : s) v.add(std::string(1, ch));
-  return v;
-}
 
 TransformerConfig tiny_config(bool norm_first, bool tied, const std::string& pos) {
   TransformerConfig c;

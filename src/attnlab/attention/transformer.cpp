@@ -1,6 +1,8 @@
 #include "attnlab/attention/transformer.hpp"
 
 #include <cmath>
+#include <initializer_list>
+#include <string>
 
 #include "attnlab/attention/attend.hpp"
 #include "attnlab/kernels/kernels.hpp"
@@ -139,26 +141,150 @@ void check_input(const char* who, const Tensor3& x, size_t E) {
                 ": expected input (B,T,", E, ") with B, T > 0, got ", detail::shape_of(x));
 }
 
+// ---- the residual sub-blocks of a layer's forward over rows = B*T positions
+struct SubBlocks {
+  const TransformerLayerConfig& cfg;
+  Rng* rng;
+  bool drop;
+  size_t B, T;
+  Tensor3 s;  // (B,T,E) the current sublayer's input
+
+  SubBlocks(const TransformerLayerConfig& c, Rng* r, bool training, size_t b, size_t t,
+            const char* who)
+      : cfg(c), rng(r), drop(dropping(c, training)), B(b), T(t), s(like(b, t, c.d_model)) {
+    ATTNLAB_CHECK(!drop || rng, who, ": training with dropout needs an Rng");
+  }
+  size_t rows() const { return B * T; }
+  // x: (B,T,E), kv: (B,S,E) or nullptr (self-attention) -> y: (B,T,E),
+  // w: (B,H,T,S) per-head weights when asked
+  void attention(const nn::LayerNorm& ln, MultiheadAttention& mha, const float* x,
+                 const Tensor3* kv, const MhaOptions& opt, Tensor4* w,
+                 MultiheadAttention::Cache* mc, ResidualCache& rc, float* y) {
+    block_in(cfg.norm_first, ln, rows(), x, s.data(), rc);
+    MhaOptions o = opt;
+    o.need_weights = w != nullptr;
+    o.average_attn_weights = false;
+    MhaResult a = kv ? mha.forward(s, *kv, *kv, o, mc) : mha.forward(s, s, s, o, mc);
+    if (w) *w = std::move(a.head_weights);
+    block_out(cfg.norm_first, ln, cfg.dropout, rng, drop, rows(), x, a.out.data(), y, rc);
+  }
+  // x: (B,T,E) -> y: (B,T,E)
+  void feed_forward(const nn::LayerNorm& ln, const nn::Linear& l1, const nn::Linear& l2,
+                    const float* x, FeedForwardCache& fc, ResidualCache& rc, float* y) {
+    block_in(cfg.norm_first, ln, rows(), x, s.data(), rc);
+    std::vector<float> f(rows() * cfg.d_model);
+    ff_forward(l1, l2, cfg.activation, cfg.dropout, rng, drop, rows(), s.data(), f.data(), fc);
+    block_out(cfg.norm_first, ln, cfg.dropout, rng, drop, rows(), x, f.data(), y, rc);
+  }
+};
+
+// dy: (rows,E) -> dx: (rows,E) (overwritten) through a feed-forward sub-block
+void ff_block_backward(bool nf, nn::LayerNorm& ln, nn::Linear& l1, nn::Linear& l2, nn::Act act,
+                       size_t rows, const float* dy, const ResidualCache& rc,
+                       const FeedForwardCache& fc, float* dx) {
+  std::vector<float> df(rows * ln.dim), ds(rows * ln.dim);
+  block_out_backward(nf, ln, rows, dy, rc, dx, df.data());
+  ff_backward(l1, l2, act, rows, df.data(), fc, ds.data());
+  block_in_backward(nf, ln, rows, ds.data(), rc, dx);
+}
+// dy: (B,T,E) -> dx: (B,T,E) (overwritten) through an attention sub-block; with
+// dmemory the block attended to a memory, which gets dkey + dvalue (B,S,E)
+void attn_block_backward(bool nf, nn::LayerNorm& ln, MultiheadAttention& mha, size_t B, size_t T,
+                         const float* dy, const ResidualCache& rc,
+                         const MultiheadAttention::Cache& mc, const DisagreementWeights* reg,
+                         float* dx, Tensor3* dmemory) {
+  const size_t rows = B * T, n = rows * ln.dim;
+  Tensor3 da = like(B, T, ln.dim), dq, dk, dv;
+  block_out_backward(nf, ln, rows, dy, rc, dx, da.data());
+  mha.backward(da, mc, dq, dk, dv, reg);
+  if (dmemory) {
+    *dmemory = std::move(dk);
+    k::add(dmemory->size(), dv.data(), dmemory->data());
+  } else {
+    k::add(n, dk.data(), dq.data());
+    k::add(n, dv.data(), dq.data());
+  }
+  block_in_backward(nf, ln, rows, dq.data(), rc, dx);
+}
+
+// ---- inference over n rows of width E, float32 or with the quantized copies
+struct InferRows {
+  size_t n, E;
+  bool nf;
+  std::vector<int16_t> qx;
+  std::vector<float> sx;
+
+  void ln(const nn::LayerNorm& l, const float* in, float* out) const {
+    k::layernorm(n, E, in, l.weight.value.data(), l.bias.value.data(), l.eps, out, nullptr,
+                 nullptr);
+  }
+  // the sublayer's input: LN(x) (pre-norm) or x
+  void block_in(const nn::LayerNorm& l, const float* x, float* s) const {
+    if (nf) ln(l, x, s);
+    else std::copy(x, x + n * E, s);
+  }
+  // out = x + sub, then LN (post-norm)
+  void residual(const nn::LayerNorm& l, const float* x, const float* sub, float* out) const {
+    for (size_t i = 0; i < n * E; ++i) out[i] = x[i] + sub[i];
+    if (!nf) ln(l, out, out);
+  }
+  // ctx: (n,E) -> a: (n,E) through the attention's output projection
+  void out_proj(const nn::QuantMatrix* q, const MultiheadAttention& mha, const float* ctx,
+                float* a) {
+    project(q, n, E, E, ctx, E, mha.out_proj_weight.value.data(),
+            mha.out_proj_bias.value.data(), a, E, qx, sx);
+  }
+  // y = residual(x, ff(block_in(x))); s: (n,E) scratch
+  void feed_forward(const nn::LayerNorm& l, const nn::Linear& l1, const nn::Linear& l2,
+                    nn::Act act, const nn::QuantMatrix* q1, const nn::QuantMatrix* q2,
+                    const float* x, float* s, float* y) {
+    const size_t F = l1.out_features;
+    std::vector<float> hid(n * F), a(n * E);
+    block_in(l, x, s);
+    project(q1, n, E, F, s, E, l1.weight.value.data(), bias_of(l1), hid.data(), F, qx, sx);
+    nn::Activation::forward(act, n * F, hid.data(), hid.data());
+    project(q2, n, F, E, hid.data(), F, l2.weight.value.data(), bias_of(l2), a.data(), E, qx, sx);
+    residual(l, x, a.data(), y);
+  }
+};
+
+// the parts every layer has beside its attention: linear1 (E->F), linear2 (F->E) and
+// its layer norms (E), built in that order (the Rng draws follow it)
+void build_parts(const TransformerLayerConfig& c, Rng& rng, nn::Linear& l1, nn::Linear& l2,
+                 std::initializer_list<nn::LayerNorm*> norms) {
+  l1 = nn::Linear(c.d_model, c.dim_feedforward, rng);
+  l2 = nn::Linear(c.dim_feedforward, c.d_model, rng);
+  for (nn::LayerNorm* n : norms) *n = nn::LayerNorm(c.d_model, c.layer_norm_eps);
+}
+// names as torch: self_attn., [multihead_attn.], linear1., linear2., norm1. ...
+void collect_parts(ParamList& out, const std::string& prefix, MultiheadAttention& self_attn,
+                   MultiheadAttention* cross, nn::Linear& l1, nn::Linear& l2,
+                   std::initializer_list<nn::LayerNorm*> norms) {
+  self_attn.collect(out, prefix + "self_attn.");
+  if (cross) cross->collect(out, prefix + "multihead_attn.");
+  l1.collect(out, prefix + "linear1.");
+  l2.collect(out, prefix + "linear2.");
+  int i = 0;
+  for (nn::LayerNorm* n : norms) n->collect(out, prefix + "norm" + std::to_string(++i) + ".");
+}
+
+nn::QuantMatrix out_quant(bool int8, const MultiheadAttention& mha, size_t E) {
+  return nn::QuantMatrix(int8, E, {{E, mha.out_proj_weight.value.data(), E,
+                                    mha.out_proj_bias.value.data()}});
+}
+
 }  // namespace
 
 // ================================================================= encoder layer
 TransformerEncoderLayer::TransformerEncoderLayer(const TransformerLayerConfig& cfg, Rng& rng)
     : cfg_(cfg) {
   cfg_.validate();
-  const size_t E = cfg_.d_model, F = cfg_.dim_feedforward;
-  self_attn = MultiheadAttention(E, cfg_.nhead, rng);
-  linear1 = nn::Linear(E, F, rng);
-  linear2 = nn::Linear(F, E, rng);
-  norm1 = nn::LayerNorm(E, cfg_.layer_norm_eps);
-  norm2 = nn::LayerNorm(E, cfg_.layer_norm_eps);
+  self_attn = MultiheadAttention(cfg_.d_model, cfg_.nhead, rng);
+  build_parts(cfg_, rng, linear1, linear2, {&norm1, &norm2});
 }
 
 void TransformerEncoderLayer::collect(ParamList& out, const std::string& prefix) {
-  self_attn.collect(out, prefix + "self_attn.");
-  linear1.collect(out, prefix + "linear1.");
-  linear2.collect(out, prefix + "linear2.");
-  norm1.collect(out, prefix + "norm1.");
-  norm2.collect(out, prefix + "norm2.");
+  collect_parts(out, prefix, self_attn, nullptr, linear1, linear2, {&norm1, &norm2});
 }
 
 Tensor3 TransformerEncoderLayer::forward(const Tensor3& x, const MhaOptions& self_opt, Cache* c,
@@ -166,99 +292,63 @@ Tensor3 TransformerEncoderLayer::forward(const Tensor3& x, const MhaOptions& sel
   // x: (B,T,E) -> y: (B,T,E), head_weights: (B,H,T,T)
   const size_t E = cfg_.d_model;
   check_input("TransformerEncoderLayer", x, E);
-  const size_t B = x.shape(0), T = x.shape(1), rows = B * T, n = rows * E;
-  const bool drop = dropping(cfg_, training);
-  ATTNLAB_CHECK(!drop || rng, "TransformerEncoderLayer: training with dropout needs an Rng");
-  const bool nf = cfg_.norm_first;
+  const size_t B = x.shape(0), T = x.shape(1);
+  SubBlocks sb(cfg_, rng, training, B, T, "TransformerEncoderLayer");
   Cache local;
   Cache& cc = c ? *c : local;
+  std::vector<float> h1(B * T * E);
   // block 1: self-attention
-  Tensor3 s = like(B, T, E);
-  block_in(nf, norm1, rows, x.data(), s.data(), cc.r1);
-  MhaOptions o = self_opt;
-  o.need_weights = head_weights != nullptr;
-  o.average_attn_weights = false;
-  MhaResult a = self_attn.forward(s, s, s, o, c ? &c->sa : nullptr);
-  if (head_weights) *head_weights = std::move(a.head_weights);
-  std::vector<float> h1(n);
-  block_out(nf, norm1, cfg_.dropout, rng, drop, rows, x.data(), a.out.data(), h1.data(), cc.r1);
+  sb.attention(norm1, self_attn, x.data(), nullptr, self_opt, head_weights, c ? &c->sa : nullptr,
+               cc.r1, h1.data());
   // block 2: feed-forward
-  block_in(nf, norm2, rows, h1.data(), s.data(), cc.r2);
-  std::vector<float> f(n);
-  ff_forward(linear1, linear2, cfg_.activation, cfg_.dropout, rng, drop, rows, s.data(), f.data(),
-             cc.ff);
   Tensor3 y = like(B, T, E);
-  block_out(nf, norm2, cfg_.dropout, rng, drop, rows, h1.data(), f.data(), y.data(), cc.r2);
+  sb.feed_forward(norm2, linear1, linear2, h1.data(), cc.ff, cc.r2, y.data());
   return y;
 }
 
 void TransformerEncoderLayer::backward(const Tensor3& dy, const Cache& c, Tensor3& dx,
                                        const DisagreementWeights* reg) {
-  const size_t B = c.sa.P.shape(0), T = c.sa.P.shape(2), E = cfg_.d_model, rows = B * T,
-               n = rows * E;
+  const size_t B = c.sa.P.shape(0), T = c.sa.P.shape(2), E = cfg_.d_model, rows = B * T;
   ATTNLAB_CHECK(dy.shape(0) == B && dy.shape(1) == T && dy.shape(2) == E,
                 "TransformerEncoderLayer backward: expected dy (", B, ",", T, ",", E, "), got ",
                 detail::shape_of(dy));
   const bool nf = cfg_.norm_first;
-  // block 2
-  std::vector<float> dh1(n), df(n), ds(n);
-  block_out_backward(nf, norm2, rows, dy.data(), c.r2, dh1.data(), df.data());
-  ff_backward(linear1, linear2, cfg_.activation, rows, df.data(), c.ff, ds.data());
-  block_in_backward(nf, norm2, rows, ds.data(), c.r2, dh1.data());
-  // block 1
+  std::vector<float> dh1(rows * E);
+  ff_block_backward(nf, norm2, linear1, linear2, cfg_.activation, rows, dy.data(), c.r2, c.ff,
+                    dh1.data());
   dx = like(B, T, E);
-  Tensor3 da = like(B, T, E), dq, dk, dv;
-  block_out_backward(nf, norm1, rows, dh1.data(), c.r1, dx.data(), da.data());
-  self_attn.backward(da, c.sa, dq, dk, dv, reg);
-  k::add(n, dk.data(), dq.data());
-  k::add(n, dv.data(), dq.data());
-  block_in_backward(nf, norm1, rows, dq.data(), c.r1, dx.data());
+  attn_block_backward(nf, norm1, self_attn, B, T, dh1.data(), c.r1, c.sa, reg, dx.data(), nullptr);
 }
 
 void TransformerEncoderLayer::infer(size_t S, const float* x, float* y, const EncoderLayerQuant* q,
                                     float* head_w) const {
   // x: (S,E) -> y: (S,E); head_w: (H,S,S)
-  const size_t E = cfg_.d_model, H = cfg_.nhead, Dh = E / H, F = cfg_.dim_feedforward;
+  const size_t E = cfg_.d_model, H = cfg_.nhead, Dh = E / H;
   ATTNLAB_CHECK(S > 0 && x && y && x != y, "TransformerEncoderLayer::infer: expected S > 0 and distinct x, y");
-  const bool nf = cfg_.norm_first;
   const float scale = 1.f / std::sqrt(float(Dh));
-  std::vector<float> s(S * E), qkv(S * 3 * E), ctx(S * E), a(S * E), h1(S * E), hid(S * F),
+  std::vector<float> s(S * E), qkv(S * 3 * E), ctx(S * E), a(S * E), h1(S * E),
       work(sdpa_workspace_size(S));
-  std::vector<int16_t> qx;
-  std::vector<float> sx;
-  auto ln = [&](const nn::LayerNorm& l, const float* in, float* out) {
-    k::layernorm(S, E, in, l.weight.value.data(), l.bias.value.data(), l.eps, out, nullptr, nullptr);
-  };
+  InferRows r{S, E, cfg_.norm_first, {}, {}};
   // block 1: self-attention
-  if (nf) ln(norm1, x, s.data());
-  else std::copy(x, x + S * E, s.data());
+  r.block_in(norm1, x, s.data());
   project(q ? &q->qkv : nullptr, S, E, 3 * E, s.data(), E, self_attn.in_proj_weight.value.data(),
-          self_attn.in_proj_bias.value.data(), qkv.data(), 3 * E, qx, sx);
+          self_attn.in_proj_bias.value.data(), qkv.data(), 3 * E, r.qx, r.sx);
   for (size_t h = 0; h < H; ++h)
     sdpa_raw(S, S, Dh, Dh, scale, qkv.data() + h * Dh, 3 * E, qkv.data() + E + h * Dh, 3 * E,
              qkv.data() + 2 * E + h * Dh, 3 * E, nullptr, 0, ctx.data() + h * Dh, E,
              head_w ? head_w + h * S * S : nullptr, S, work.data());
-  project(q ? &q->out : nullptr, S, E, E, ctx.data(), E, self_attn.out_proj_weight.value.data(),
-          self_attn.out_proj_bias.value.data(), a.data(), E, qx, sx);
-  for (size_t i = 0; i < S * E; ++i) h1[i] = x[i] + a[i];
-  if (!nf) ln(norm1, h1.data(), h1.data());
+  r.out_proj(q ? &q->out : nullptr, self_attn, ctx.data(), a.data());
+  r.residual(norm1, x, a.data(), h1.data());
   // block 2: feed-forward
-  if (nf) ln(norm2, h1.data(), s.data());
-  else std::copy(h1.begin(), h1.end(), s.begin());
-  project(q ? &q->ff1 : nullptr, S, E, F, s.data(), E, linear1.weight.value.data(),
-          bias_of(linear1), hid.data(), F, qx, sx);
-  nn::Activation::forward(cfg_.activation, S * F, hid.data(), hid.data());
-  project(q ? &q->ff2 : nullptr, S, F, E, hid.data(), F, linear2.weight.value.data(),
-          bias_of(linear2), a.data(), E, qx, sx);
-  for (size_t i = 0; i < S * E; ++i) y[i] = h1[i] + a[i];
-  if (!nf) ln(norm2, y, y);
+  r.feed_forward(norm2, linear1, linear2, cfg_.activation, q ? &q->ff1 : nullptr,
+                 q ? &q->ff2 : nullptr, h1.data(), s.data(), y);
 }
 
 EncoderLayerQuant TransformerEncoderLayer::quantize(bool int8) const {
   const size_t E = cfg_.d_model;
   EncoderLayerQuant q;
   q.qkv = nn::QuantMatrix(int8, E, {{3 * E, self_attn.in_proj_weight.value.data(), E, self_attn.in_proj_bias.value.data()}});
-  q.out = nn::QuantMatrix(int8, E, {{E, self_attn.out_proj_weight.value.data(), E, self_attn.out_proj_bias.value.data()}});
+  q.out = out_quant(int8, self_attn, E);
   q.ff1 = quant_of(int8, linear1);
   q.ff2 = quant_of(int8, linear2);
   return q;
@@ -268,24 +358,14 @@ EncoderLayerQuant TransformerEncoderLayer::quantize(bool int8) const {
 TransformerDecoderLayer::TransformerDecoderLayer(const TransformerLayerConfig& cfg, Rng& rng)
     : cfg_(cfg) {
   cfg_.validate();
-  const size_t E = cfg_.d_model, F = cfg_.dim_feedforward;
-  self_attn = MultiheadAttention(E, cfg_.nhead, rng);
-  multihead_attn = MultiheadAttention(E, cfg_.nhead, rng);
-  linear1 = nn::Linear(E, F, rng);
-  linear2 = nn::Linear(F, E, rng);
-  norm1 = nn::LayerNorm(E, cfg_.layer_norm_eps);
-  norm2 = nn::LayerNorm(E, cfg_.layer_norm_eps);
-  norm3 = nn::LayerNorm(E, cfg_.layer_norm_eps);
+  self_attn = MultiheadAttention(cfg_.d_model, cfg_.nhead, rng);
+  multihead_attn = MultiheadAttention(cfg_.d_model, cfg_.nhead, rng);
+  build_parts(cfg_, rng, linear1, linear2, {&norm1, &norm2, &norm3});
 }
 
 void TransformerDecoderLayer::collect(ParamList& out, const std::string& prefix) {
-  self_attn.collect(out, prefix + "self_attn.");
-  multihead_attn.collect(out, prefix + "multihead_attn.");
-  linear1.collect(out, prefix + "linear1.");
-  linear2.collect(out, prefix + "linear2.");
-  norm1.collect(out, prefix + "norm1.");
-  norm2.collect(out, prefix + "norm2.");
-  norm3.collect(out, prefix + "norm3.");
+  collect_parts(out, prefix, self_attn, &multihead_attn, linear1, linear2,
+                {&norm1, &norm2, &norm3});
 }
 
 Tensor3 TransformerDecoderLayer::forward(const Tensor3& x, const Tensor3& memory,
@@ -298,38 +378,20 @@ Tensor3 TransformerDecoderLayer::forward(const Tensor3& x, const Tensor3& memory
   check_input("TransformerDecoderLayer memory", memory, E);
   ATTNLAB_CHECK(memory.shape(0) == x.shape(0), "TransformerDecoderLayer: memory batch ",
                 memory.shape(0), " differs from the input's ", x.shape(0));
-  const size_t B = x.shape(0), T = x.shape(1), rows = B * T, n = rows * E;
-  const bool drop = dropping(cfg_, training);
-  ATTNLAB_CHECK(!drop || rng, "TransformerDecoderLayer: training with dropout needs an Rng");
-  const bool nf = cfg_.norm_first;
+  const size_t B = x.shape(0), T = x.shape(1), n = B * T * E;
+  SubBlocks sb(cfg_, rng, training, B, T, "TransformerDecoderLayer");
   Cache local;
   Cache& cc = c ? *c : local;
+  std::vector<float> h1(n), h2(n);
   // block 1: masked self-attention
-  Tensor3 s = like(B, T, E);
-  block_in(nf, norm1, rows, x.data(), s.data(), cc.r1);
-  MhaOptions o = self_opt;
-  o.need_weights = self_w != nullptr;
-  o.average_attn_weights = false;
-  MhaResult a = self_attn.forward(s, s, s, o, c ? &c->sa : nullptr);
-  if (self_w) *self_w = std::move(a.head_weights);
-  std::vector<float> h1(n);
-  block_out(nf, norm1, cfg_.dropout, rng, drop, rows, x.data(), a.out.data(), h1.data(), cc.r1);
+  sb.attention(norm1, self_attn, x.data(), nullptr, self_opt, self_w, c ? &c->sa : nullptr, cc.r1,
+               h1.data());
   // block 2: cross-attention over memory
-  block_in(nf, norm2, rows, h1.data(), s.data(), cc.r2);
-  MhaOptions oc = cross_opt;
-  oc.need_weights = cross_w != nullptr;
-  oc.average_attn_weights = false;
-  MhaResult ca = multihead_attn.forward(s, memory, memory, oc, c ? &c->ca : nullptr);
-  if (cross_w) *cross_w = std::move(ca.head_weights);
-  std::vector<float> h2(n);
-  block_out(nf, norm2, cfg_.dropout, rng, drop, rows, h1.data(), ca.out.data(), h2.data(), cc.r2);
+  sb.attention(norm2, multihead_attn, h1.data(), &memory, cross_opt, cross_w,
+               c ? &c->ca : nullptr, cc.r2, h2.data());
   // block 3: feed-forward
-  block_in(nf, norm3, rows, h2.data(), s.data(), cc.r3);
-  std::vector<float> f(n);
-  ff_forward(linear1, linear2, cfg_.activation, cfg_.dropout, rng, drop, rows, s.data(), f.data(),
-             cc.ff);
   Tensor3 y = like(B, T, E);
-  block_out(nf, norm3, cfg_.dropout, rng, drop, rows, h2.data(), f.data(), y.data(), cc.r3);
+  sb.feed_forward(norm3, linear1, linear2, h2.data(), cc.ff, cc.r3, y.data());
   return y;
 }
 
@@ -342,25 +404,14 @@ void TransformerDecoderLayer::backward(const Tensor3& dy, const Cache& c, Tensor
                 "TransformerDecoderLayer backward: expected dy (", B, ",", T, ",", E, "), got ",
                 detail::shape_of(dy));
   const bool nf = cfg_.norm_first;
-  // block 3
-  std::vector<float> dh2(n), dh1(n), ds(n);
-  Tensor3 da = like(B, T, E), dq, dk, dv;
-  block_out_backward(nf, norm3, rows, dy.data(), c.r3, dh2.data(), da.data());
-  ff_backward(linear1, linear2, cfg_.activation, rows, da.data(), c.ff, ds.data());
-  block_in_backward(nf, norm3, rows, ds.data(), c.r3, dh2.data());
-  // block 2
-  block_out_backward(nf, norm2, rows, dh2.data(), c.r2, dh1.data(), da.data());
-  multihead_attn.backward(da, c.ca, dq, dk, dv, reg_cross);
-  dmemory = std::move(dk);
-  k::add(dmemory.size(), dv.data(), dmemory.data());
-  block_in_backward(nf, norm2, rows, dq.data(), c.r2, dh1.data());
-  // block 1
+  std::vector<float> dh2(n), dh1(n);
+  ff_block_backward(nf, norm3, linear1, linear2, cfg_.activation, rows, dy.data(), c.r3, c.ff,
+                    dh2.data());
+  attn_block_backward(nf, norm2, multihead_attn, B, T, dh2.data(), c.r2, c.ca, reg_cross,
+                      dh1.data(), &dmemory);
   dx = like(B, T, E);
-  block_out_backward(nf, norm1, rows, dh1.data(), c.r1, dx.data(), da.data());
-  self_attn.backward(da, c.sa, dq, dk, dv, reg_self);
-  k::add(n, dk.data(), dq.data());
-  k::add(n, dv.data(), dq.data());
-  block_in_backward(nf, norm1, rows, dq.data(), c.r1, dx.data());
+  attn_block_backward(nf, norm1, self_attn, B, T, dh1.data(), c.r1, c.sa, reg_self, dx.data(),
+                      nullptr);
 }
 
 // ================================================================= incremental decoding
@@ -415,10 +466,10 @@ DecoderLayerQuant TransformerDecoderLayer::quantize(bool int8) const {
   const float* cb = multihead_attn.in_proj_bias.value.data();
   DecoderLayerQuant q;
   q.self_qkv = nn::QuantMatrix(int8, E, {{3 * E, sw, E, sb}});
-  q.self_out = nn::QuantMatrix(int8, E, {{E, self_attn.out_proj_weight.value.data(), E, self_attn.out_proj_bias.value.data()}});
+  q.self_out = out_quant(int8, self_attn, E);
   q.cross_q = nn::QuantMatrix(int8, E, {{E, cw, E, cb}});
   q.cross_kv = nn::QuantMatrix(int8, E, {{2 * E, cw + E * E, E, cb + E}});
-  q.cross_out = nn::QuantMatrix(int8, E, {{E, multihead_attn.out_proj_weight.value.data(), E, multihead_attn.out_proj_bias.value.data()}});
+  q.cross_out = out_quant(int8, multihead_attn, E);
   q.ff1 = quant_of(int8, linear1);
   q.ff2 = quant_of(int8, linear2);
   return q;
@@ -428,30 +479,20 @@ void TransformerDecoderLayer::step(const float* x, float* y, DecoderLayerState& 
                                    float* cross_w, const DecoderLayerQuant* q) const {
   // x: (n,E) rows at position t = st.len -> y: (n,E); self_w: (n,H,t+1), cross_w: (n,H,S)
   const size_t E = cfg_.d_model, H = cfg_.nhead, Dh = E / H, n = st.n, t = st.len, S = st.S;
-  const size_t L = t + 1, F = cfg_.dim_feedforward;
+  const size_t L = t + 1;
   ATTNLAB_CHECK(t < st.cap, "TransformerDecoderLayer::step: the state holds ", st.cap,
                 " positions, all used");
-  const bool nf = cfg_.norm_first;
   const float scale = 1.f / std::sqrt(float(Dh));
   std::vector<float> s(n * E), a(n * E), ctx(n * E), h1(n * E), h2(n * E),
       work(sdpa_workspace_size(std::max(L, S)));
-  std::vector<int16_t> qx;
-  std::vector<float> sx;
-  auto ln = [&](const nn::LayerNorm& l, const float* in, float* out) {
-    k::layernorm(n, E, in, l.weight.value.data(), l.bias.value.data(), l.eps, out, nullptr, nullptr);
-  };
-  auto residual = [&](const nn::LayerNorm& l, const float* in, const float* sub, float* out) {
-    for (size_t i = 0; i < n * E; ++i) out[i] = in[i] + sub[i];
-    if (!nf) ln(l, out, out);
-  };
+  InferRows r{n, E, cfg_.norm_first, {}, {}};
   // block 1: self-attention over positions 0..t of each hypothesis
-  if (nf) ln(norm1, x, s.data());
-  else std::copy(x, x + n * E, s.data());
+  r.block_in(norm1, x, s.data());
   {
     std::vector<float> qkv(n * 3 * E);
     project(q ? &q->self_qkv : nullptr, n, E, 3 * E, s.data(), E,
             self_attn.in_proj_weight.value.data(), self_attn.in_proj_bias.value.data(), qkv.data(),
-            3 * E, qx, sx);
+            3 * E, r.qx, r.sx);
     for (size_t i = 0; i < n; ++i) {
       float* kr = st.k.data() + (i * st.cap + t) * E;
       float* vr = st.v.data() + (i * st.cap + t) * E;
@@ -464,37 +505,25 @@ void TransformerDecoderLayer::step(const float* x, float* y, DecoderLayerState& 
                  self_w ? self_w + (i * H + h) * L : nullptr, L, work.data());
     }
   }
-  project(q ? &q->self_out : nullptr, n, E, E, ctx.data(), E,
-          self_attn.out_proj_weight.value.data(), self_attn.out_proj_bias.value.data(), a.data(), E,
-          qx, sx);
-  residual(norm1, x, a.data(), h1.data());
+  r.out_proj(q ? &q->self_out : nullptr, self_attn, ctx.data(), a.data());
+  r.residual(norm1, x, a.data(), h1.data());
   // block 2: cross-attention; every hypothesis queries the same source keys
-  if (nf) ln(norm2, h1.data(), s.data());
-  else std::copy(h1.begin(), h1.end(), s.begin());
+  r.block_in(norm2, h1.data(), s.data());
   {
     std::vector<float> qr(n * E);
     project(q ? &q->cross_q : nullptr, n, E, E, s.data(), E,
             multihead_attn.in_proj_weight.value.data(), multihead_attn.in_proj_bias.value.data(),
-            qr.data(), E, qx, sx);
+            qr.data(), E, r.qx, r.sx);
     for (size_t h = 0; h < H; ++h)
       sdpa_raw(n, S, Dh, Dh, scale, qr.data() + h * Dh, E, st.mk.data() + h * Dh, E,
                st.mv.data() + h * Dh, E, nullptr, 0, ctx.data() + h * Dh, E,
                cross_w ? cross_w + h * S : nullptr, H * S, work.data());
   }
-  project(q ? &q->cross_out : nullptr, n, E, E, ctx.data(), E,
-          multihead_attn.out_proj_weight.value.data(), multihead_attn.out_proj_bias.value.data(),
-          a.data(), E, qx, sx);
-  residual(norm2, h1.data(), a.data(), h2.data());
+  r.out_proj(q ? &q->cross_out : nullptr, multihead_attn, ctx.data(), a.data());
+  r.residual(norm2, h1.data(), a.data(), h2.data());
   // block 3: feed-forward
-  if (nf) ln(norm3, h2.data(), s.data());
-  else std::copy(h2.begin(), h2.end(), s.begin());
-  std::vector<float> hid(n * F);
-  project(q ? &q->ff1 : nullptr, n, E, F, s.data(), E, linear1.weight.value.data(),
-          bias_of(linear1), hid.data(), F, qx, sx);
-  nn::Activation::forward(cfg_.activation, n * F, hid.data(), hid.data());
-  project(q ? &q->ff2 : nullptr, n, F, E, hid.data(), F, linear2.weight.value.data(),
-          bias_of(linear2), a.data(), E, qx, sx);
-  residual(norm3, h2.data(), a.data(), y);
+  r.feed_forward(norm3, linear1, linear2, cfg_.activation, q ? &q->ff1 : nullptr,
+                 q ? &q->ff2 : nullptr, h2.data(), s.data(), y);
   ++st.len;
 }
 

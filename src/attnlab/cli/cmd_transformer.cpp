@@ -54,9 +54,8 @@ std::vector<FlagSpec> transformer_train_flags(const std::string& task) {
 }
 
 
-}  // namespace
-
-int cmd_train_transformer(const std::vector<std::string>& argv) {
+// the shared flags' defaults for a Transformer
+TrainFlagDefaults transformer_defaults() {
   TrainFlagDefaults d;
   d.out = "g2p-transformer.safetensors";
   d.out_help = "model file (rewritten at every validation)";
@@ -68,6 +67,73 @@ int cmd_train_transformer(const std::vector<std::string>& argv) {
   d.warmup = "2000";
   d.clip = "1";
   d.checkpoint_every = "500";
+  return d;
+}
+
+// the model flags as a config, checked (a bad value is a usage error)
+models::TransformerConfig transformer_config(const Args& a) {
+  models::TransformerConfig cfg;
+  cfg.d_model = a.u64("d-model", 1, 4096);
+  cfg.nhead = a.u64("heads", 1, 256);
+  cfg.dim_feedforward = a.u64("ff", 1, 65536);
+  cfg.enc_layers = a.u64("enc-layers", 1, 64);
+  cfg.dec_layers = a.u64("dec-layers", 1, 64);
+  cfg.dropout = static_cast<float>(a.num("dropout", 0, 0.95));
+  cfg.activation = a.get("activation");
+  cfg.norm_first = !a.flag("post-norm");
+  cfg.pos = a.get("pos");
+  cfg.tie_output = a.flag("tied");
+  try {
+    cfg.validate();
+  } catch (const Error& e) {
+    throw UsageError(e.what());
+  }
+  return cfg;
+}
+
+// the loss options: label smoothing and the disagreement weights w on the attentions
+// --disagree-on lists
+models::TransformerLossOptions transformer_loss(const Args& a, attention::DisagreementWeights& w) {
+  models::TransformerLossOptions lo;
+  lo.label_smoothing = static_cast<float>(a.num("label-smoothing", 0, 0.99));
+  w.subspace = static_cast<float>(a.num("disagree-subspace", 0, 1e3));
+  w.position = static_cast<float>(a.num("disagree-position", 0, 1e3));
+  w.output = static_cast<float>(a.num("disagree-output", 0, 1e3));
+  {
+    std::string on = a.get("disagree-on") + ",", item;
+    for (char ch : on) {
+      if (ch != ',') {
+        item += ch;
+        continue;
+      }
+      if (item == "enc") lo.enc_self = w;
+      else if (item == "dec") lo.dec_self = w;
+      else if (item == "cross") lo.cross = w;
+      else if (!item.empty())
+        throw UsageError("--disagree-on: expected a comma list of enc, dec, cross, got '" + item + "'");
+      item.clear();
+    }
+  }
+  return lo;
+}
+
+// the done line and event: the model file, its size, steps, scores and (own pairs) the data
+void report_done(TrainScaffold& run, size_t params, size_t steps, const json& scores,
+                 const Seq2SeqData* own_data) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "saved %s (%zu parameters, %s) after %zu steps, %.0f s of training",
+                run.out().c_str(), params, io::dtype_name(run.dtype()), steps, run.elapsed());
+  json done = {{"model", run.out()}, {"steps", steps}, {"params", params}};
+  if (!scores.is_null()) done["scores"] = scores;
+  if (own_data)  // pairs per split, skipped lines
+    done["data"] = json::parse(own_data->meta.at("data_stats"));
+  run.done(done, buf);
+}
+
+}  // namespace
+
+int cmd_train_transformer(const std::vector<std::string>& argv) {
+  TrainFlagDefaults d = transformer_defaults();
   const std::string task = argv.at(0);
   if (task != "g2p" && task != "seq2seq")
     throw UsageError("--arch transformer is available for g2p and seq2seq, got '" + task + "'");
@@ -96,43 +162,9 @@ int cmd_train_transformer(const std::vector<std::string>& argv) {
   const bool stress = task == "g2p" && a.flag("stress");
   const uint64_t seed = run.seed(), split_seed = a.u64("split-seed");
 
-  models::TransformerConfig cfg;
-  cfg.d_model = a.u64("d-model", 1, 4096);
-  cfg.nhead = a.u64("heads", 1, 256);
-  cfg.dim_feedforward = a.u64("ff", 1, 65536);
-  cfg.enc_layers = a.u64("enc-layers", 1, 64);
-  cfg.dec_layers = a.u64("dec-layers", 1, 64);
-  cfg.dropout = static_cast<float>(a.num("dropout", 0, 0.95));
-  cfg.activation = a.get("activation");
-  cfg.norm_first = !a.flag("post-norm");
-  cfg.pos = a.get("pos");
-  cfg.tie_output = a.flag("tied");
-  try {
-    cfg.validate();  // the model flags, before the data is read
-  } catch (const Error& e) {
-    throw UsageError(e.what());
-  }
-  models::TransformerLossOptions lo;
-  lo.label_smoothing = static_cast<float>(a.num("label-smoothing", 0, 0.99));
+  models::TransformerConfig cfg = transformer_config(a);  // checked before the data is read
   attention::DisagreementWeights w;
-  w.subspace = static_cast<float>(a.num("disagree-subspace", 0, 1e3));
-  w.position = static_cast<float>(a.num("disagree-position", 0, 1e3));
-  w.output = static_cast<float>(a.num("disagree-output", 0, 1e3));
-  {
-    std::string on = a.get("disagree-on") + ",", item;
-    for (char ch : on) {
-      if (ch != ',') {
-        item += ch;
-        continue;
-      }
-      if (item == "enc") lo.enc_self = w;
-      else if (item == "dec") lo.dec_self = w;
-      else if (item == "cross") lo.cross = w;
-      else if (!item.empty())
-        throw UsageError("--disagree-on: expected a comma list of enc, dec, cross, got '" + item + "'");
-      item.clear();
-    }
-  }
+  const models::TransformerLossOptions lo = transformer_loss(a, w);
   const io::DType dtype = run.dtype();
   const std::string out = run.out();
 
@@ -214,13 +246,7 @@ int cmd_train_transformer(const std::vector<std::string>& argv) {
   run.run(trainer, hooks);  // progress bar, --max-steps, final checkpoint
   const json scores = final_pair_scores(run, m, data);
   save_model(scores);
-  char buf[256];
-  std::snprintf(buf, sizeof buf, "saved %s (%zu parameters, %s) after %zu steps, %.0f s of training",
-                out.c_str(), ps.count(), io::dtype_name(dtype), trainer.step(), run.elapsed());
-  json done = {{"model", out}, {"steps", trainer.step()}, {"params", ps.count()}};
-  if (!scores.is_null()) done["scores"] = scores;
-  if (task == "seq2seq") done["data"] = json::parse(data.meta.at("data_stats"));  // pairs per split, skipped lines
-  run.done(done, buf);
+  report_done(run, ps.count(), trainer.step(), scores, task == "seq2seq" ? &data : nullptr);
   return 0;
 }
 

@@ -10,6 +10,7 @@
 
 #include "attnlab/cli/args.hpp"
 #include "attnlab/cli/commands.hpp"
+#include "attnlab/cli/train_scaffold.hpp"
 #include "attnlab/core/error.hpp"
 #include "attnlab/models/registry.hpp"
 
@@ -65,17 +66,7 @@ int predict_json(const models::ModelFile& f, const Argv& argv) {
     return 0;
   }
   std::string text = a.get("input");
-  if (!a.get("file").empty()) {
-    std::ostringstream ss;
-    if (a.get("file") == "-") {
-      ss << std::cin.rdbuf();
-    } else {
-      std::ifstream in(a.get("file"), std::ios::binary);
-      if (!in) throw Error("cannot read '" + a.get("file") + "'");
-      ss << in.rdbuf();
-    }
-    text = ss.str();
-  }
+  if (!a.get("file").empty()) text = read_input_file(a.get("file"));
   if (text.empty())
     throw UsageError("predict needs --input JSON (or --file PATH); a " + f.kind->name +
                      " model takes " + f.kind->predict_input);

@@ -5,11 +5,35 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "attnlab/core/error.hpp"
 
 namespace attnlab::cli {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::string join_args(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += " " + x;
+  return s;
+}
+
+std::string read_input_file(const std::string& path) {
+  std::ostringstream ss;
+  if (path == "-") {
+    ss << std::cin.rdbuf();
+  } else {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw Error("cannot read '" + path + "'");
+    ss << in.rdbuf();
+  }
+  return ss.str();
+}
 
 std::vector<FlagSpec> with_common_train_flags(std::vector<FlagSpec> f, const TrainFlagDefaults& d) {
   if (d.trainer) {

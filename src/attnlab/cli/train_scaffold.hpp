@@ -18,6 +18,7 @@
 //   run.write(run.out(), model.save(...));      // atomic
 //   run.done({{"model", run.out()}, ...}, "saved ...");
 #pragma once
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -54,6 +55,14 @@ std::vector<FlagSpec> with_common_train_flags(std::vector<FlagSpec> own,
 
 // A usage error for a bad --dtype.
 io::DType dtype_flag(const Args& a);
+
+// Helpers the commands share.
+// seconds of steady time since t0
+double seconds_since(std::chrono::steady_clock::time_point t0);
+// " a1 a2 ...": the arguments as appended to a command in run ids and events
+std::string join_args(const std::vector<std::string>& v);
+// the text of --file PATH ("-" = stdin); a file that cannot be read is an Error
+std::string read_input_file(const std::string& path);
 
 class TrainScaffold {
  public:

@@ -7,6 +7,7 @@
 #include "attnlab/core/error.hpp"
 #include "attnlab/io/config_reader.hpp"
 #include "attnlab/io/safetensors.hpp"
+#include "attnlab/models/flat_model.hpp"
 #include "attnlab/nn/loss.hpp"
 
 namespace attnlab::models {
@@ -200,11 +201,7 @@ float AutoInt::train_step(const int* ids, const float* labels, size_t B, nn::Opt
 
 // ------------------------------------------------------------------ files
 std::vector<uint8_t> AutoInt::save(const io::SaveOptions& o) const {
-  io::ModelInfo info;
-  info.kind = "autoint";
-  info.config = cfg_.to_json();
-  info.extra = o.meta;
-  return io::save_model(info, params_, o.dtype);
+  return save_flat_model("autoint", cfg_.to_json(), params_, o);
 }
 
 std::vector<uint8_t> AutoInt::save(const std::map<std::string, std::string>& extra) const {
@@ -216,13 +213,7 @@ std::unique_ptr<AutoInt> AutoInt::load(const uint8_t* bytes, size_t size) {
 }
 
 std::unique_ptr<AutoInt> AutoInt::load(const io::SafeTensors& st) {
-  const io::ModelInfo info = io::model_info(st);
-  ATTNLAB_CHECK(info.kind == "autoint", "expected an AutoInt model file (kind 'autoint'), got kind '",
-                info.kind, "'");
-  const ParamBudget budget(st.total_elements());  // config checked against the file first
-  auto m = std::make_unique<AutoInt>(AutoIntConfig::from_json(info.config), 0);
-  io::load_params(st, m->params_);
-  return m;
+  return load_flat_model<AutoInt, AutoIntConfig>(st, "autoint", "an AutoInt");
 }
 
 }  // namespace attnlab::models

@@ -8,6 +8,7 @@
 #include "attnlab/core/error.hpp"
 #include "attnlab/io/config_reader.hpp"
 #include "attnlab/kernels/kernels.hpp"
+#include "attnlab/models/flat_model.hpp"
 #include "attnlab/nn/loss.hpp"
 
 namespace attnlab::models {
@@ -204,11 +205,7 @@ double DIN::loss_and_grad(const DINBatch& batch, const std::vector<int>& labels)
 
 // ---------------------------------------------------------------- files
 std::vector<uint8_t> DIN::save(const io::SaveOptions& o) const {
-  io::ModelInfo info;
-  info.kind = "din";
-  info.config = cfg_.to_json();
-  info.extra = o.meta;
-  return io::save_model(info, params_, o.dtype);
+  return save_flat_model("din", cfg_.to_json(), params_, o);
 }
 
 std::unique_ptr<DIN> DIN::load(const uint8_t* bytes, size_t size) {
@@ -216,13 +213,7 @@ std::unique_ptr<DIN> DIN::load(const uint8_t* bytes, size_t size) {
 }
 
 std::unique_ptr<DIN> DIN::load(const io::SafeTensors& st) {
-  const io::ModelInfo info = io::model_info(st);
-  ATTNLAB_CHECK(info.kind == "din", "expected a DIN model file (kind 'din'), got kind '", info.kind,
-                "'");
-  const ParamBudget budget(st.total_elements());  // config checked against the file first
-  auto m = std::make_unique<DIN>(DINConfig::from_json(info.config), 0);
-  io::load_params(st, m->params_);
-  return m;
+  return load_flat_model<DIN, DINConfig>(st, "din", "a DIN");
 }
 
 }  // namespace attnlab::models

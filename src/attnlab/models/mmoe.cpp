@@ -9,6 +9,7 @@
 #include "attnlab/io/config_reader.hpp"
 #include "attnlab/io/safetensors.hpp"
 #include "attnlab/kernels/kernels.hpp"
+#include "attnlab/models/flat_model.hpp"
 
 namespace attnlab::models {
 
@@ -366,11 +367,7 @@ std::vector<float> MMoE::evaluate(const float* x, const float* y, size_t n) cons
 
 // ------------------------------------------------------------------ files
 std::vector<uint8_t> MMoE::save(const io::SaveOptions& o) const {
-  io::ModelInfo info;
-  info.kind = "mmoe";
-  info.config = cfg_.to_json();
-  info.extra = o.meta;
-  return io::save_model(info, params_, o.dtype);
+  return save_flat_model("mmoe", cfg_.to_json(), params_, o);
 }
 
 std::vector<uint8_t> MMoE::save(bool f16, const std::map<std::string, std::string>& extra) const {
@@ -382,13 +379,7 @@ std::unique_ptr<MMoE> MMoE::load(const uint8_t* bytes, size_t size) {
 }
 
 std::unique_ptr<MMoE> MMoE::load(const io::SafeTensors& st) {
-  const io::ModelInfo info = io::model_info(st);
-  ATTNLAB_CHECK(info.kind == "mmoe", "expected an MMoE model file (kind 'mmoe'), got kind '",
-                info.kind, "'");
-  const ParamBudget budget(st.total_elements());  // config checked against the file first
-  auto m = std::make_unique<MMoE>(MMoEConfig::from_json(info.config), 0);
-  io::load_params(st, m->params_);
-  return m;
+  return load_flat_model<MMoE, MMoEConfig>(st, "mmoe", "an MMoE");
 }
 
 std::vector<std::vector<float>> MMoE::snapshot() const {

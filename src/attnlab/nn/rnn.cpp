@@ -54,15 +54,15 @@ void check_state(const Tensor& s, size_t B, size_t H, const char* who) {
 
 }  // namespace
 
-// ============================================================== GRU
-GRU::GRU(size_t input, size_t hidden, Rng& rng)
+// ============================================================== shared
+RnnLayer::RnnLayer(size_t input, size_t hidden, size_t gates, Rng& rng, const char* who)
     : input_size(input),
       hidden_size(hidden),
-      weight_ih({3 * hidden, input}),
-      weight_hh({3 * hidden, hidden}),
-      bias_ih({3 * hidden}),
-      bias_hh({3 * hidden}) {
-  ATTNLAB_CHECK(input > 0 && hidden > 0, "GRU: expected positive sizes, got input=", input,
+      weight_ih({gates * hidden, input}),
+      weight_hh({gates * hidden, hidden}),
+      bias_ih({gates * hidden}),
+      bias_hh({gates * hidden}) {
+  ATTNLAB_CHECK(input > 0 && hidden > 0, who, ": expected positive sizes, got input=", input,
                 " hidden=", hidden);
   const float bound = 1.f / std::sqrt(static_cast<float>(hidden));
   init_uniform(weight_ih, bound, rng);
@@ -71,98 +71,108 @@ GRU::GRU(size_t input, size_t hidden, Rng& rng)
   init_uniform(bias_hh, bound, rng);
 }
 
-void GRU::collect(ParamList& out, const std::string& prefix, const std::string& suffix) {
+void RnnLayer::collect(ParamList& out, const std::string& prefix, const std::string& suffix) {
   out.add(prefix + "weight_ih" + suffix, weight_ih);
   out.add(prefix + "weight_hh" + suffix, weight_hh);
   out.add(prefix + "bias_ih" + suffix, bias_ih);
   out.add(prefix + "bias_hh" + suffix, bias_hh);
 }
 
-void GRU::forward(const Tensor& x, const std::vector<size_t>& lengths, const RnnState* s0,
-                  Tensor& out, RnnState& sn, Cache* cache) const {
-  // x: (B,T,I), s0.h: (B,H) -> out: (B,T,H), sn.h: (B,H)
-  const Dims d = check_input(x, input_size, hidden_size, "GRU");
-  const size_t B = d.B, T = d.T, I = d.I, H = d.H, G = 3 * H;
-  const std::vector<size_t> len = resolve_lengths(lengths, B, T, "GRU");
+void RnnLayer::project(size_t rows, const float* in, bool hidden, float* g) const {
+  // g (rows,G) = in (rows,K) W^T + b
+  const size_t G = gate_rows(), K = hidden ? hidden_size : input_size;
+  const Param& w = hidden ? weight_hh : weight_ih;
+  fill_rows(rows, G, (hidden ? bias_hh : bias_ih).value.data(), g);
+  k::gemm(false, true, rows, G, K, 1.f, in, K, w.value.data(), K, 1.f, g, G);
+}
 
-  // input projection of every timestep at once: gi (B*T, 3H) = x W_ih^T + b_ih
-  Tensor gi = empty({B, T, G});
-  fill_rows(B * T, G, bias_ih.value.data(), gi.data());
-  k::gemm(false, true, B * T, G, I, 1.f, x.data(), I, weight_ih.value.data(), I, 1.f, gi.data(),
-          G);
-
-  Tensor h = zeros({B, H});
+RnnLayer::Run RnnLayer::begin_forward(const Tensor& x, const std::vector<size_t>& lengths,
+                                      const RnnState* s0, CacheBase* cache,
+                                      const char* who, const char* h_name) const {
+  // x: (B,T,I) -> gi: (B,T,G) = x W_ih^T + b_ih for every timestep at once, h: (B,H)
+  const Dims d = check_input(x, input_size, hidden_size, who);
+  const size_t B = d.B, T = d.T, H = d.H, G = gate_rows();
+  Run r{B, T, resolve_lengths(lengths, B, T, who), empty({B, T, G}), zeros({B, H})};
+  project(B * T, x.data(), false, r.gi.data());
   if (s0 && !is_empty(s0->h)) {
-    check_state(s0->h, B, H, "GRU initial state");
-    std::copy(s0->h.data(), s0->h.data() + B * H, h.data());
+    check_state(s0->h, B, H, (std::string(who) + " initial " + h_name).c_str());
+    std::copy(s0->h.data(), s0->h.data() + B * H, r.h.data());
   }
   if (cache) {
     cache->B = B;
     cache->T = T;
-    cache->lengths = len;
+    cache->lengths = r.len;
     cache->x = x;
     cache->hs = empty({T + 1, B, H});
     cache->gates = zeros({T, B, G});
-    cache->hn_pre = zeros({T, B, H});
-    std::copy(h.data(), h.data() + B * H, cache->hs.data());
+    std::copy(r.h.data(), r.h.data() + B * H, cache->hs.data());
   }
+  return r;
+}
+
+Tensor RnnLayer::begin_backward(const Tensor& dout, const RnnState& dsn, const CacheBase& cache,
+                                const char* who, const char* h_name) const {
+  const size_t B = cache.B, T = cache.T, H = hidden_size;
+  ATTNLAB_CHECK(B > 0 && cache.hs.size() == (T + 1) * B * H, who,
+                " backward: the cache does not come from a forward with a cache");
+  if (!is_empty(dout))
+    ATTNLAB_CHECK(dout.dimension() == 3 && dout.shape()[0] == B && dout.shape()[1] == T &&
+                      dout.shape()[2] == H,
+                  who, " backward: expected dout (", B, ",", T, ",", H, "), got ",
+                  shape_str(dout));
+  Tensor dh = zeros({B, H});
+  if (!is_empty(dsn.h)) {
+    check_state(dsn.h, B, H, (std::string(who) + " backward d(final " + h_name + ")").c_str());
+    std::copy(dsn.h.data(), dsn.h.data() + B * H, dh.data());
+  }
+  return dh;
+}
+
+void RnnLayer::end_backward(const CacheBase& cache, const Tensor& dgi, const Tensor& dgh,
+                            const float* dbhh_rows, Tensor& dx) {
+  // parameter grads: one gemm each over all timesteps
+  const size_t B = cache.B, T = cache.T, I = input_size, H = hidden_size, G = gate_rows();
+  k::gemm(true, false, G, H, T * B, 1.f, dgh.data(), G, cache.hs.data(), H, 1.f,
+          weight_hh.grad.data(), H);
+  k::gemm(true, false, G, I, B * T, 1.f, dgi.data(), G, cache.x.data(), I, 1.f,
+          weight_ih.grad.data(), I);
+  add_rows(B * T, G, dgi.data(), bias_ih.grad.data());
+  add_rows(B * T, G, dbhh_rows, bias_hh.grad.data());
+  dx = empty({B, T, I});
+  k::gemm(false, false, B * T, I, G, 1.f, dgi.data(), G, weight_ih.value.data(), I, 0.f,
+          dx.data(), I);
+}
+
+void RnnLayer::project_step(size_t B, const float* x, const float* h, float* gi,
+                            float* gh) const {
+  project(B, x, false, gi);
+  project(B, h, true, gh);
+}
+
+template <class CellFn, class EndFn>
+void RnnLayer::forward_steps(Run& run, Tensor& out, CellFn&& cell, EndFn&& end_step) const {
+  const size_t B = run.B, T = run.T, H = hidden_size, G = gate_rows();
   out = empty({B, T, H});
   Tensor gh = empty({B, G});
-  std::vector<float> gbuf(G);
   for (size_t t = 0; t < T; ++t) {
-    // hidden projection: gh (B,3H) = h W_hh^T + b_hh
-    fill_rows(B, G, bias_hh.value.data(), gh.data());
-    k::gemm(false, true, B, G, H, 1.f, h.data(), H, weight_hh.value.data(), H, 1.f, gh.data(), G);
+    project(B, run.h.data(), true, gh.data());  // gh (B,G) = h W_hh^T + b_hh
     for (size_t b = 0; b < B; ++b) {
-      float* hb = h.data() + b * H;
       float* ob = out.data() + (b * T + t) * H;
-      if (t >= len[b]) {  // past the end: state frozen, output zero
+      if (t >= run.len[b]) {  // past the end: state frozen, output zero
         std::fill(ob, ob + H, 0.f);
         continue;
       }
-      const float* gib = gi.data() + (b * T + t) * G;
-      const float* ghb = gh.data() + b * G;
-      float* g = cache ? cache->gates.data() + (t * B + b) * G : gbuf.data();
-      for (size_t j = 0; j < 2 * H; ++j) g[j] = gib[j] + ghb[j];
-      k::sigmoid(2 * H, g, g);  // r, z
-      const float* r = g;
-      const float* z = g + H;
-      float* n = g + 2 * H;
-      const float* hn = ghb + 2 * H;  // Whn h + bhn
-      if (cache) std::copy(hn, hn + H, cache->hn_pre.data() + (t * B + b) * H);
-      for (size_t j = 0; j < H; ++j) n[j] = gib[2 * H + j] + r[j] * hn[j];
-      k::tanh(H, n, n);
-      for (size_t j = 0; j < H; ++j) {
-        const float v = n[j] + z[j] * (hb[j] - n[j]);
-        hb[j] = v;
-        ob[j] = v;
-      }
+      cell(t, b, run.gi.data() + (b * T + t) * G, gh.data() + b * G, ob);
     }
-    if (cache) std::copy(h.data(), h.data() + B * H, cache->hs.data() + (t + 1) * B * H);
+    end_step(t);
   }
-  sn.h = std::move(h);
-  sn.c = Tensor();
 }
 
-// dout: (B,T,H), dsn.h: (B,H) -> dx: (B,T,I), ds0.h: (B,H)
-void GRU::backward(const Tensor& dout, const RnnState& dsn, const Cache& cache, Tensor& dx,
-                   RnnState& ds0) {
-  const size_t B = cache.B, T = cache.T, I = input_size, H = hidden_size, G = 3 * H;
-  ATTNLAB_CHECK(B > 0 && cache.hs.size() == (T + 1) * B * H,
-                "GRU backward: the cache does not come from a forward with a cache");
+template <class CellFn>
+void RnnLayer::backward_steps(const CacheBase& cache, const Tensor& dout, Tensor& dh, Tensor& dgi,
+                              Tensor& dgh, CellFn&& cell) const {
+  const size_t B = cache.B, T = cache.T, H = hidden_size, G = gate_rows();
   const bool has_dout = !is_empty(dout);
-  if (has_dout)
-    ATTNLAB_CHECK(dout.dimension() == 3 && dout.shape()[0] == B && dout.shape()[1] == T &&
-                      dout.shape()[2] == H,
-                  "GRU backward: expected dout (", B, ",", T, ",", H, "), got ", shape_str(dout));
-  Tensor dh = zeros({B, H});
-  if (!is_empty(dsn.h)) {
-    check_state(dsn.h, B, H, "GRU backward d(final state)");
-    std::copy(dsn.h.data(), dsn.h.data() + B * H, dh.data());
-  }
-  const std::vector<size_t>& len = cache.lengths;
-  Tensor dgi = empty({B, T, G});   // d(input pre-activations), batch-major
-  Tensor dgh = empty({T, B, G});   // d(hidden pre-activations), time-major
   Tensor dnext = empty({B, H});
   for (size_t t = T; t-- > 0;) {
     float* dg = dgh.data() + t * B * G;
@@ -171,49 +181,87 @@ void GRU::backward(const Tensor& dout, const RnnState& dsn, const Cache& cache, 
       float* dghb = dg + b * G;
       float* dhb = dh.data() + b * H;
       float* dnb = dnext.data() + b * H;
-      if (t >= len[b]) {
+      if (t >= cache.lengths[b]) {
         std::fill(dgib, dgib + G, 0.f);
         std::fill(dghb, dghb + G, 0.f);
         std::copy(dhb, dhb + H, dnb);
         continue;
       }
       if (has_dout) k::add(H, dout.data() + (b * T + t) * H, dhb);
-      const float* g = cache.gates.data() + (t * B + b) * G;
-      const float* r = g;
-      const float* z = g + H;
-      const float* n = g + 2 * H;
-      const float* hp = cache.hs.data() + (t * B + b) * H;
-      const float* hn = cache.hn_pre.data() + (t * B + b) * H;
-      for (size_t j = 0; j < H; ++j) {
-        const float dv = dhb[j];
-        const float dn = dv * (1.f - z[j]);
-        const float dz = dv * (hp[j] - n[j]);
-        dnb[j] = dv * z[j];
-        const float dan = dn * (1.f - n[j] * n[j]);
-        const float dar = dan * hn[j] * r[j] * (1.f - r[j]);
-        const float daz = dz * z[j] * (1.f - z[j]);
-        dgib[j] = dar;
-        dgib[H + j] = daz;
-        dgib[2 * H + j] = dan;
-        dghb[j] = dar;
-        dghb[H + j] = daz;
-        dghb[2 * H + j] = dan * r[j];
-      }
+      cell(t, b, dhb, dnb, dgib, dghb);
     }
-    // dh_prev = dh * z + dgh_t W_hh
+    // dh_prev = (the cell's direct part) + dgh_t W_hh
     k::gemm(false, false, B, H, G, 1.f, dg, G, weight_hh.value.data(), H, 1.f, dnext.data(), H);
     std::swap(dh, dnext);
   }
-  // parameter grads: one gemm each over all timesteps
-  k::gemm(true, false, G, H, T * B, 1.f, dgh.data(), G, cache.hs.data(), H, 1.f,
-          weight_hh.grad.data(), H);
-  k::gemm(true, false, G, I, B * T, 1.f, dgi.data(), G, cache.x.data(), I, 1.f,
-          weight_ih.grad.data(), I);
-  add_rows(B * T, G, dgi.data(), bias_ih.grad.data());
-  add_rows(T * B, G, dgh.data(), bias_hh.grad.data());
-  dx = empty({B, T, I});
-  k::gemm(false, false, B * T, I, G, 1.f, dgi.data(), G, weight_ih.value.data(), I, 0.f,
-          dx.data(), I);
+}
+
+// ============================================================== GRU
+void GRU::forward(const Tensor& x, const std::vector<size_t>& lengths, const RnnState* s0,
+                  Tensor& out, RnnState& sn, Cache* cache) const {
+  // x: (B,T,I), s0.h: (B,H) -> out: (B,T,H), sn.h: (B,H)
+  Run run = begin_forward(x, lengths, s0, cache, "GRU", "state");
+  const size_t B = run.B, T = run.T, H = hidden_size, G = 3 * H;
+  Tensor& h = run.h;
+  if (cache) cache->hn_pre = zeros({T, B, H});
+  std::vector<float> gbuf(G);
+  auto cell = [&](size_t t, size_t b, const float* gib, const float* ghb, float* ob) {
+    float* hb = h.data() + b * H;
+    float* g = cache ? cache->gates.data() + (t * B + b) * G : gbuf.data();
+    for (size_t j = 0; j < 2 * H; ++j) g[j] = gib[j] + ghb[j];
+    k::sigmoid(2 * H, g, g);  // r, z
+    const float* r = g;
+    const float* z = g + H;
+    float* n = g + 2 * H;
+    const float* hn = ghb + 2 * H;  // Whn h + bhn
+    if (cache) std::copy(hn, hn + H, cache->hn_pre.data() + (t * B + b) * H);
+    for (size_t j = 0; j < H; ++j) n[j] = gib[2 * H + j] + r[j] * hn[j];
+    k::tanh(H, n, n);
+    for (size_t j = 0; j < H; ++j) {
+      const float v = n[j] + z[j] * (hb[j] - n[j]);
+      hb[j] = v;
+      ob[j] = v;
+    }
+  };
+  forward_steps(run, out, cell, [&](size_t t) {
+    if (cache) std::copy(h.data(), h.data() + B * H, cache->hs.data() + (t + 1) * B * H);
+  });
+  sn.h = std::move(h);
+  sn.c = Tensor();
+}
+
+// dout: (B,T,H), dsn.h: (B,H) -> dx: (B,T,I), ds0.h: (B,H)
+void GRU::backward(const Tensor& dout, const RnnState& dsn, const Cache& cache, Tensor& dx,
+                   RnnState& ds0) {
+  Tensor dh = begin_backward(dout, dsn, cache, "GRU", "state");
+  const size_t B = cache.B, T = cache.T, H = hidden_size, G = 3 * H;
+  Tensor dgi = empty({B, T, G});   // d(input pre-activations), batch-major
+  Tensor dgh = empty({T, B, G});   // d(hidden pre-activations), time-major
+  auto cell = [&](size_t t, size_t b, const float* dhb, float* dnb, float* dgib, float* dghb) {
+    const float* g = cache.gates.data() + (t * B + b) * G;
+    const float* r = g;
+    const float* z = g + H;
+    const float* n = g + 2 * H;
+    const float* hp = cache.hs.data() + (t * B + b) * H;
+    const float* hn = cache.hn_pre.data() + (t * B + b) * H;
+    for (size_t j = 0; j < H; ++j) {
+      const float dv = dhb[j];
+      const float dn = dv * (1.f - z[j]);
+      const float dz = dv * (hp[j] - n[j]);
+      dnb[j] = dv * z[j];
+      const float dan = dn * (1.f - n[j] * n[j]);
+      const float dar = dan * hn[j] * r[j] * (1.f - r[j]);
+      const float daz = dz * z[j] * (1.f - z[j]);
+      dgib[j] = dar;
+      dgib[H + j] = daz;
+      dgib[2 * H + j] = dan;
+      dghb[j] = dar;
+      dghb[H + j] = daz;
+      dghb[2 * H + j] = dan * r[j];
+    }
+  };
+  backward_steps(cache, dout, dh, dgi, dgh, cell);  // dh_prev = dh * z + dgh_t W_hh
+  end_backward(cache, dgi, dgh, dgh.data(), dx);
   ds0.h = std::move(dh);
   ds0.c = Tensor();
 }
@@ -232,40 +280,14 @@ void gru_update(size_t H, const float* gi, const float* gh, const float* h, floa
 
 void GRU::step(size_t B, const float* x, const float* h, float* hout) const {
   // x: (B,I), h: (B,H) -> hout: (B,H)
-  const size_t I = input_size, H = hidden_size, G = 3 * H;
+  const size_t H = hidden_size, G = 3 * H;
   std::vector<float> gi(B * G), gh(B * G);
-  fill_rows(B, G, bias_ih.value.data(), gi.data());
-  k::gemm(false, true, B, G, I, 1.f, x, I, weight_ih.value.data(), I, 1.f, gi.data(), G);
-  fill_rows(B, G, bias_hh.value.data(), gh.data());
-  k::gemm(false, true, B, G, H, 1.f, h, H, weight_hh.value.data(), H, 1.f, gh.data(), G);
+  project_step(B, x, h, gi.data(), gh.data());
   for (size_t b = 0; b < B; ++b)
     gru_update(H, gi.data() + b * G, gh.data() + b * G, h + b * H, hout + b * H, gi.data() + b * G);
 }
 
 // ============================================================== LSTM
-LSTM::LSTM(size_t input, size_t hidden, Rng& rng)
-    : input_size(input),
-      hidden_size(hidden),
-      weight_ih({4 * hidden, input}),
-      weight_hh({4 * hidden, hidden}),
-      bias_ih({4 * hidden}),
-      bias_hh({4 * hidden}) {
-  ATTNLAB_CHECK(input > 0 && hidden > 0, "LSTM: expected positive sizes, got input=", input,
-                " hidden=", hidden);
-  const float bound = 1.f / std::sqrt(static_cast<float>(hidden));
-  init_uniform(weight_ih, bound, rng);
-  init_uniform(weight_hh, bound, rng);
-  init_uniform(bias_ih, bound, rng);
-  init_uniform(bias_hh, bound, rng);
-}
-
-void LSTM::collect(ParamList& out, const std::string& prefix, const std::string& suffix) {
-  out.add(prefix + "weight_ih" + suffix, weight_ih);
-  out.add(prefix + "weight_hh" + suffix, weight_hh);
-  out.add(prefix + "bias_ih" + suffix, bias_ih);
-  out.add(prefix + "bias_hh" + suffix, bias_hh);
-}
-
 namespace {
 // pre (4H) -> activated gates i,f,g,o in place
 inline void lstm_activate(size_t H, float* g) {
@@ -278,70 +300,40 @@ inline void lstm_activate(size_t H, float* g) {
 void LSTM::forward(const Tensor& x, const std::vector<size_t>& lengths, const RnnState* s0,
                    Tensor& out, RnnState& sn, Cache* cache) const {
   // x: (B,T,I), s0: h,c (B,H) -> out: (B,T,H), sn: h,c (B,H)
-  const Dims d = check_input(x, input_size, hidden_size, "LSTM");
-  const size_t B = d.B, T = d.T, I = d.I, H = d.H, G = 4 * H;
-  const std::vector<size_t> len = resolve_lengths(lengths, B, T, "LSTM");
-
-  // gi (B*T, 4H) = x W_ih^T + b_ih for every timestep at once
-  Tensor gi = empty({B, T, G});
-  fill_rows(B * T, G, bias_ih.value.data(), gi.data());
-  k::gemm(false, true, B * T, G, I, 1.f, x.data(), I, weight_ih.value.data(), I, 1.f, gi.data(),
-          G);
-
-  Tensor h = zeros({B, H}), c = zeros({B, H});
-  if (s0 && !is_empty(s0->h)) {
-    check_state(s0->h, B, H, "LSTM initial h");
-    std::copy(s0->h.data(), s0->h.data() + B * H, h.data());
-  }
+  Run run = begin_forward(x, lengths, s0, cache, "LSTM", "h");
+  const size_t B = run.B, T = run.T, H = hidden_size, G = 4 * H;
+  Tensor& h = run.h;
+  Tensor c = zeros({B, H});
   if (s0 && !is_empty(s0->c)) {
     check_state(s0->c, B, H, "LSTM initial c");
     std::copy(s0->c.data(), s0->c.data() + B * H, c.data());
   }
   if (cache) {
-    cache->B = B;
-    cache->T = T;
-    cache->lengths = len;
-    cache->x = x;
-    cache->hs = empty({T + 1, B, H});
     cache->cs = empty({T + 1, B, H});
-    cache->gates = zeros({T, B, G});
     cache->tcs = zeros({T, B, H});
-    std::copy(h.data(), h.data() + B * H, cache->hs.data());
     std::copy(c.data(), c.data() + B * H, cache->cs.data());
   }
-  out = empty({B, T, H});
-  Tensor gh = empty({B, G});
   std::vector<float> gbuf(G), tbuf(H);
-  for (size_t t = 0; t < T; ++t) {
-    fill_rows(B, G, bias_hh.value.data(), gh.data());
-    k::gemm(false, true, B, G, H, 1.f, h.data(), H, weight_hh.value.data(), H, 1.f, gh.data(), G);
-    for (size_t b = 0; b < B; ++b) {
-      float* hb = h.data() + b * H;
-      float* cb = c.data() + b * H;
-      float* ob = out.data() + (b * T + t) * H;
-      if (t >= len[b]) {
-        std::fill(ob, ob + H, 0.f);
-        continue;
-      }
-      const float* gib = gi.data() + (b * T + t) * G;
-      const float* ghb = gh.data() + b * G;
-      float* g = cache ? cache->gates.data() + (t * B + b) * G : gbuf.data();
-      float* tc = cache ? cache->tcs.data() + (t * B + b) * H : tbuf.data();
-      for (size_t j = 0; j < G; ++j) g[j] = gib[j] + ghb[j];
-      lstm_activate(H, g);
-      for (size_t j = 0; j < H; ++j) cb[j] = g[H + j] * cb[j] + g[j] * g[2 * H + j];
-      k::tanh(H, cb, tc);
-      for (size_t j = 0; j < H; ++j) {
-        const float v = g[3 * H + j] * tc[j];
-        hb[j] = v;
-        ob[j] = v;
-      }
+  auto cell = [&](size_t t, size_t b, const float* gib, const float* ghb, float* ob) {
+    float* hb = h.data() + b * H;
+    float* cb = c.data() + b * H;
+    float* g = cache ? cache->gates.data() + (t * B + b) * G : gbuf.data();
+    float* tc = cache ? cache->tcs.data() + (t * B + b) * H : tbuf.data();
+    for (size_t j = 0; j < G; ++j) g[j] = gib[j] + ghb[j];
+    lstm_activate(H, g);
+    for (size_t j = 0; j < H; ++j) cb[j] = g[H + j] * cb[j] + g[j] * g[2 * H + j];
+    k::tanh(H, cb, tc);
+    for (size_t j = 0; j < H; ++j) {
+      const float v = g[3 * H + j] * tc[j];
+      hb[j] = v;
+      ob[j] = v;
     }
-    if (cache) {
-      std::copy(h.data(), h.data() + B * H, cache->hs.data() + (t + 1) * B * H);
-      std::copy(c.data(), c.data() + B * H, cache->cs.data() + (t + 1) * B * H);
-    }
-  }
+  };
+  forward_steps(run, out, cell, [&](size_t t) {
+    if (!cache) return;
+    std::copy(h.data(), h.data() + B * H, cache->hs.data() + (t + 1) * B * H);
+    std::copy(c.data(), c.data() + B * H, cache->cs.data() + (t + 1) * B * H);
+  });
   sn.h = std::move(h);
   sn.c = std::move(c);
 }
@@ -349,72 +341,36 @@ void LSTM::forward(const Tensor& x, const std::vector<size_t>& lengths, const Rn
 // dout: (B,T,H), dsn: h,c (B,H) -> dx: (B,T,I), ds0: h,c (B,H)
 void LSTM::backward(const Tensor& dout, const RnnState& dsn, const Cache& cache, Tensor& dx,
                     RnnState& ds0) {
-  const size_t B = cache.B, T = cache.T, I = input_size, H = hidden_size, G = 4 * H;
-  ATTNLAB_CHECK(B > 0 && cache.hs.size() == (T + 1) * B * H,
-                "LSTM backward: the cache does not come from a forward with a cache");
-  const bool has_dout = !is_empty(dout);
-  if (has_dout)
-    ATTNLAB_CHECK(dout.dimension() == 3 && dout.shape()[0] == B && dout.shape()[1] == T &&
-                      dout.shape()[2] == H,
-                  "LSTM backward: expected dout (", B, ",", T, ",", H, "), got ",
-                  shape_str(dout));
-  Tensor dh = zeros({B, H}), dc = zeros({B, H});
-  if (!is_empty(dsn.h)) {
-    check_state(dsn.h, B, H, "LSTM backward d(final h)");
-    std::copy(dsn.h.data(), dsn.h.data() + B * H, dh.data());
-  }
+  Tensor dh = begin_backward(dout, dsn, cache, "LSTM", "h");
+  const size_t B = cache.B, T = cache.T, H = hidden_size, G = 4 * H;
+  Tensor dc = zeros({B, H});
   if (!is_empty(dsn.c)) {
     check_state(dsn.c, B, H, "LSTM backward d(final c)");
     std::copy(dsn.c.data(), dsn.c.data() + B * H, dc.data());
   }
-  const std::vector<size_t>& len = cache.lengths;
   Tensor dgi = empty({B, T, G});  // batch-major
   Tensor dga = empty({T, B, G});  // time-major copy for dW_hh
-  Tensor dnext = empty({B, H});
-  for (size_t t = T; t-- > 0;) {
-    float* dg = dga.data() + t * B * G;
-    for (size_t b = 0; b < B; ++b) {
-      float* dgib = dgi.data() + (b * T + t) * G;
-      float* dgb = dg + b * G;
-      float* dhb = dh.data() + b * H;
-      float* dcb = dc.data() + b * H;
-      float* dnb = dnext.data() + b * H;
-      if (t >= len[b]) {
-        std::fill(dgib, dgib + G, 0.f);
-        std::fill(dgb, dgb + G, 0.f);
-        std::copy(dhb, dhb + H, dnb);
-        continue;
-      }
-      if (has_dout) k::add(H, dout.data() + (b * T + t) * H, dhb);
-      const float* g = cache.gates.data() + (t * B + b) * G;
-      const float* tc = cache.tcs.data() + (t * B + b) * H;
-      const float* cp = cache.cs.data() + (t * B + b) * H;
-      for (size_t j = 0; j < H; ++j) {
-        const float i = g[j], f = g[H + j], gg = g[2 * H + j], o = g[3 * H + j];
-        const float dv = dhb[j];
-        const float dov = dv * tc[j];
-        const float dcv = dcb[j] + dv * o * (1.f - tc[j] * tc[j]);
-        dcb[j] = dcv * f;  // dc_prev
-        dnb[j] = 0.f;
-        dgb[j] = dcv * gg * i * (1.f - i);
-        dgb[H + j] = dcv * cp[j] * f * (1.f - f);
-        dgb[2 * H + j] = dcv * i * (1.f - gg * gg);
-        dgb[3 * H + j] = dov * o * (1.f - o);
-      }
-      std::copy(dgb, dgb + G, dgib);
+  auto cell = [&](size_t t, size_t b, const float* dhb, float* dnb, float* dgib, float* dgb) {
+    float* dcb = dc.data() + b * H;
+    const float* g = cache.gates.data() + (t * B + b) * G;
+    const float* tc = cache.tcs.data() + (t * B + b) * H;
+    const float* cp = cache.cs.data() + (t * B + b) * H;
+    for (size_t j = 0; j < H; ++j) {
+      const float i = g[j], f = g[H + j], gg = g[2 * H + j], o = g[3 * H + j];
+      const float dv = dhb[j];
+      const float dov = dv * tc[j];
+      const float dcv = dcb[j] + dv * o * (1.f - tc[j] * tc[j]);
+      dcb[j] = dcv * f;  // dc_prev
+      dnb[j] = 0.f;
+      dgb[j] = dcv * gg * i * (1.f - i);
+      dgb[H + j] = dcv * cp[j] * f * (1.f - f);
+      dgb[2 * H + j] = dcv * i * (1.f - gg * gg);
+      dgb[3 * H + j] = dov * o * (1.f - o);
     }
-    k::gemm(false, false, B, H, G, 1.f, dg, G, weight_hh.value.data(), H, 1.f, dnext.data(), H);
-    std::swap(dh, dnext);
-  }
-  k::gemm(true, false, G, H, T * B, 1.f, dga.data(), G, cache.hs.data(), H, 1.f,
-          weight_hh.grad.data(), H);
-  k::gemm(true, false, G, I, B * T, 1.f, dgi.data(), G, cache.x.data(), I, 1.f,
-          weight_ih.grad.data(), I);
-  add_rows(B * T, G, dgi.data(), bias_ih.grad.data());
-  add_rows(B * T, G, dgi.data(), bias_hh.grad.data());
-  dx = empty({B, T, I});
-  k::gemm(false, false, B * T, I, G, 1.f, dgi.data(), G, weight_ih.value.data(), I, 0.f,
-          dx.data(), I);
+    std::copy(dgb, dgb + G, dgib);
+  };
+  backward_steps(cache, dout, dh, dgi, dga, cell);
+  end_backward(cache, dgi, dga, dgi.data(), dx);
   ds0.h = std::move(dh);
   ds0.c = std::move(dc);
 }
@@ -431,12 +387,9 @@ void lstm_update(size_t H, const float* gi, const float* gh, const float* c, flo
 void LSTM::step(size_t B, const float* x, const float* h, const float* c, float* hout,
                 float* cout) const {
   // x: (B,I), h,c: (B,H) -> hout, cout: (B,H)
-  const size_t I = input_size, H = hidden_size, G = 4 * H;
+  const size_t H = hidden_size, G = 4 * H;
   std::vector<float> gi(B * G), gh(B * G), a(5 * H);
-  fill_rows(B, G, bias_ih.value.data(), gi.data());
-  k::gemm(false, true, B, G, I, 1.f, x, I, weight_ih.value.data(), I, 1.f, gi.data(), G);
-  fill_rows(B, G, bias_hh.value.data(), gh.data());
-  k::gemm(false, true, B, G, H, 1.f, h, H, weight_hh.value.data(), H, 1.f, gh.data(), G);
+  project_step(B, x, h, gi.data(), gh.data());
   for (size_t b = 0; b < B; ++b)
     lstm_update(H, gi.data() + b * G, gh.data() + b * G, c + b * H, hout + b * H, cout + b * H,
                 a.data());

@@ -29,23 +29,73 @@ struct RnnState {
 std::vector<size_t> resolve_lengths(const std::vector<size_t>& lengths, size_t B, size_t T,
                                     const char* who);
 
-class GRU {
+// The parameters of a recurrent layer with G = gates * H gate rows and the gemm
+// steps every such layer shares (the gate arithmetic is each layer's own).
+class RnnLayer {
+ public:
+  RnnLayer() = default;
+  // torch init: every weight and bias ~ U(-1/sqrt(H), 1/sqrt(H))
+  RnnLayer(size_t input, size_t hidden, size_t gates, Rng& rng, const char* who);
+  // names: prefix + "weight_ih" + suffix, ... (suffix "_l0" as nn.GRU, "" as nn.GRUCell)
+  void collect(ParamList& out, const std::string& prefix, const std::string& suffix = "_l0");
+
+  size_t input_size = 0, hidden_size = 0;
+  Param weight_ih, weight_hh, bias_ih, bias_hh;
+
+  // What a cache of every recurrent layer holds.
+  struct CacheBase {
+    size_t B = 0, T = 0;
+    std::vector<size_t> lengths;
+    Tensor x;      // (B,T,I) the input
+    Tensor hs;     // (T+1,B,H) time-major: hidden state before step t; hs[0] = h0
+    Tensor gates;  // (T,B,G) the gates after activation
+  };
+
+ protected:
+  size_t gate_rows() const { return weight_ih.value.shape()[0]; }
+  // rows of g (rows, G) = in (rows, K) W^T + b, for W_ih (K = I) or W_hh (K = H)
+  void project(size_t rows, const float* in, bool hidden, float* g) const;
+  // the shared checks and set-up of forward: the sizes, the lengths, the input projection
+  // gi (B,T,G), the initial hidden state h (B,H) and, with a cache, its common part;
+  // who and h_name name the layer and its hidden state in error messages
+  struct Run {
+    size_t B, T;
+    std::vector<size_t> len;
+    Tensor gi, h;
+  };
+  Run begin_forward(const Tensor& x, const std::vector<size_t>& lengths, const RnnState* s0,
+                    CacheBase* cache, const char* who, const char* h_name) const;
+  // the shared checks of backward; returns dh (B,H) from dsn.h (zeros when empty)
+  Tensor begin_backward(const Tensor& dout, const RnnState& dsn, const CacheBase& cache,
+                        const char* who, const char* h_name) const;
+  // parameter grads and dx from the gate grads: dgi (B,T,G) batch-major, dgh (T,B,G)
+  // time-major; db_hh sums the B*T rows of dbhh_rows (either of the two)
+  void end_backward(const CacheBase& cache, const Tensor& dgi, const Tensor& dgh,
+                    const float* dbhh_rows, Tensor& dx);
+  // The time loop of forward: per step gh (B,G) = h W_hh^T + b_hh, then
+  // cell(t, b, gi_row, gh_row, out_row) for each sequence still running (the others
+  // output zeros and keep their state), then end_step(t). out: (B,T,H).
+  template <class CellFn, class EndFn>
+  void forward_steps(Run& run, Tensor& out, CellFn&& cell, EndFn&& end_step) const;
+  // The time loop of backward, from t = T-1 down: adds dout's row to dh, then
+  // cell(t, b, dh_row, dh_prev_row, dgi_row, dgh_row) for each running sequence (the
+  // others pass dh on and get zero gate grads), then dh_prev += dgh_t W_hh.
+  template <class CellFn>
+  void backward_steps(const CacheBase& cache, const Tensor& dout, Tensor& dh, Tensor& dgi,
+                      Tensor& dgh, CellFn&& cell) const;
+  // one inference step's projections: gi, gh (B,G)
+  void project_step(size_t B, const float* x, const float* h, float* gi, float* gh) const;
+};
+
+class GRU : public RnnLayer {
  public:
   static constexpr size_t kGates = 3;
   static constexpr bool kHasCell = false;
-  struct Cache {
-    size_t B = 0, T = 0;
-    std::vector<size_t> lengths;
-    Tensor x;       // (B,T,I) the input
-    Tensor hs;      // (T+1,B,H) time-major: state before step t; hs[0] = h0
-    Tensor gates;   // (T,B,3H) r, z, n after activation
+  struct Cache : CacheBase {  // gates: r, z, n
     Tensor hn_pre;  // (T,B,H)  Whn h + bhn
   };
   GRU() = default;
-  // torch init: every weight and bias ~ U(-1/sqrt(H), 1/sqrt(H))
-  GRU(size_t input, size_t hidden, Rng& rng);
-  // names: prefix + "weight_ih" + suffix, ... (suffix "_l0" as nn.GRU, "" as nn.GRUCell)
-  void collect(ParamList& out, const std::string& prefix, const std::string& suffix = "_l0");
+  GRU(size_t input, size_t hidden, Rng& rng) : RnnLayer(input, hidden, kGates, rng, "GRU") {}
 
   // x: (B,T,I), lengths: (B) or empty, s0: h (B,H) or nullptr (zeros)
   //   -> out: (B,T,H), sn: h (B,H); cache (optional) for backward
@@ -56,9 +106,6 @@ class GRU {
                 RnnState& ds0);
   // Inference step without cache: x (B,I), h (B,H) -> hout (B,H) (may alias h).
   void step(size_t B, const float* x, const float* h, float* hout) const;
-
-  size_t input_size = 0, hidden_size = 0;
-  Param weight_ih, weight_hh, bias_ih, bias_hh;
 };
 
 // One cell update from the two projections (PyTorch gate order), for inference paths that
@@ -72,22 +119,16 @@ void gru_update(size_t H, const float* gi, const float* gh, const float* h, floa
 void lstm_update(size_t H, const float* gi, const float* gh, const float* c, float* hout,
                  float* cout, float* a);
 
-class LSTM {
+class LSTM : public RnnLayer {
  public:
   static constexpr size_t kGates = 4;
   static constexpr bool kHasCell = true;
-  struct Cache {
-    size_t B = 0, T = 0;
-    std::vector<size_t> lengths;
-    Tensor x;      // (B,T,I)
-    Tensor hs;     // (T+1,B,H) hidden before step t
-    Tensor cs;     // (T+1,B,H) cell before step t
-    Tensor gates;  // (T,B,4H) i, f, g, o after activation
-    Tensor tcs;    // (T,B,H) tanh(c')
+  struct Cache : CacheBase {  // gates: i, f, g, o
+    Tensor cs;   // (T+1,B,H) cell before step t
+    Tensor tcs;  // (T,B,H) tanh(c')
   };
   LSTM() = default;
-  LSTM(size_t input, size_t hidden, Rng& rng);
-  void collect(ParamList& out, const std::string& prefix, const std::string& suffix = "_l0");
+  LSTM(size_t input, size_t hidden, Rng& rng) : RnnLayer(input, hidden, kGates, rng, "LSTM") {}
 
   // x: (B,T,I), lengths: (B) or empty, s0: h,c (B,H) or nullptr
   //   -> out: (B,T,H), sn: h,c (B,H)
@@ -99,9 +140,6 @@ class LSTM {
   // Inference step: x (B,I), h,c (B,H) -> hout, cout (B,H) (may alias h, c).
   void step(size_t B, const float* x, const float* h, const float* c, float* hout,
             float* cout) const;
-
-  size_t input_size = 0, hidden_size = 0;
-  Param weight_ih, weight_hh, bias_ih, bias_hh;
 };
 
 // Single-step cells with torch nn.GRUCell / nn.LSTMCell names (no "_l0").
