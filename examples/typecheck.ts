@@ -1,6 +1,6 @@
 // Compiled with tsc --noEmit against index.d.ts by the package test: uses
 // every declared API so a declaration that drifts from the code breaks it.
-import { load, type Attnlab, type LayerKind, type MMoEPrediction, type Tensor } from 'attnlab';
+import { load, type Attnlab, type LayerKind, type MMoEPrediction, type Tensor, type TrainableSeq2Seq, type Seq2SeqFitEpoch } from 'attnlab';
 
 async function main(): Promise<void> {
   const al: Attnlab = await load({ wasmPath: './attnlab.wasm' });
@@ -79,3 +79,17 @@ async function layers(al: Attnlab): Promise<void> {
   console.log(kinds, cfg, params, s.out, s.weights, aw);
 }
 void layers;
+
+// training a seq2seq model on pairs in memory
+async function ownPairs(al: Attnlab) {
+  const pairs: [string, string][] = al.data.numberPairs({ count: 100, language: 'en' });
+  const m: TrainableSeq2Seq = al.Seq2Seq.create({ srcTokens: 'word', rnn: 'gru', hidden: 32 });
+  const ctl = new AbortController();
+  const r = await m.fit(pairs, { epochs: 1, batchSize: 16, signal: ctl.signal,
+    onEpoch: (e: Seq2SeqFitEpoch) => { console.log(e.loss, e.valExactMatch); } });
+  const last: Seq2SeqFitEpoch | undefined = r.history[0];
+  const bytes: Uint8Array = m.save('f16');
+  console.log(r.stopped, last, m.translate('seven').text, bytes.length, m.stats()?.params);
+  m.delete();
+}
+void ownPairs;

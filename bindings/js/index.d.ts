@@ -566,7 +566,7 @@ export interface Seq2SeqCreateConfig {
   maxTgtLen?: number;
 }
 
-export interface FitEpoch {
+export interface Seq2SeqFitEpoch {
   /** epochs completed, counted over every fit call */
   epoch: number;
   /** optimizer steps so far */
@@ -581,7 +581,7 @@ export interface FitEpoch {
   seconds: number;
 }
 
-export interface FitOptions {
+export interface Seq2SeqFitOptions {
   /** epochs to train in this call (default 10) */
   epochs?: number;
   /** share of the sources held out for validation, seeded split by source text, [0, 0.5] (default 0.1) */
@@ -601,7 +601,7 @@ export interface FitOptions {
   evalLimit?: number;
   /** steps between yields to the event loop (default 10) */
   chunkSteps?: number;
-  onEpoch?: (e: FitEpoch) => void | Promise<void>;
+  onEpoch?: (e: Seq2SeqFitEpoch) => void | Promise<void>;
   onStep?: (s: { step: number; epoch: number; stepsPerEpoch: number; loss: number }) => void;
   /** aborting it stops fit() after the current chunk, like stop() */
   signal?: AbortSignal;
@@ -617,9 +617,9 @@ export interface FitOptions {
 export declare class TrainableSeq2Seq {
   private constructor();
   /** pairs: [source, target][] or TSV text (one "source<TAB>target" per line) */
-  fit(pairs: [string, string][] | string, options?: FitOptions): Promise<{ history: FitEpoch[]; stopped: boolean; epoch: number; step: number }>;
+  fit(pairs: [string, string][] | string, options?: Seq2SeqFitOptions): Promise<{ history: Seq2SeqFitEpoch[]; stopped: boolean; epoch: number; step: number }>;
   stop(): void;
-  readonly history: FitEpoch[];
+  readonly history: Seq2SeqFitEpoch[];
   stats(): { trainPairs: number; validPairs: number; tooLong: number; params: number; step: number } | null;
   translate(text: string, opts?: TranslateOptions): Translation;
   info(): Seq2SeqInfo;
