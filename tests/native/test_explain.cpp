@@ -14,6 +14,7 @@
 #include "attnlab/models/han.hpp"
 #include "attnlab/models/seq2seq.hpp"
 #include "attnlab/nn/optim.hpp"
+#include "han_test_util.hpp"
 
 using namespace attnlab;
 using explain::Method;
@@ -22,12 +23,6 @@ using models::HANConfig;
 using models::HANDoc;
 
 namespace {
-
-data::Vocab numbered_vocab(size_t n) {
-  data::Vocab v;
-  for (size_t i = 0; v.size() < n; ++i) v.add("w" + std::to_string(i));
-  return v;
-}
 
 // log p(y) of one document from given embeddings
 double han_logp(const HAN& m, const HANDoc& d, const std::vector<float>& emb, size_t y) {
@@ -108,7 +103,7 @@ TEST(Explain, HANEmbeddingGradientMatchesFiniteDifferences) {
   c.sent_hidden = 3;
   c.word_ctx = 5;
   c.sent_ctx = 4;
-  HAN m(c, numbered_vocab(12), 3);
+  HAN m(c, attnlab::testing::numbered_vocab(12), 3);
   for (auto& it : m.params().items())
     for (size_t i = 0; i < it.second->size(); ++i) it.second->data()[i] *= 1.5f;
   const HANDoc d = {{4, 5, 6}, {7}, {8, 9, 10, 11, 5}};
@@ -256,50 +251,14 @@ TEST(Explain, Seq2SeqIntegratedGradientsCompleteness) {
 TEST(Explain, KeywordRankedFirstByAttributionAndItsRemovalFlipsTheDecision) {
   const size_t V = 60;
   const int keyword = 4;
-  HANConfig c;
-  c.emb = 16;
-  c.word_hidden = 12;
-  c.sent_hidden = 12;
-  c.word_ctx = 16;
-  c.sent_ctx = 16;
-  HAN m(c, numbered_vocab(V), 31);
+  HAN m(attnlab::testing::keyword_han_config(), attnlab::testing::numbered_vocab(V), 31);
   Rng rng(32);
-  auto make = [&](size_t n, std::vector<HANDoc>& docs, std::vector<int>& y,
-                  std::vector<std::pair<size_t, size_t>>& where) {
-    for (size_t i = 0; i < n; ++i) {
-      HANDoc d(2 + static_cast<size_t>(rng.uniform(0.f, 4.f)) % 4);
-      for (auto& s : d) {
-        s.resize(3 + static_cast<size_t>(rng.uniform(0.f, 6.f)) % 6);
-        for (auto& id : s) id = 5 + static_cast<int>(rng.uniform(0.f, float(V - 5))) % int(V - 5);
-      }
-      const int label = static_cast<int>(i % 2);
-      std::pair<size_t, size_t> at{SIZE_MAX, SIZE_MAX};
-      if (label) {
-        const size_t s = static_cast<size_t>(rng.uniform(0.f, float(d.size()))) % d.size();
-        const size_t t = static_cast<size_t>(rng.uniform(0.f, float(d[s].size()))) % d[s].size();
-        d[s][t] = keyword;
-        at = {s, t};
-      }
-      docs.push_back(std::move(d));
-      y.push_back(label);
-      where.push_back(at);
-    }
-  };
-  std::vector<HANDoc> tr, te;
-  std::vector<int> ytr, yte;
-  std::vector<std::pair<size_t, size_t>> wtr, wte;
-  make(400, tr, ytr, wtr);
-  make(40, te, yte, wte);
-  nn::Adam opt(m.params(), 1e-2f);
-  for (int epoch = 0; epoch < 6; ++epoch)
-    for (size_t s = 0; s + 20 <= tr.size(); s += 20) {
-      std::vector<const HANDoc*> bd;
-      std::vector<int> by;
-      for (size_t i = s; i < s + 20; ++i) bd.push_back(&tr[i]), by.push_back(ytr[i]);
-      m.params().zero_grad();
-      m.loss_and_grad(bd, by);
-      opt.step();
-    }
+  const attnlab::testing::KeywordDocs train = attnlab::testing::keyword_docs(rng, 400, V, keyword);
+  const attnlab::testing::KeywordDocs test = attnlab::testing::keyword_docs(rng, 40, V, keyword);
+  const auto& te = test.docs;
+  const auto& yte = test.labels;
+  const auto& wte = test.keyword_at;
+  attnlab::testing::train_han(m, train);
   m.params().zero_grad();
   explain::Options ig;
   ig.method = Method::IG;

@@ -16,6 +16,7 @@
 #include "attnlab/models/han.hpp"
 #include "attnlab/models/han_spam.hpp"
 #include "attnlab/nn/optim.hpp"
+#include "han_test_util.hpp"
 
 using namespace attnlab;
 using models::HAN;
@@ -23,12 +24,6 @@ using models::HANConfig;
 using models::HANDoc;
 
 namespace {
-
-data::Vocab numbered_vocab(size_t n) {
-  data::Vocab v;
-  for (size_t i = 0; v.size() < n; ++i) v.add("w" + std::to_string(i));
-  return v;
-}
 
 HANConfig small_config() {
   HANConfig c;
@@ -49,11 +44,7 @@ HANDoc random_doc(Rng& rng, size_t vocab, size_t max_sent, size_t max_words) {
   return d;
 }
 
-std::vector<const HANDoc*> ptrs(const std::vector<HANDoc>& v) {
-  std::vector<const HANDoc*> p;
-  for (const auto& d : v) p.push_back(&d);
-  return p;
-}
+std::vector<const HANDoc*> ptrs(const std::vector<HANDoc>& v) { return attnlab::testing::doc_ptrs(v); }
 
 // sum(logits * R) in double
 double projected(const HAN& m, const std::vector<const HANDoc*>& docs, const std::vector<float>& R) {
@@ -64,7 +55,7 @@ double projected(const HAN& m, const std::vector<const HANDoc*>& docs, const std
 }
 
 void grad_check(std::vector<HANDoc> docs, uint64_t seed) {
-  HAN m(small_config(), numbered_vocab(12), seed);
+  HAN m(small_config(), attnlab::testing::numbered_vocab(12), seed);
   // larger weights than the torch init so every path carries signal
   Rng rng(seed + 100);
   for (auto& it : m.params().items())
@@ -130,7 +121,7 @@ TEST(HAN, GradientRandomBatch) {
 TEST(HAN, GradientWithDropout) {
   HANConfig cfg = small_config();
   cfg.dropout = 0.3f;
-  HAN m(cfg, numbered_vocab(12), 7);
+  HAN m(cfg, attnlab::testing::numbered_vocab(12), 7);
   std::vector<HANDoc> docs = {{{4, 5, 6}, {7}}, {{8, 9}, {10, 11, 4}, {5}}};
   const auto dp = ptrs(docs);
   const Rng rng0(77);
@@ -177,7 +168,7 @@ TEST(HAN, GradientWithDropout) {
 }
 
 TEST(HAN, WeightsSumToOne) {
-  HAN m(small_config(), numbered_vocab(30), 11);
+  HAN m(small_config(), attnlab::testing::numbered_vocab(30), 11);
   Rng rng(12);
   std::vector<HANDoc> docs;
   for (int i = 0; i < 8; ++i) docs.push_back(random_doc(rng, 30, 7, 9));
@@ -271,7 +262,7 @@ TEST(HAN, ClassifyTextWeightsAndScores) {
 }
 
 TEST(HAN, Errors) {
-  HAN m(small_config(), numbered_vocab(12), 1);
+  HAN m(small_config(), attnlab::testing::numbered_vocab(12), 1);
   EXPECT_THROW(m.forward({}), Error);
   HANDoc empty_doc;
   EXPECT_THROW(m.forward({&empty_doc}), Error);
@@ -286,13 +277,13 @@ TEST(HAN, Errors) {
   EXPECT_THROW(m.loss_and_grad({&ok}, {0, 1}), Error);
   HANConfig bad = small_config();
   bad.labels = {"only-one"};
-  EXPECT_THROW(HAN(bad, numbered_vocab(12), 1), Error);
+  EXPECT_THROW(HAN(bad, attnlab::testing::numbered_vocab(12), 1), Error);
   EXPECT_THROW(HANConfig::from_json("{\"emb\": 3}"), Error);
   EXPECT_THROW(HANConfig::from_json("not json"), Error);
 }
 
 TEST(HAN, SaveLoadRoundTrip) {
-  HAN m(small_config(), numbered_vocab(25), 21);
+  HAN m(small_config(), attnlab::testing::numbered_vocab(25), 21);
   Rng rng(22);
   std::vector<HANDoc> docs;
   for (int i = 0; i < 5; ++i) docs.push_back(random_doc(rng, 25, 5, 7));
@@ -323,52 +314,15 @@ TEST(HAN, SaveLoadRoundTrip) {
 // sqrt(p_sentence) * p_word in most positive test documents.
 TEST(HAN, KeywordGetsTheAttention) {
   const size_t V = 60;
-  data::Vocab v = numbered_vocab(V);
   const int keyword = 4;  // "w0"
-  HANConfig c;
-  c.emb = 16;
-  c.word_hidden = 12;
-  c.sent_hidden = 12;
-  c.word_ctx = 16;
-  c.sent_ctx = 16;
-  HAN m(c, v, 31);
+  HAN m(attnlab::testing::keyword_han_config(), attnlab::testing::numbered_vocab(V), 31);
   Rng rng(32);
-  auto make = [&](size_t n, std::vector<HANDoc>& docs, std::vector<int>& y,
-                  std::vector<std::pair<size_t, size_t>>& where) {
-    for (size_t i = 0; i < n; ++i) {
-      HANDoc d(2 + static_cast<size_t>(rng.uniform(0.f, 4.f)) % 4);
-      for (auto& s : d) {
-        s.resize(3 + static_cast<size_t>(rng.uniform(0.f, 6.f)) % 6);
-        for (auto& id : s) id = 5 + static_cast<int>(rng.uniform(0.f, float(V - 5))) % int(V - 5);
-      }
-      const int label = static_cast<int>(i % 2);
-      std::pair<size_t, size_t> at{SIZE_MAX, SIZE_MAX};
-      if (label) {
-        const size_t s = static_cast<size_t>(rng.uniform(0.f, float(d.size()))) % d.size();
-        const size_t t = static_cast<size_t>(rng.uniform(0.f, float(d[s].size()))) % d[s].size();
-        d[s][t] = keyword;
-        at = {s, t};
-      }
-      docs.push_back(std::move(d));
-      y.push_back(label);
-      where.push_back(at);
-    }
-  };
-  std::vector<HANDoc> tr, te;
-  std::vector<int> ytr, yte;
-  std::vector<std::pair<size_t, size_t>> wtr, wte;
-  make(400, tr, ytr, wtr);
-  make(100, te, yte, wte);
-  nn::Adam opt(m.params(), 1e-2f);
-  for (int epoch = 0; epoch < 6; ++epoch)
-    for (size_t s = 0; s + 20 <= tr.size(); s += 20) {
-      std::vector<const HANDoc*> bd;
-      std::vector<int> by;
-      for (size_t i = s; i < s + 20; ++i) bd.push_back(&tr[i]), by.push_back(ytr[i]);
-      m.params().zero_grad();
-      m.loss_and_grad(bd, by);
-      opt.step();
-    }
+  const attnlab::testing::KeywordDocs train = attnlab::testing::keyword_docs(rng, 400, V, keyword);
+  const attnlab::testing::KeywordDocs test = attnlab::testing::keyword_docs(rng, 100, V, keyword);
+  const auto& te = test.docs;
+  const auto& yte = test.labels;
+  const auto& wte = test.keyword_at;
+  attnlab::testing::train_han(m, train);
   const models::HANOutput o = m.forward(ptrs(te));
   size_t right = 0, pos = 0, top = 0;
   for (size_t b = 0; b < te.size(); ++b) {
