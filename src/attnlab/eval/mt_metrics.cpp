@@ -3,6 +3,7 @@
 #include <map>
 
 #include "attnlab/core/error.hpp"
+#include "attnlab/data/email_detail.hpp"
 
 namespace attnlab::eval {
 
@@ -32,24 +33,6 @@ std::vector<uint32_t> code_points(const std::string& s) {
     i += n;
   }
   return out;
-}
-
-void append_utf8(std::string& out, uint32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
 }
 
 // Python's str.split() / str.strip() whitespace
@@ -140,7 +123,7 @@ std::vector<std::string> split_py(const Cps& cps) {
       if (!cur.empty()) out.push_back(std::move(cur));
       cur.clear();
     } else {
-      append_utf8(cur, c);
+      data::email_detail::append_utf8(cur, c);
     }
   }
   if (!cur.empty()) out.push_back(std::move(cur));
