@@ -6,6 +6,7 @@
 #include "attnlab/core/error.hpp"
 #include "attnlab/data/number_words.hpp"
 #include "attnlab/io/safetensors.hpp"
+#include "attnlab/attention/score.hpp"
 #include "attnlab/models/seq2seq_fit.hpp"
 
 using namespace attnlab;
@@ -103,4 +104,34 @@ TEST(PairsTrainer, BadOptionsAndDataAreErrors) {
   huge.combine = 8192;
   EXPECT_NE(error_of([&] { PairsTrainer(huge, pairs, word_options()); }).find("limit of training in memory"),
             std::string::npos);
+}
+
+// The limit is checked on Seq2Seq::param_count before anything is built; that count must be
+// what the constructor builds, for every recurrent kind, direction, score and input feeding.
+TEST(PairsTrainer, ParamCountIsWhatTheConstructorBuilds) {
+  data::Vocab src, tgt;
+  for (const char* t : {"a", "b", "c"}) src.add(t);
+  for (const char* t : {"x", "y"}) tgt.add(t);
+  std::vector<std::string> scores = attention::score_names();
+  scores.push_back("local_p");
+  size_t checked = 0;
+  for (const char* rnn : {"gru", "lstm"})
+    for (bool bi : {false, true})
+      for (bool feed : {false, true})
+        for (const std::string& score : scores) {
+          Seq2SeqConfig c = small_config();
+          c.rnn = rnn;
+          c.bidirectional = bi;
+          c.input_feed = feed;
+          c.score = score;
+          c.attn_dim = 24;  // differs from every other width, so a wrong term shows
+          c.max_src_len = 11;
+          Seq2Seq m(c, src, tgt, 7);
+          ParamList ps;
+          m.collect(ps);
+          EXPECT_EQ(Seq2Seq::param_count(c, src.size(), tgt.size()), ps.count())
+              << rnn << (bi ? " bidirectional" : "") << (feed ? " input-feed " : " ") << score;
+          ++checked;
+        }
+  EXPECT_EQ(checked, 2u * 2 * 2 * scores.size());
 }

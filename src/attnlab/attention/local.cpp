@@ -21,6 +21,13 @@ LocalAttention::LocalAttention(const LocalConfig& cfg, Rng& rng) : score(cfg.sco
   }
 }
 
+uint64_t LocalAttention::param_count(const LocalConfig& cfg) {
+  const uint64_t score = score_spec(cfg.score.kind).param_count(cfg.score);
+  if (cfg.mode != LocalMode::Predictive) return score;
+  const uint64_t A = cfg.predictor_dim ? cfg.predictor_dim : cfg.score.query_dim;
+  return score + A * cfg.score.query_dim + A;
+}
+
 void LocalAttention::collect(ParamList& out, const std::string& prefix) {
   score.collect(out, prefix + "score.");
   if (cfg_.mode == LocalMode::Predictive) {

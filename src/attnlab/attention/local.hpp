@@ -50,6 +50,7 @@ class LocalAttention {
   };
   LocalAttention() = default;
   LocalAttention(const LocalConfig& cfg, Rng& rng);
+  static uint64_t param_count(const LocalConfig& cfg);  // the score's and the predictor's
   const LocalConfig& config() const { return cfg_; }
   void collect(ParamList& out, const std::string& prefix);
 

@@ -58,6 +58,8 @@ struct ScoreSpec {
   // creates the parameters for a validated config; registers them by name
   void (*init)(Score& s, Rng& rng);
   void (*collect)(Score& s, ParamList& out, const std::string& prefix);
+  // how many parameter values init creates for a config (checked before building)
+  uint64_t (*param_count)(const ScoreConfig& cfg);
   void (*check)(const Score& s, const Tensor3& q, const Tensor3& k);
   // q: (B,Tq,Dq) k: (B,S,Dk) -> sc: (B,Tq,S) (preallocated)
   void (*forward)(const Score& s, const Tensor3& q, const Tensor3& k, Tensor3& sc,

@@ -16,6 +16,7 @@ size_t no_prepared(const ScoreConfig&) { return 0; }
 void no_prepare(const Score&, size_t, const float*, float*) {}
 void no_params(Score&, Rng&) {}
 void collect_none(Score&, ParamList&, const std::string&) {}
+uint64_t count_none(const ScoreConfig&) { return 0; }
 void check_none(const Score&, const Tensor3&, const Tensor3&) {}
 
 // ---------------------------------------------------------------- dot, scaled dot
@@ -54,6 +55,7 @@ struct General {
     detail::init_uniform(s.weight, {c.query_dim, c.key_dim}, 1.f / std::sqrt(float(c.key_dim)), rng);
   }
   static void collect(Score& s, ParamList& out, const std::string& p) { out.add(p + "weight", s.weight); }
+  static uint64_t count(const ScoreConfig& c) { return uint64_t(c.query_dim) * c.key_dim; }
   static void check(const Score& s, const Tensor3&, const Tensor3&) {
     detail::check_param_shape("weight", s.weight, {s.config().query_dim, s.config().key_dim});
   }
@@ -105,6 +107,9 @@ struct Additive {
     out.add(p + "query_proj.weight", s.query_weight);
     out.add(p + "key_proj.weight", s.key_weight);
     out.add(p + "v", s.v);
+  }
+  static uint64_t count(const ScoreConfig& c) {
+    return uint64_t(c.attn_dim) * (uint64_t(c.query_dim) + c.key_dim + 1);
   }
   static void check(const Score& s, const Tensor3&, const Tensor3&) {
     const ScoreConfig& c = s.config();
@@ -255,6 +260,7 @@ struct Location {
     detail::init_uniform(s.weight, {c.max_keys, c.query_dim}, 1.f / std::sqrt(float(c.query_dim)), rng);
   }
   static void collect(Score& s, ParamList& out, const std::string& p) { out.add(p + "weight", s.weight); }
+  static uint64_t count(const ScoreConfig& c) { return uint64_t(c.max_keys) * c.query_dim; }
   static void check(const Score& s, const Tensor3&, const Tensor3& kk) {
     ATTNLAB_CHECK(kk.shape(1) <= s.config().max_keys, "Score location: expected at most max_keys = ",
                   s.config().max_keys, " keys, got S = ", kk.shape(1));
@@ -288,7 +294,7 @@ struct Location {
 struct DotScore {
   static ScoreSpec spec() {
     using D = DotLike<false>;
-    return {ScoreKind{}, nullptr, {}, "s . h", true, false, false, true, no_params, collect_none,
+    return {ScoreKind{}, nullptr, {}, "s . h", true, false, false, true, no_params, collect_none, count_none,
             check_none, D::forward, D::backward, no_prepared, no_prepare, D::score_query};
   }
 };
@@ -296,35 +302,35 @@ struct ScaledDotScore {
   static ScoreSpec spec() {
     using D = DotLike<true>;
     return {ScoreKind{}, nullptr, {}, "s . h / sqrt(d)", true, false, false, true,
-            no_params, collect_none, check_none, D::forward, D::backward, no_prepared, no_prepare,
+            no_params, collect_none, count_none, check_none, D::forward, D::backward, no_prepared, no_prepare,
             D::score_query};
   }
 };
 struct GeneralScore {
   static ScoreSpec spec() {
     return {ScoreKind{}, nullptr, {"bilinear"}, "s^T W h", false, false, false, true,
-            General::init, General::collect, General::check, General::forward, General::backward,
+            General::init, General::collect, General::count, General::check, General::forward, General::backward,
             General::key_width, General::prepare_keys, General::score_query};
   }
 };
 struct AdditiveScore {
   static ScoreSpec spec() {
     return {ScoreKind{}, nullptr, {"concat"}, "v^T tanh(W1 s + W2 h)", false, true, false,
-            true, Additive::init, Additive::collect, Additive::check, Additive::forward,
+            true, Additive::init, Additive::collect, Additive::count, Additive::check, Additive::forward,
             Additive::backward, Additive::key_width, Additive::prepare_keys, Additive::score_query};
   }
 };
 struct CosineScore {
   static ScoreSpec spec() {
     return {ScoreKind{}, nullptr, {}, "s . h / (|s| |h|)", true, false, false, true, no_params,
-            collect_none, check_none, Cosine::forward, Cosine::backward, Cosine::key_width,
+            collect_none, count_none, check_none, Cosine::forward, Cosine::backward, Cosine::key_width,
             Cosine::prepare_keys, Cosine::score_query};
   }
 };
 struct LocationScore {
   static ScoreSpec spec() {
     return {ScoreKind{}, nullptr, {}, "(W s)[i]", false, false, true, false, Location::init,
-            Location::collect, Location::check, Location::forward, Location::backward, no_prepared,
+            Location::collect, Location::count, Location::check, Location::forward, Location::backward, no_prepared,
             no_prepare, Location::score_query};
   }
 };

@@ -160,6 +160,28 @@ Seq2SeqBatch make_seq2seq_batch(const std::vector<std::vector<int>>& src,
 }
 
 // ---------------------------------------------------------------- model
+namespace {
+// The attention of a config: local-p (a General score inside a predicted window) or a global
+// score. Used by the constructor and by param_count, so the two cannot disagree.
+attention::LocalConfig attention_config(const Seq2SeqConfig& c) {
+  attention::LocalConfig lc;
+  attention::ScoreConfig& sc = lc.score;
+  sc.query_dim = c.dec_hidden();
+  sc.key_dim = c.enc_out();
+  sc.attn_dim = c.attn_dim;
+  sc.max_keys = c.max_src_len;  // location
+  if (c.score == "local_p") {
+    lc.mode = attention::LocalMode::Predictive;
+    lc.window = c.local_window;
+    sc.kind = attention::ScoreKind::General;
+    lc.predictor_dim = c.attn_dim;
+  } else {
+    sc.kind = attention::parse_score_kind(c.score);
+  }
+  return lc;
+}
+}  // namespace
+
 Seq2Seq::Seq2Seq(const Seq2SeqConfig& cfg, const data::Vocab& src, const data::Vocab& tgt,
                  uint64_t seed)
     : cfg_(cfg), src_(src), tgt_(tgt) {
@@ -173,26 +195,27 @@ Seq2Seq::Seq2Seq(const Seq2SeqConfig& cfg, const data::Vocab& src, const data::V
   const nn::Recurrent::Kind kind = nn::Recurrent::parse_kind(cfg_.rnn);
   enc_ = nn::Recurrent(kind, cfg_.bidirectional, E, He, rng);
   dec_ = nn::Recurrent(kind, false, cfg_.dec_input(), Dh, rng);
-  attention::ScoreConfig sc;
-  sc.query_dim = Dh;
-  sc.key_dim = De;
-  sc.attn_dim = cfg_.attn_dim;
-  sc.max_keys = cfg_.max_src_len;  // location
-  if (cfg_.score == "local_p") {
-    is_local_ = true;
-    attention::LocalConfig lc;
-    lc.mode = attention::LocalMode::Predictive;
-    lc.window = cfg_.local_window;
-    sc.kind = attention::ScoreKind::General;
-    lc.score = sc;
-    lc.predictor_dim = cfg_.attn_dim;
-    local_ = attention::LocalAttention(lc, rng);
-  } else {
-    sc.kind = attention::parse_score_kind(cfg_.score);
-    att_ = attention::Attention(sc, rng);
-  }
+  const attention::LocalConfig lc = attention_config(cfg_);
+  is_local_ = cfg_.score == "local_p";
+  if (is_local_) local_ = attention::LocalAttention(lc, rng);
+  else att_ = attention::Attention(lc.score, rng);
   combine_ = nn::Linear(De + Dh, cfg_.combine, rng);
   out_ = nn::Linear(cfg_.combine, tgt_.size(), rng);
+}
+
+uint64_t Seq2Seq::param_count(Seq2SeqConfig cfg, size_t src_vocab, size_t tgt_vocab) {
+  cfg.src_vocab = src_vocab;
+  cfg.tgt_vocab = tgt_vocab;
+  cfg.validate();
+  const size_t E = cfg.emb, De = cfg.enc_out(), Dh = cfg.dec_hidden();
+  const nn::Recurrent::Kind kind = nn::Recurrent::parse_kind(cfg.rnn);
+  const attention::LocalConfig lc = attention_config(cfg);
+  const uint64_t att = cfg.score == "local_p" ? attention::LocalAttention::param_count(lc)
+                                              : attention::score_spec(lc.score.kind).param_count(lc.score);
+  return nn::Embedding::param_count(src_vocab, E) + nn::Embedding::param_count(tgt_vocab, E) +
+         nn::Recurrent::param_count(kind, cfg.bidirectional, E, cfg.enc_hidden) +
+         nn::Recurrent::param_count(kind, false, cfg.dec_input(), Dh) + att +
+         nn::Linear::param_count(uint64_t(De) + Dh, cfg.combine) + nn::Linear::param_count(cfg.combine, tgt_vocab);
 }
 
 void Seq2Seq::collect(ParamList& ps) {

@@ -202,6 +202,9 @@ class Seq2Seq : public Translator {
   using Tensor = nn::Tensor;
   Seq2Seq(const Seq2SeqConfig& cfg, const data::Vocab& src, const data::Vocab& tgt,
           uint64_t seed);
+  // The number of parameter values the constructor would create, without building them
+  // (a config is checked against a limit before anything is allocated). Validates cfg.
+  static uint64_t param_count(Seq2SeqConfig cfg, size_t src_vocab, size_t tgt_vocab);
   void collect(ParamList& ps);
   const Seq2SeqConfig& config() const { return cfg_; }
   const char* kind() const override { return "seq2seq"; }

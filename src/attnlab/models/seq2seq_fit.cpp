@@ -44,12 +44,12 @@ PairsTrainer::PairsTrainer(Seq2SeqConfig cfg, const std::vector<data::TextPair>&
   cfg.output_sep = o_.tokens.tgt == data::TokenUnit::Char ? "" : " ";
   cfg.task = "seq2seq";
   cfg.validate();
-  try {
-    const ParamBudget budget(kMaxFitParams);  // checked per tensor before it is allocated
+  const uint64_t params = Seq2Seq::param_count(cfg, enc.sv.size(), enc.tv.size());
+  ATTNLAB_CHECK(params <= kMaxFitParams, "fit: this config needs ", params, " parameters, more than ",
+                kMaxFitParams, ", the limit of training in memory: use a smaller emb, hidden or combine");
+  {
+    const ParamBudget budget(params);  // the count above is what the constructor may build
     model_ = std::make_unique<Seq2Seq>(cfg, enc.sv, enc.tv, o_.seed);
-  } catch (const Error&) {
-    throw Error("fit: this config needs more than " + std::to_string(kMaxFitParams) +
-                " parameters, the limit of training in memory: use a smaller emb, hidden or combine");
   }
   model_->collect(ps_);
   opt_ = std::make_unique<nn::Adam>(ps_, o_.lr);

@@ -21,6 +21,9 @@ class Linear {
   Linear() = default;
   // torch init: weight and bias ~ U(-1/sqrt(in), 1/sqrt(in))
   Linear(size_t in, size_t out, Rng& rng, bool bias = true);
+  static uint64_t param_count(size_t in, size_t out, bool bias = true) {
+    return uint64_t(in) * out + (bias ? out : 0);
+  }
   void collect(ParamList& out, const std::string& prefix);
 
   // x: (..., in) -> y: (..., out)
@@ -45,6 +48,7 @@ class Embedding {
   Embedding() = default;
   // torch init: weight ~ N(0, 1), padding row zeroed
   Embedding(size_t num, size_t dim, Rng& rng, int padding_idx = -1);
+  static uint64_t param_count(size_t num, size_t dim) { return uint64_t(num) * dim; }
   void collect(ParamList& out, const std::string& prefix);
 
   // ids: n indices in [0, num) (any layout, e.g. (B,T) flattened) -> out: (n, dim)

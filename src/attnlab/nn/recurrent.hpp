@@ -37,6 +37,11 @@ class Recurrent {
 
   Recurrent() = default;
   Recurrent(Kind kind, bool bidirectional, size_t input, size_t hidden, Rng& rng);
+  // weight_ih (G,I), weight_hh (G,H), two biases (G) per direction, G = gates * H
+  static uint64_t param_count(Kind kind, bool bidirectional, size_t input, size_t hidden) {
+    const uint64_t G = uint64_t(kind == Kind::LSTM ? 4 : 3) * hidden;
+    return (bidirectional ? 2 : 1) * G * (uint64_t(input) + hidden + 2);
+  }
   void collect(ParamList& out, const std::string& prefix);
 
   // x: (B,T,I), lengths (B) or empty, s0: (B, D*H) states or nullptr (zeros)
