@@ -32,7 +32,8 @@ sinusoidal (sin at even columns, cos at odd) or learned positions, a final Layer
 stack when norm_first, output projection (tied to tgt_emb or not).
 
 Vocabularies are lists of token strings whose first four entries are <pad> <unk> <s> </s>
-(ids 0..3, as attnlab's data::Vocab). Token units: src_tokens / tgt_tokens "char" (one Unicode
+(ids 0..3, as attnlab's data::Vocab). With uppercase=True attnlab upper-cases a-z in the input
+before the lookup (give such a model an upper-case source vocabulary). Token units: src_tokens / tgt_tokens "char" (one Unicode
 code point per token) or "word" (whitespace-separated); attnlab splits text the same way.
 Dropout is for training only: attnlab runs the model for inference.
 """
@@ -404,13 +405,21 @@ def seq2seq_loss(logits, tgt_out, label_smoothing=0.0):
 
 
 # ---------------------------------------------------------------- export
+def reference_kind(model):
+    """The model file kind of a reference model (also of one whose class came from a copy of
+    this file imported under another module name), else None."""
+    for cls, kind in ((Seq2Seq, "seq2seq"), (TransformerSeq2Seq, "transformer-seq2seq")):
+        if isinstance(model, cls):
+            return kind
+    if isinstance(model, nn.Module) and hasattr(model, "config") and hasattr(model, "src_vocab"):
+        return {"Seq2Seq": "seq2seq", "TransformerSeq2Seq": "transformer-seq2seq"}.get(type(model).__name__)
+    return None
+
+
 def model_file_parts(model):
     """(kind, metadata dict, [(name, tensor)]) of a reference model, checked."""
-    if isinstance(model, Seq2Seq):
-        kind = "seq2seq"
-    elif isinstance(model, TransformerSeq2Seq):
-        kind = "transformer-seq2seq"
-    else:
+    kind = reference_kind(model)
+    if kind is None:
         raise TypeError("expected attnlab_torch.Seq2Seq or TransformerSeq2Seq, got %s" % type(model).__name__)
     cfg = dict(model.config)
     for attr, emb in (("src_vocab", model.src_emb), ("tgt_vocab", model.tgt_emb)):

@@ -98,7 +98,9 @@ def config_of_module(m):
             "dim_feedforward": m.linear1.out_features, "activation": _act_name(m),
             "layer_norm_eps": float(m.norm1.eps), "norm_first": bool(m.norm_first),
             "batch_first": bool(sa.batch_first)}
-    raise ExportError("%s is not supported (supported: %s)" % (type(m).__name__, ", ".join(KINDS)))
+    raise ExportError("%s is not supported (supported: %s; whole seq2seq models: "
+                      "scripts/attnlab_torch.py's Seq2Seq and TransformerSeq2Seq)"
+                      % (type(m).__name__, ", ".join(KINDS)))
 
 
 def config_of_state_dict(sd, a):
@@ -161,7 +163,7 @@ def safetensors_bytes(tensors, metadata):
 def export(obj, args=None):
     """A module or a state_dict (+ args) -> (kind, config, bytes of the file): a layer file,
     or a model file for attnlab_torch's Seq2Seq / TransformerSeq2Seq."""
-    if isinstance(obj, (attnlab_torch.Seq2Seq, attnlab_torch.TransformerSeq2Seq)):
+    if attnlab_torch.reference_kind(obj):
         try:
             kind, meta, tensors = attnlab_torch.model_file_parts(obj)
         except (TypeError, ValueError) as e:
