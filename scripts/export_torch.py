@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Export one PyTorch layer as an attnlab layer file (safetensors).
+"""Export one PyTorch layer, or a whole seq2seq model, as an attnlab file (safetensors).
 
     /usr/bin/python3 scripts/export_torch.py IN.pt OUT.safetensors
     /usr/bin/python3 scripts/export_torch.py STATE_DICT.pt OUT.safetensors --kind GRU \\
@@ -11,7 +11,14 @@ then --kind names the class and the flags give the constructor arguments the wei
 not show (--num-heads / --nhead, --activation, --norm-first, --batch-first, ...; sizes
 are read from the weight shapes unless given).
 
-Supported: nn.MultiheadAttention (kdim = vdim = embed_dim, no add_bias_kv /
+Whole seq2seq models: IN.pt holds torch.save(model) of scripts/attnlab_torch.py's Seq2Seq
+(GRU/LSTM encoder-decoder with attention) or TransformerSeq2Seq, built with its vocabularies;
+OUT is then an attnlab model file (kind "seq2seq" or "transformer-seq2seq", config and
+vocabularies in __metadata__) that the CLI (attnlab predict --model OUT), the C++ library
+(models::load_translator) and the JS package (al.Seq2Seq.fromBytes) load. From Python,
+attnlab_torch.save_attnlab(model, path) writes the same file.
+
+Supported layers: nn.MultiheadAttention (kdim = vdim = embed_dim, no add_bias_kv /
 add_zero_attn), nn.GRU, nn.LSTM (proj_size 0), nn.TransformerEncoderLayer,
 nn.TransformerDecoderLayer (activation relu or gelu). Anything else is refused with the
 reason. Dropout is dropped (attnlab runs the layer for inference).
@@ -26,8 +33,13 @@ import json
 import struct
 import sys
 
+import os
+
 import torch
 from torch import nn
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import attnlab_torch  # noqa: E402 (the reference seq2seq models, found next to this script)
 
 KINDS = ("MultiheadAttention", "GRU", "LSTM", "TransformerEncoderLayer",
          "TransformerDecoderLayer")
@@ -86,7 +98,9 @@ def config_of_module(m):
             "dim_feedforward": m.linear1.out_features, "activation": _act_name(m),
             "layer_norm_eps": float(m.norm1.eps), "norm_first": bool(m.norm_first),
             "batch_first": bool(sa.batch_first)}
-    raise ExportError("%s is not supported (supported: %s)" % (type(m).__name__, ", ".join(KINDS)))
+    raise ExportError("%s is not supported (supported: %s; whole seq2seq models: "
+                      "scripts/attnlab_torch.py's Seq2Seq and TransformerSeq2Seq)"
+                      % (type(m).__name__, ", ".join(KINDS)))
 
 
 def config_of_state_dict(sd, a):
@@ -147,7 +161,14 @@ def safetensors_bytes(tensors, metadata):
 
 
 def export(obj, args=None):
-    """A module or a state_dict (+ args) -> bytes of the layer file."""
+    """A module or a state_dict (+ args) -> (kind, config, bytes of the file): a layer file,
+    or a model file for attnlab_torch's Seq2Seq / TransformerSeq2Seq."""
+    if attnlab_torch.reference_kind(obj):
+        try:
+            kind, meta, tensors = attnlab_torch.model_file_parts(obj)
+        except (TypeError, ValueError) as e:
+            raise ExportError(str(e))
+        return kind, obj.config, safetensors_bytes(tensors, meta)
     if isinstance(obj, nn.Module):
         kind, config = config_of_module(obj)
         sd = obj.state_dict()
