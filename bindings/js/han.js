@@ -9,9 +9,10 @@
 // HTML, sentences, <num>/<url>/<email>; format 'text': sentences and words of plain
 // text; truncation to the model's limits).
 // score = sqrt(sentence weight) * word weight, as in the paper's figures.
-// han.classify(text, { attribution: 'ig', steps: 32 }) adds attribution beside attention
-// (explain/attribution.hpp): per word `attribution` and `attention`, and `explain` (Kendall
-// tau, the top-k removal check).
+// han.classify(text, { attribution: 'ig', steps: 32, baseline: 'unk' }) adds attribution beside
+// attention (explain/attribution.hpp): per word `attribution` and `attention`, and `explain`
+// (Kendall tau, the top-k removal check). baseline (IG only): 'zero' (default) | 'unk' | 'pad'
+// | Float32Array of config.emb values or of words x config.emb (one embedding per word).
 import { WasmObject, camelKeys, fetchBytes, plain, toU8 } from './util.js';
 
 export function install(api, mod) {
@@ -46,7 +47,7 @@ export function install(api, mod) {
         empty: r.empty, sentences: r.sentences,
       };
     }
-    // classify(text, { attribution: 'grad' | 'ig', steps, topk }): each word also gets
+    // classify(text, { attribution: 'grad' | 'ig', steps, baseline, topk }): each word also gets
     // `attribution` (to log p(label)) and `attention` (word weight x sentence weight), and the
     // result `explain`: { method, steps, tau, f, fBaseline, removal: { k, prob,
     // byAttention: { prob, removed: [[s, t]] }, byAttribution: { prob, removed } } }.

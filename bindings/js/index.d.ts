@@ -297,10 +297,20 @@ export interface HANWord {
 
 /** Options of classify(text, opts) and translate(text, opts) that add attribution. */
 export interface AttributionOptions {
-  /** 'grad': gradient x input; 'ig': integrated gradients from a zero embedding */
+  /** 'grad': gradient x input; 'ig': integrated gradients from `baseline` (default the zero embedding) */
   attribution: 'grad' | 'ig';
   /** integrated gradients' interpolation steps, whole number in [1, 1024] (default 32) */
   steps?: number;
+  /**
+   * 'ig' only: what every input token's embedding is compared with (default 'zero').
+   * 'zero': the zero embedding; 'unk' / 'pad': the embedding of the <unk> / <pad> token put at
+   * every input token; or the values (finite numbers): `config.emb` of them (one embedding put at
+   * every token) or tokens x `config.emb` (one embedding per input token, in reading order: for
+   * HAN word by word through the sentences as `sentences[s].words[t]` lists them). Any other
+   * size, a non-finite value, an empty array, another string, or a baseline with 'grad' throws
+   * an Error (the model stays usable).
+   */
+  baseline?: 'zero' | 'unk' | 'pad' | Float32Array | number[];
   /** tokens removed in the removal check; 0 = 10% of the input tokens, at least 1 (default 0) */
   topk?: number;
 }

@@ -1,8 +1,9 @@
 // Attribution beside attention through the JS package: HAN.classify(text, { attribution }) and
 // Seq2Seq.translate(text, { attribution }) on the shipped models. Integrated gradients'
 // completeness holds end to end in wasm, the attention beside each word is the product of the
-// word and sentence weights, the prediction is the one plain classify/translate gives, tau is
-// in [-1, 1], Transformer models say that attribution is for RNN models, and rollout rows sum to 1.
+// word and sentence weights, the prediction is the one plain classify/translate gives, the IG
+// baseline is taken by name or as values (and bad ones are Errors), tau is in [-1, 1],
+// Transformer models say that attribution is for RNN models, and rollout rows sum to 1.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, existsSync } from 'node:fs';
@@ -60,6 +61,52 @@ test('HAN: integrated gradients sum to log p(label) - log p(label | baseline); w
 
 // The G2P model's log p along the straight path from the zero embedding is steep in places:
 // 64 steps leave up to ~50% error in a row for this word (measured), 256 steps < 1%.
+test('HAN: the IG baseline by name or as values; completeness from the <unk> baseline; bad baselines throw and the model stays usable', {
+  skip: existsSync(model('han-spam')) ? false : 'no han-spam model',
+}, () => {
+  const han = al.HAN.fromBytes(readFileSync(model('han-spam')));
+  try {
+    const E = han.config.emb;
+    const zero = han.classify(EMAIL, { attribution: 'ig', steps: 16 });
+    const words = zero.sentences.reduce((n, s) => n + s.words.length, 0);
+    const attr = (r) => r.sentences.flatMap((s) => s.words.map((w) => w.attribution));
+    // the zero embedding given as values, once or per word, is the default baseline
+    for (const baseline of [new Float32Array(E), new Float32Array(words * E), 'zero']) {
+      const r = han.classify(EMAIL, { attribution: 'ig', steps: 16, baseline });
+      assert.equal(r.explain.fBaseline, zero.explain.fBaseline);
+      assert.deepEqual(attr(r), attr(zero));
+    }
+    // <unk> at every word: another baseline, and the attributions still sum to f - f(baseline)
+    const unk = han.classify(EMAIL, { attribution: 'ig', steps: 64, baseline: 'unk' });
+    assert.notEqual(unk.explain.fBaseline, zero.explain.fBaseline);
+    const delta = unk.explain.f - unk.explain.fBaseline;
+    const sum = attr(unk).reduce((a, b) => a + b, 0);
+    assert.ok(Math.abs(delta) > 1e-3, `f(x) - f(<unk>) = ${delta}`);
+    assert.ok(Math.abs(sum - delta) <= 0.01 * Math.abs(delta), `sum ${sum} vs f(x) - f(b) ${delta}`);
+    // per word: a baseline that differs from zero at the first word only changes f(baseline)
+    const one = new Float32Array(words * E);
+    one.fill(0.5, 0, E);
+    const r1 = han.classify(EMAIL, { attribution: 'ig', steps: 8, baseline: one });
+    assert.notEqual(r1.explain.fBaseline, han.classify(EMAIL, { attribution: 'ig', steps: 8 }).explain.fBaseline);
+    // rejected: the message names what is accepted; the model answers as before afterwards
+    const bad = [
+      [{ attribution: 'ig', baseline: 'mean' }, /baseline: expected 'zero', 'unk' or 'pad', got 'mean'/],
+      [{ attribution: 'grad', baseline: 'unk' }, /baseline: only with attribution 'ig'/],
+      [{ attribution: 'ig', baseline: new Float32Array(E + 1) }, new RegExp(`expected a baseline of ${E} values`)],
+      [{ attribution: 'ig', baseline: new Float32Array(2 * E) }, new RegExp(`or ${words * E} \\(${words} tokens x ${E}\\)`)],
+      [{ attribution: 'ig', baseline: new Float32Array(E).fill(NaN) }, /baseline: value nan at index 0 is not finite/i],
+      [{ attribution: 'ig', baseline: 7 }, /baseline: expected 'zero', 'unk', 'pad' or a Float32Array, got number/],
+      [{ attribution: 'ig', baseline: [] }, /got an empty array/],
+    ];
+    for (const [opts, re] of bad) assert.throws(() => han.classify(EMAIL, opts), re);
+    const again = han.classify(EMAIL, { attribution: 'ig', steps: 16 });
+    assert.equal(again.explain.fBaseline, zero.explain.fBaseline);
+    assert.deepEqual(attr(again), attr(zero));
+  } finally {
+    han.delete();
+  }
+});
+
 test('Seq2Seq (G2P): per output step attribution, completeness per row at 256 steps, the same output as translate', {
   skip: existsSync(model('g2p-cmudict')) ? false : 'no g2p-cmudict model',
 }, () => {

@@ -159,8 +159,19 @@ TEST(ContextPoolingGrad, WithLengthsAndWeights) {
     pl.zero_grad();
     Tensor3 dh;
     pool.backward(R, cache, dh, &RW);
+    // the input-gradient-only form: the same dh bit for bit, parameter grads untouched
+    std::vector<float> before;
+    for (auto& it : pl.items()) before.insert(before.end(), it.second->gdata(), it.second->gdata() + it.second->size());
+    Tensor3 dh_in;
+    pool.backward_input(R, cache, dh_in, &RW);
+    ASSERT_EQ(dh_in.shape(), dh.shape());
+    for (size_t i = 0; i < dh.size(); ++i) ASSERT_EQ(dh_in.data()[i], dh.data()[i]) << "dh at " << i;
+    std::vector<float> after;
+    for (auto& it : pl.items()) after.insert(after.end(), it.second->gdata(), it.second->gdata() + it.second->size());
+    EXPECT_EQ(after, before);
     const std::string tag = "pooling B" + std::to_string(c.B) + "T" + std::to_string(c.T);
     check_grad(tag + " dh", h.data(), dh.data(), h.size(), loss);
+    check_grad(tag + " dh (backward_input)", h.data(), dh_in.data(), h.size(), loss);
     for (auto& it : pl.items())
       check_grad(tag + " d" + it.first, it.second->data(), it.second->gdata(), it.second->size(),
                  loss);

@@ -95,7 +95,8 @@ TEST(Explain, RolloutHandCase) {
   EXPECT_THROW(explain::attention_rollout({1, 0, 0}, 1, 1, 2), Error);
 }
 
-// d log p(y) / d embeddings from backward_embedded against central differences.
+// d log p(y) / d embeddings from backward_embedded and from backward_input (no parameter
+// grads) against central differences.
 TEST(Explain, HANEmbeddingGradientMatchesFiniteDifferences) {
   HANConfig c;
   c.emb = 4;
@@ -117,6 +118,19 @@ TEST(Explain, HANEmbeddingGradientMatchesFiniteDifferences) {
   const std::vector<float> dl = {-o.probs[0], 1 - o.probs[1]};
   const std::vector<float> g = m.backward_embedded(dl, cache);
   ASSERT_EQ(g.size(), x.size());
+  // the input-gradient-only backward (what attribution runs) gives the same values, bit for
+  // bit, from the same cache, and accumulates no parameter grad
+  std::vector<float> grads_before;
+  for (auto& it : m.params().items())
+    grads_before.insert(grads_before.end(), it.second->gdata(), it.second->gdata() + it.second->size());
+  const HAN& cm = m;
+  const std::vector<float> gi = cm.backward_input(dl, cache);
+  ASSERT_EQ(gi.size(), g.size());
+  for (size_t j = 0; j < g.size(); ++j) ASSERT_EQ(gi[j], g[j]) << "at " << j;
+  std::vector<float> grads_after;
+  for (auto& it : m.params().items())
+    grads_after.insert(grads_after.end(), it.second->gdata(), it.second->gdata() + it.second->size());
+  EXPECT_EQ(grads_after, grads_before);
   const float eps = 2e-3f;
   double max_rel = 0;
   size_t checked = 0;
@@ -136,11 +150,78 @@ TEST(Explain, HANEmbeddingGradientMatchesFiniteDifferences) {
         x[j] = v;
         const double num = (fp - fm) / (2.0 * eps);
         const double err = std::fabs(num - g[j]) / std::max(1e-2, std::fabs(num) + std::fabs(g[j]));
-        max_rel = std::max(max_rel, err);
+        const double err_in = std::fabs(num - gi[j]) / std::max(1e-2, std::fabs(num) + std::fabs(gi[j]));
+        max_rel = std::max({max_rel, err, err_in});
         EXPECT_LT(err, 2e-2) << "s" << s << " t" << t << " e" << e << " numeric " << num << " analytic " << g[j];
+        EXPECT_LT(err_in, 2e-2) << "backward_input s" << s << " t" << t << " e" << e;
         ++checked;
       }
   std::printf("[explain han grad] %zu values checked, max relative error %.2e\n", checked, max_rel);
+}
+
+// The IG baseline: by name, the <unk> embedding at every word is what f_baseline is computed
+// at (a document of <unk> words); given per word, the input's own embeddings as the baseline
+// leave nothing to attribute; one embedding given once equals it given at every word; bad
+// sizes are Errors naming both accepted sizes.
+TEST(Explain, HANIntegratedGradientsBaselines) {
+  HANConfig c;
+  c.emb = 4;
+  c.word_hidden = 3;
+  c.sent_hidden = 3;
+  c.word_ctx = 5;
+  c.sent_ctx = 4;
+  HAN m(c, attnlab::testing::numbered_vocab(12), 5);
+  const HANDoc d = {{4, 5, 6}, {7}, {8, 9, 10, 11, 5}};
+  explain::Options o;
+  o.method = Method::IG;
+  o.steps = 16;
+  o.baseline_kind = explain::Baseline::Unk;
+  const explain::HANAttribution unk = explain::attribute_han(m, d, o);
+  const HANDoc all_unk = {{1, 1, 1}, {1}, {1, 1, 1, 1, 1}};
+  const double f_unk = std::log(double(m.forward({&all_unk}).probs[size_t(unk.target)]));
+  EXPECT_NEAR(unk.f_baseline, f_unk, 1e-5);
+  double sum = 0;
+  for (const auto& s : unk.attribution)
+    for (float v : s) sum += v;
+  EXPECT_NEAR(sum, unk.f - unk.f_baseline, 0.05 * std::fabs(unk.f - unk.f_baseline) + 1e-4);
+  // the pad embedding is the zero row at init: the same as the zero baseline
+  o.baseline_kind = explain::Baseline::Pad;
+  const explain::HANAttribution pad = explain::attribute_han(m, d, o);
+  o.baseline_kind = explain::Baseline::Zero;
+  const explain::HANAttribution zero = explain::attribute_han(m, d, o);
+  EXPECT_EQ(pad.f_baseline, zero.f_baseline);
+  EXPECT_NE(unk.f_baseline, zero.f_baseline);
+  // per word: the input itself (words in reading order, E values each)
+  std::vector<float> own;
+  for (const auto& s : d) {
+    const HANDoc one = {s};
+    const std::vector<float> e = m.word_embeddings({&one});
+    own.insert(own.end(), e.begin(), e.end());
+  }
+  o.baseline = own;
+  const explain::HANAttribution self = explain::attribute_han(m, d, o);
+  EXPECT_NEAR(self.f_baseline, self.f, 1e-6);
+  for (const auto& s : self.attribution)
+    for (float v : s) EXPECT_EQ(v, 0.f);
+  // one embedding, given once or at each of the 9 words
+  o.baseline = {0.3f, -0.2f, 0.1f, 0.5f};
+  const explain::HANAttribution once = explain::attribute_han(m, d, o);
+  std::vector<float> each;
+  for (int i = 0; i < 9; ++i) each.insert(each.end(), o.baseline.begin(), o.baseline.end());
+  o.baseline = each;
+  const explain::HANAttribution every = explain::attribute_han(m, d, o);
+  EXPECT_EQ(once.f_baseline, every.f_baseline);
+  EXPECT_EQ(once.attribution, every.attribution);
+  o.baseline.resize(8);  // two words' worth: neither E nor 9 x E
+  try {
+    explain::attribute_han(m, d, o);
+    ADD_FAILURE() << "a baseline of 8 values was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("expected a baseline of 4 values"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("36 (9 tokens x 4)"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(explain::parse_baseline("unk"), explain::Baseline::Unk);
+  EXPECT_THROW(explain::parse_baseline("mean"), Error);
 }
 
 namespace {

@@ -27,8 +27,14 @@ TEST(NnLayersGrad, Linear) {
     auto loss = [&]() { return dot_sum(lin.forward(x), R); };
     ps.zero_grad();
     const Tensor dx = lin.backward(x, R);
-    std::vector<GradTarget> tg{tensor_target("x", x, dx), param_target("W", lin.weight),
-                               param_target("b", lin.bias)};
+    // the input-gradient-only form: the same dx bit for bit, dW and db untouched
+    const std::vector<float> gw(lin.weight.gdata(), lin.weight.gdata() + lin.weight.size());
+    Tensor dx_in = empty(Shape(x.shape().begin(), x.shape().end()));
+    lin.backward_input(x.size() / in, R.data(), dx_in.data());
+    for (size_t i = 0; i < dx.size(); ++i) ASSERT_EQ(dx_in.data()[i], dx.data()[i]) << "dx at " << i;
+    EXPECT_EQ(std::vector<float>(lin.weight.gdata(), lin.weight.gdata() + lin.weight.size()), gw);
+    std::vector<GradTarget> tg{tensor_target("x", x, dx), tensor_target("x (backward_input)", x, dx_in),
+                               param_target("W", lin.weight), param_target("b", lin.bias)};
     w = std::max(w, check_grads(loss, tg));
   }
   std::printf("[grad] Linear worst relative error %.3g\n", w);

@@ -1,5 +1,6 @@
 // GRU / LSTM / cells / bidirectional: finite-difference gradient checks at
-// several shapes (T=1, partly padded batches, with and without initial state)
+// several shapes (T=1, partly padded batches, with and without initial state), of backward and
+// of backward_input (the input gradient alone, equal to backward's bit for bit)
 // and parity with PyTorch (nn.GRU / nn.LSTM + pack_padded_sequence) on the
 // committed fixture tests/fixtures/nn_rnn.json.
 #include <gtest/gtest.h>
@@ -14,6 +15,17 @@ using namespace attnlab::nn;
 using namespace attnlab::testutil;
 
 namespace {
+
+// every parameter's grad, concatenated
+std::vector<float> all_grads(ParamList& ps) {
+  std::vector<float> g;
+  for (auto& it : ps.items()) g.insert(g.end(), it.second->gdata(), it.second->gdata() + it.second->size());
+  return g;
+}
+void expect_same(const Tensor& a, const Tensor& b, const char* what) {
+  ASSERT_EQ(a.size(), b.size()) << what;
+  for (size_t i = 0; i < a.size(); ++i) ASSERT_EQ(a.data()[i], b.data()[i]) << what << " at " << i;
+}
 
 struct Shape4 {
   size_t B, T, I, H;
@@ -63,8 +75,18 @@ double gradcheck_uni(const Shape4& s, uint64_t seed) {
   dsn.h = Rh;
   if (RNN::kHasCell) dsn.c = Rc;
   rnn.backward(R, dsn, cache, dx, ds0);
+  // the input-gradient-only form: the same dx and ds0, bit for bit, and no parameter grads
+  const std::vector<float> grads_before = all_grads(ps);
+  Tensor dx_in;
+  RnnState ds0_in;
+  rnn.backward_input(R, dsn, cache, dx_in, ds0_in);
+  expect_same(dx_in, dx, "backward_input dx");
+  expect_same(ds0_in.h, ds0.h, "backward_input ds0.h");
+  if (RNN::kHasCell) expect_same(ds0_in.c, ds0.c, "backward_input ds0.c");
+  EXPECT_EQ(all_grads(ps), grads_before) << "backward_input changed a parameter grad";
   std::vector<GradTarget> tg;
   tg.push_back(tensor_target("x", x, dx));
+  tg.push_back(tensor_target("x (backward_input)", x, dx_in));
   if (s.with_s0) {
     tg.push_back(tensor_target("h0", s0.h, ds0.h));
     if (RNN::kHasCell) tg.push_back(tensor_target("c0", s0.c, ds0.c));
@@ -109,8 +131,19 @@ double gradcheck_bi(const Shape4& s, uint64_t seed) {
     if (RNN::kHasCell) dsn[d].c = Rc[d];
   }
   rnn.backward(R, dsn, cache, dx, ds0);
+  const std::vector<float> grads_before = all_grads(ps);
+  Tensor dx_in;
+  RnnState ds0_in[2];
+  rnn.backward_input(R, dsn, cache, dx_in, ds0_in);
+  expect_same(dx_in, dx, "bidirectional backward_input dx");
+  for (int d = 0; d < 2; ++d) {
+    expect_same(ds0_in[d].h, ds0[d].h, "bidirectional backward_input ds0.h");
+    if (RNN::kHasCell) expect_same(ds0_in[d].c, ds0[d].c, "bidirectional backward_input ds0.c");
+  }
+  EXPECT_EQ(all_grads(ps), grads_before) << "backward_input changed a parameter grad";
   std::vector<GradTarget> tg;
   tg.push_back(tensor_target("x", x, dx));
+  tg.push_back(tensor_target("x (backward_input)", x, dx_in));
   if (s.with_s0)
     for (int d = 0; d < 2; ++d) {
       tg.push_back(tensor_target("h0", s0[d].h, ds0[d].h));

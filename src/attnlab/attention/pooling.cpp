@@ -64,6 +64,18 @@ PoolingResult ContextPooling::forward(const Tensor3& h, const std::vector<size_t
 
 void ContextPooling::backward(const Tensor2& dout, const Cache& c, Tensor3& dh,
                               const Tensor2* dweights) {
+  backward_into(dout, c, dh, dweights, context.grad.data(), weight.grad.data(), bias.grad.data());
+}
+
+void ContextPooling::backward_input(const Tensor2& dout, const Cache& c, Tensor3& dh,
+                                    const Tensor2* dweights) const {
+  backward_into(dout, c, dh, dweights, nullptr, nullptr, nullptr);
+}
+
+void ContextPooling::backward_into(const Tensor2& dout, const Cache& c, Tensor3& dh,
+                                   const Tensor2* dweights, float* dctx, float* dW,
+                                   float* db) const {
+  // dout: (B,D) -> dh: (B,T,D); dctx (A), dW (A,D), db (A) accumulate unless null
   const size_t B = c.h.shape(0), T = c.h.shape(1), D = D_, A = A_;
   ATTNLAB_CHECK(dout.shape(0) == B && dout.shape(1) == D, "ContextPooling backward: expected dout (",
                 B, ",", D, "), got ", detail::shape_of(dout));
@@ -85,13 +97,13 @@ void ContextPooling::backward(const Tensor2& dout, const Cache& c, Tensor3& dh,
   }
   k::softmax_rows_backward(B, T, c.a.data(), da.data(), da.data());  // da -> dscore
   // score = u . ctx
-  k::gemv(true, B * T, A, 1.f, c.u.data(), A, da.data(), 1.f, context.grad.data());
+  if (dctx) k::gemv(true, B * T, A, 1.f, c.u.data(), A, da.data(), 1.f, dctx);
   Tensor3 dpre = Tensor3::from_shape({B, T, A});
   for (size_t i = 0; i < B * T; ++i)
     k::scale(A, da.data()[i], context.value.data(), dpre.data() + i * A);
   k::tanh_backward(dpre.size(), c.u.data(), dpre.data(), dpre.data());
   detail::linear_backward(B * T, D, A, c.h.data(), D, weight.value.data(), dpre.data(), A,
-                          dh.data(), D, true, weight.grad.data(), bias.grad.data());
+                          dh.data(), D, true, dW, db);
 }
 
 }  // namespace attnlab::attention

@@ -31,12 +31,17 @@ class ContextPooling {
   // dout: (B,D), dweights (optional, (B,T)) -> dh (B,T,D) overwritten; param grads accumulate
   void backward(const Tensor2& dout, const Cache& cache, Tensor3& dh,
                 const Tensor2* dweights = nullptr);
+  // backward() without the parameter grads (no dW gemm, no bias or context sums): dh only
+  void backward_input(const Tensor2& dout, const Cache& cache, Tensor3& dh,
+                      const Tensor2* dweights = nullptr) const;
 
   Param weight;   // (A,D)
   Param bias;     // (A)
   Param context;  // (A)
 
  private:
+  void backward_into(const Tensor2& dout, const Cache& cache, Tensor3& dh, const Tensor2* dweights,
+                     float* dctx, float* dW, float* db) const;
   size_t D_ = 0, A_ = 0;
 };
 

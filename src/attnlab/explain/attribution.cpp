@@ -33,12 +33,24 @@ Method parse_method(const std::string& s) {
 }
 const char* method_name(Method m) { return m == Method::IG ? "ig" : "grad"; }
 
+Baseline parse_baseline(const std::string& s) {
+  if (s == "zero") return Baseline::Zero;
+  if (s == "unk") return Baseline::Unk;
+  if (s == "pad") return Baseline::Pad;
+  throw Error("attribution: expected the baseline 'zero', 'unk' or 'pad' (or given values), got '" + s +
+              "'");
+}
+const char* baseline_name(Baseline b) {
+  return b == Baseline::Unk ? "unk" : b == Baseline::Pad ? "pad" : "zero";
+}
+
 void Options::check(size_t emb) const {
   ATTNLAB_CHECK(steps >= 1 && steps <= kMaxSteps, "attribution: expected steps in [1, ", kMaxSteps,
                 "], got ", steps);
-  ATTNLAB_CHECK(baseline.empty() || baseline.size() == emb,
-                "attribution: expected a baseline embedding of ", emb, " values (or none for zeros), got ",
-                baseline.size());
+  ATTNLAB_CHECK(emb > 0 && baseline.size() % emb == 0,
+                "attribution: expected a baseline of ", emb,
+                " values per token (one embedding, or one per input token; none for the named "
+                "baseline), got ", baseline.size());
   for (float v : baseline)
     ATTNLAB_CHECK(std::isfinite(v), "attribution: expected finite baseline values, got ", v);
 }
@@ -123,7 +135,10 @@ models::HANDoc remove_words(const models::HANDoc& doc,
   return out;
 }
 
-HANAttribution attribute_han(models::HAN& m, const models::HANDoc& doc, const Options& o) {
+namespace {
+// attribute_han, with the forward output of the prediction (for classify_explained)
+HANAttribution attribute_han_with(const models::HAN& m, const models::HANDoc& doc, const Options& o,
+                                  models::HANOutput& pred) {
   const size_t E = m.config().emb, C = m.config().classes;
   o.check(E);
   ATTNLAB_CHECK(!doc.empty(), "HAN attribution: expected a document with at least one sentence");
@@ -132,31 +147,35 @@ HANAttribution attribute_han(models::HAN& m, const models::HANDoc& doc, const Op
   for (const auto& s : doc) Tw = std::max(Tw, s.size()), n_words += s.size();
   const std::vector<float> x = m.word_embeddings({&doc});  // (S,Tw,E)
   const size_t per = S * Tw * E;
-  std::vector<float> base(per, 0.f);  // the baseline at every word, zeros at padding
-  if (!o.baseline.empty())
-    for (size_t s = 0; s < S; ++s)
-      for (size_t t = 0; t < doc[s].size(); ++t)
-        std::copy(o.baseline.begin(), o.baseline.end(), base.begin() + long((s * Tw + t) * E));
-
   HANAttribution r;
   r.method = o.method;
   r.steps = o.method == Method::IG ? o.steps : 1;
-  // the prediction and its attention
-  models::HAN::Cache c0;
-  const models::HANOutput out = m.forward_embedded({&doc}, x, c0);
-  r.target = int(std::max_element(out.probs.begin(), out.probs.end()) - out.probs.begin());
-  const size_t y = size_t(r.target);
-  r.prob = out.probs[y];
-  r.f = std::log(std::max(double(out.probs[y]), 1e-300));
-  r.attention.resize(S);
-  for (size_t s = 0; s < S; ++s) {
-    r.attention[s].resize(doc[s].size());
-    for (size_t t = 0; t < doc[s].size(); ++t)
-      r.attention[s][t] = out.word_weights[0][s][t] * out.sent_weights[0][s];
+  // the baseline at every word (IG), zeros at padding
+  std::vector<float> base(per, 0.f);
+  if (o.method == Method::IG) {
+    const std::vector<float> b = o.baseline_for(n_words, E, [&](int id) {
+      const models::HANDoc one = {{id}};
+      return m.word_embeddings({&one});
+    });
+    size_t i = 0;
+    for (size_t s = 0; s < S; ++s)
+      for (size_t t = 0; t < doc[s].size(); ++t, ++i)
+        std::copy(b.begin() + long(i * E), b.begin() + long((i + 1) * E),
+                  base.begin() + long((s * Tw + t) * E));
   }
-  // gradients of log p(y) at b + alpha (x - b), `R` interpolation points per batched pass
+  // gradients of log p(y) at b + alpha (x - b), `R` interpolation points per batched pass;
+  // gradient x input is one point, alpha = 1: its forward pass is also the prediction's
   const size_t R = std::max<size_t>(1, std::min(r.steps, kBatchFloats / std::max<size_t>(per, 1)));
   std::vector<double> gsum(per, 0.0);
+  size_t y = 0;
+  if (o.method == Method::IG) {  // the prediction and f at the baseline: one batch of two
+    std::vector<float> xb(x);
+    xb.insert(xb.end(), base.begin(), base.end());
+    models::HAN::Cache cb;
+    pred = m.forward_embedded({&doc, &doc}, xb, cb);
+    y = size_t(std::max_element(pred.probs.begin(), pred.probs.begin() + long(C)) - pred.probs.begin());
+    r.f_baseline = std::log(std::max(double(pred.probs[C + y]), 1e-300));
+  }
   for (size_t k0 = 0; k0 < r.steps; k0 += R) {
     const size_t n = std::min(R, r.steps - k0);
     std::vector<const models::HANDoc*> docs(n, &doc);
@@ -167,15 +186,28 @@ HANAttribution attribute_han(models::HAN& m, const models::HANDoc& doc, const Op
       for (size_t j = 0; j < per; ++j) e[j] = base[j] + a * (x[j] - base[j]);
     }
     models::HAN::Cache c;
-    const models::HANOutput oi = m.forward_embedded(docs, emb, c);
+    models::HANOutput oi = m.forward_embedded(docs, emb, c);
+    if (o.method == Method::Grad) {
+      pred = oi;
+      y = size_t(std::max_element(oi.probs.begin(), oi.probs.end()) - oi.probs.begin());
+    }
     std::vector<float> dlogits(n * C);  // d log p_y / d logits = onehot(y) - p
     for (size_t i = 0; i < n; ++i)
       for (size_t j = 0; j < C; ++j) dlogits[i * C + j] = (j == y ? 1.f : 0.f) - oi.probs[i * C + j];
-    const std::vector<float> g = m.backward_embedded(dlogits, c);  // (n*S,Tw,E)
+    const std::vector<float> g = m.backward_input(dlogits, c);  // (n*S,Tw,E)
     for (size_t i = 0; i < n; ++i)
       for (size_t j = 0; j < per; ++j) gsum[j] += g[i * per + j];
   }
-  m.params().zero_grad();
+  // the prediction and its attention
+  r.target = int(y);
+  r.prob = pred.probs[y];
+  r.f = std::log(std::max(double(pred.probs[y]), 1e-300));
+  r.attention.resize(S);
+  for (size_t s = 0; s < S; ++s) {
+    r.attention[s].resize(doc[s].size());
+    for (size_t t = 0; t < doc[s].size(); ++t)
+      r.attention[s][t] = pred.word_weights[0][s][t] * pred.sent_weights[0][s];
+  }
   r.attribution.resize(S);
   std::vector<float> flat_att, flat_attr;
   for (size_t s = 0; s < S; ++s) {
@@ -191,26 +223,28 @@ HANAttribution attribute_han(models::HAN& m, const models::HANDoc& doc, const Op
       flat_attr.push_back(float(v));
     }
   }
-  if (o.method == Method::IG) {
-    models::HAN::Cache cb;
-    const models::HANOutput ob = m.forward_embedded({&doc}, base, cb);
-    r.f_baseline = std::log(std::max(double(ob.probs[y]), 1e-300));
-  }
   std::vector<float> mag(flat_attr.size());
   for (size_t i = 0; i < mag.size(); ++i) mag[i] = std::fabs(flat_attr[i]);
   r.tau = kendall_tau_b(flat_att, mag);
-  // removal of the top-k words by attention and by attribution
+  // removal of the top-k words by attention and by attribution: one batch of two documents
   std::vector<std::pair<size_t, size_t>> pos;
   for (size_t s = 0; s < S; ++s)
     for (size_t t = 0; t < doc[s].size(); ++t) pos.emplace_back(s, t);
   r.k = removal_count(o.topk, n_words);
-  auto prob_without = [&](const std::vector<float>& rank, std::vector<std::pair<size_t, size_t>>& rm) {
-    for (size_t i : top_k(rank, r.k)) rm.push_back(pos[i]);
-    return han_prob_without(m, doc, rm, r.target);
-  };
-  r.prob_without_attention = prob_without(flat_att, r.removed_attention);
-  r.prob_without_attribution = prob_without(flat_attr, r.removed_attribution);
+  for (size_t i : top_k(flat_att, r.k)) r.removed_attention.push_back(pos[i]);
+  for (size_t i : top_k(flat_attr, r.k)) r.removed_attribution.push_back(pos[i]);
+  const models::HANDoc d_att = remove_words(doc, r.removed_attention);
+  const models::HANDoc d_attr = remove_words(doc, r.removed_attribution);
+  const models::HANOutput ow = m.forward({&d_att, &d_attr});
+  r.prob_without_attention = ow.probs[y];
+  r.prob_without_attribution = ow.probs[C + y];
   return r;
+}
+}  // namespace
+
+HANAttribution attribute_han(const models::HAN& m, const models::HANDoc& doc, const Options& o) {
+  models::HANOutput pred;
+  return attribute_han_with(m, doc, o, pred);
 }
 
 double han_prob_without(const models::HAN& m, const models::HANDoc& doc,
@@ -289,9 +323,8 @@ Seq2SeqAttribution attribute_seq2seq(models::Seq2Seq& m, const std::vector<int>&
   r.rows = out.size();
   r.cols = S;
   const std::vector<float> x = m.source_embeddings(src);  // (S,E)
-  std::vector<float> base(S * E, 0.f);
-  if (!o.baseline.empty())
-    for (size_t s = 0; s < S; ++s) std::copy(o.baseline.begin(), o.baseline.end(), base.begin() + long(s * E));
+  const std::vector<float> base =
+      o.baseline_for(S, E, [&](int id) { return m.source_embeddings({id}); });  // (S,E)
   const models::Seq2SeqBatch one = models::make_seq2seq_batch({src}, {out}, {0});
   // f and the attention at the input (and f at the baseline), every step at once
   {
@@ -401,12 +434,14 @@ nlohmann::json Seq2SeqAttribution::to_json() const {
 }
 
 // ---------------------------------------------------------------- from text
-HANExplained classify_explained(models::HAN& m, std::string_view text, const Options& o) {
+HANExplained classify_explained(const models::HAN& m, std::string_view text, const Options& o) {
   o.check(m.config().emb);
   HANExplained r;
-  r.classification = m.classify(text);
-  const models::HANDoc doc = m.encode(data::tokenize_email(text, m.config().email_options()));
-  r.attribution = attribute_han(m, doc, o);
+  const data::EmailDoc email = data::tokenize_email(text, m.config().email_options());
+  const models::HANDoc doc = m.encode(email);
+  models::HANOutput pred;  // the attribution's forward pass is also the classification's
+  r.attribution = attribute_han_with(m, doc, o, pred);
+  r.classification = m.describe(email, pred);
   return r;
 }
 

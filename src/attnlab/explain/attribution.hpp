@@ -4,8 +4,9 @@
 //   integrated grads   a_i = sum_e (x_ie - b_e) * mean_k d f / d x_ie at b + alpha_k (x - b),
 //                      alpha_k = (k + 1/2) / m, k = 0..m-1 (midpoint Riemann sum of
 //                      Sundararajan et al. 2017); sum_i a_i ~ f(x) - f(b) (completeness)
-//   x_i: the input embedding of token i (E); b: the baseline embedding (default zeros) put at
-//   every token; f: the log-probability of the explained output (HAN: the predicted class;
+//   x_i: the input embedding of token i (E); b_i: its baseline embedding (default zeros; or the
+//   <unk> or <pad> embedding, or given values: one embedding for every token, or one per
+//   token); f: the log-probability of the explained output (HAN: the predicted class;
 //   seq2seq: output token t of the decoded output, teacher-forced, one row per output step).
 //
 //   Kendall tau-b between the attention a token gets and |attribution| (the magnitude of its
@@ -18,9 +19,12 @@
 //   Attention rollout (Abnar & Zuidema 2020): per layer the head-mean attention plus the
 //   identity (residual), rows renormalized, multiplied over the layers.
 //
-// Both attribution functions run the model's own backward pass (parameter gradients are left
-// zero afterwards), so they need a non-const model; the model's predictions do not change.
+// Both attribution functions run the model's own backward pass. HAN's is its input-gradient-only
+// form (HAN::backward_input: no parameter gradients), so its functions take a const model; the
+// seq2seq one leaves the parameter gradients zero afterwards and needs a non-const model. The
+// model's predictions do not change.
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -30,6 +34,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "attnlab/core/error.hpp"
+#include "attnlab/data/vocab.hpp"
 #include "attnlab/models/han.hpp"
 #include "attnlab/models/seq2seq.hpp"
 
@@ -40,13 +46,27 @@ enum class Method { Grad, IG };
 Method parse_method(const std::string& s);
 const char* method_name(Method m);
 
+// IG's baseline by name: zeros, or the embedding of <unk> / <pad> put at every input token
+enum class Baseline { Zero, Unk, Pad };
+// "zero" | "unk" | "pad"; anything else is an Error naming them
+Baseline parse_baseline(const std::string& s);
+const char* baseline_name(Baseline b);
+
 struct Options {
   Method method = Method::Grad;
-  size_t steps = 32;            // IG: interpolation steps, in [1, kMaxSteps]
-  std::vector<float> baseline;  // IG: one embedding (E) put at every token; empty = zeros
-  size_t topk = 0;              // removal: tokens removed; 0 = 10% of the input tokens (>= 1)
+  size_t steps = 32;               // IG: interpolation steps, in [1, kMaxSteps]
+  Baseline baseline_kind = Baseline::Zero;  // IG: the baseline when `baseline` is empty
+  // IG: given baseline values, instead of baseline_kind: E values (one embedding put at every
+  // input token) or n*E (one embedding per input token, in input order: HAN sentence by
+  // sentence, word by word); any other size is an Error
+  std::vector<float> baseline;
+  size_t topk = 0;                 // removal: tokens removed; 0 = 10% of the input tokens (>= 1)
   static constexpr size_t kMaxSteps = 1024;
-  void check(size_t emb) const;  // steps range, baseline size, finite baseline
+  void check(size_t emb) const;  // steps range, baseline size a multiple of emb, finite values
+  // The baseline (n,E) for n input tokens; embed(id) gives a token's embedding (E); throws
+  // when `baseline` holds neither E nor n*E values
+  template <class Embed>
+  std::vector<float> baseline_for(size_t n, size_t emb, Embed&& embed) const;
 };
 
 // Kendall's tau-b of two equally long rankings: (concordant - discordant) /
@@ -78,7 +98,7 @@ struct HANAttribution {
   std::vector<std::pair<size_t, size_t>> removed_attention, removed_attribution;  // (s, t)
   nlohmann::json to_json() const;
 };
-HANAttribution attribute_han(models::HAN& m, const models::HANDoc& doc, const Options& o);
+HANAttribution attribute_han(const models::HAN& m, const models::HANDoc& doc, const Options& o);
 // The document without the listed (sentence, word) positions; a sentence left empty is dropped,
 // a document left empty becomes [<unk>] (as HAN::encode does).
 models::HANDoc remove_words(const models::HANDoc& doc,
@@ -127,7 +147,7 @@ struct HANExplained {
   // weight), and "explain": the rest of HANAttribution::to_json()
   std::string to_json_string() const;
 };
-HANExplained classify_explained(models::HAN& m, std::string_view text, const Options& o);
+HANExplained classify_explained(const models::HAN& m, std::string_view text, const Options& o);
 
 // Translator::translate(text) and the attribution of its output. RNN models (kind "seq2seq")
 // only: other kinds are an Error saying so.
@@ -137,5 +157,24 @@ struct TranslationExplained {
 };
 TranslationExplained translate_explained(models::Translator& m, const std::string& text,
                                          const models::DecodeOptions& d, const Options& o);
+
+template <class Embed>
+std::vector<float> Options::baseline_for(size_t n, size_t emb, Embed&& embed) const {
+  if (baseline.empty()) {
+    if (baseline_kind == Baseline::Zero) return std::vector<float>(n * emb, 0.f);
+    const std::vector<float> e = embed(baseline_kind == Baseline::Unk ? data::Vocab::kUnk
+                                                                      : data::Vocab::kPad);
+    std::vector<float> b(n * emb);
+    for (size_t i = 0; i < n; ++i) std::copy(e.begin(), e.end(), b.begin() + long(i * emb));
+    return b;
+  }
+  ATTNLAB_CHECK(baseline.size() == emb || baseline.size() == n * emb,
+                "attribution: expected a baseline of ", emb, " values (one embedding for every token) or ",
+                n * emb, " (", n, " tokens x ", emb, "), got ", baseline.size());
+  if (baseline.size() == n * emb) return baseline;
+  std::vector<float> b(n * emb);
+  for (size_t i = 0; i < n; ++i) std::copy(baseline.begin(), baseline.end(), b.begin() + long(i * emb));
+  return b;
+}
 
 }  // namespace attnlab::explain

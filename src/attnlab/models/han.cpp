@@ -221,14 +221,14 @@ void dropout_inplace(size_t n, float* x, float p, Rng& rng, std::vector<float>& 
 }
 }  // namespace
 
-HANOutput HAN::forward(const std::vector<const HANDoc*>& docs, Cache* cache, Rng* train_rng) const {
-  // docs: B documents of S_b sentences of L_bs ids
-  //   -> logits, probs: (B,C); sentence weights [b](S_b); word weights [b][s](L_bs)
-  const size_t B = docs.size(), E = cfg_.emb, Hw = cfg_.word_hidden, Hs = cfg_.sent_hidden,
-               C = cfg_.classes;
+// ---------------------------------------------------------------- forward
+// forward's steps, in order: sizes, dropout masks, word chunks, word level, sentence level, head.
+
+std::vector<const std::vector<int>*> HAN::flatten(const std::vector<const HANDoc*>& docs,
+                                                  Cache& c) const {
+  // docs: B documents -> c.B, N, Tw, Ts, wlen (N), slen (B), first (B); the N sentences in order
+  const size_t B = docs.size();
   ATTNLAB_CHECK(B > 0, "HAN forward: expected at least one document, got 0");
-  Cache local;
-  Cache& c = cache ? *cache : local;
   c.B = B;
   c.slen.assign(B, 0);
   c.first.assign(B, 0);
@@ -249,11 +249,9 @@ HANOutput HAN::forward(const std::vector<const HANDoc*>& docs, Cache* cache, Rng
       c.Tw = std::max(c.Tw, L);
     }
   }
-  const size_t N = c.N, Tw = c.Tw, Ts = c.Ts;
-  // flat list of sentences (N) with their ids
   std::vector<const std::vector<int>*> sents;
-  sents.reserve(N);
-  c.wlen.assign(N, 0);
+  sents.reserve(c.N);
+  c.wlen.assign(c.N, 0);
   for (size_t b = 0; b < B; ++b)
     for (const std::vector<int>& sent : *docs[b]) {
       for (int id : sent)
@@ -262,20 +260,18 @@ HANOutput HAN::forward(const std::vector<const HANDoc*>& docs, Cache* cache, Rng
       c.wlen[sents.size()] = sent.size();
       sents.push_back(&sent);
     }
-  const bool drop = train_rng && cfg_.dropout > 0.f;
-  c.emb_mask.clear();
-  c.doc_mask.clear();
-  if (drop) {  // drawn over (N,Tw,E) in row-major order, whatever the chunking
-    std::vector<float> ones(N * Tw * E, 1.f);
-    dropout_inplace(ones.size(), ones.data(), cfg_.dropout, *train_rng, c.emb_mask);
-  }
-  // chunks of sentences of similar length, longest first
+  return sents;
+}
+
+void HAN::plan_chunks(Cache& c) {
+  // c.wlen (N) -> c.chunks: sentences sorted longest first, split into chunks minimising
+  // sum_chunks T * (rows + kStepCost): each GRU step has a fixed cost (about kStepCost rows
+  // of work) besides its rows
+  const size_t N = c.N;
   std::vector<size_t> order(N);
   for (size_t n = 0; n < N; ++n) order[n] = n;
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t x, size_t y) { return c.wlen[x] > c.wlen[y]; });
-  // split the sorted list into chunks minimising sum_chunks T * (rows + kStepCost):
-  // each GRU step has a fixed cost (about kStepCost rows of work) besides its rows
   std::vector<double> best(N + 1, 0.0);
   std::vector<size_t> from(N + 1, 0);
   for (size_t j = 1; j <= N; ++j) {
@@ -293,61 +289,85 @@ HANOutput HAN::forward(const std::vector<const HANDoc*>& docs, Cache* cache, Rng
                    order.begin() + static_cast<std::ptrdiff_t>(j));
     c.chunks.push_back(std::move(ch));
   }
-  // word level, per chunk of R sentences: x (R,T,E) -> hw (R,T,2Hw)
-  //   -> sentence vectors sv (N,2Hw), word weights (R,T)
-  Tensor2 sv = Tensor2::from_shape({N, 2 * Hw});
-  std::vector<std::vector<float>> ww(N);
+}
+
+nn::Tensor HAN::chunk_input(const Cache& c, WordChunk& ch,
+                            const std::vector<const std::vector<int>*>& sents) const {
+  // chunk of R sentences -> ch.ids (R,T), ch.len (R); returns x (R,T,E): the word embeddings
+  // (looked up, or copied from c.emb_in), times the dropout mask when there is one
+  const size_t R = ch.rows.size(), T = ch.T, E = cfg_.emb, Tw = c.Tw;
+  ch.ids.assign(R * T, data::Vocab::kPad);
+  ch.len.resize(R);
+  for (size_t r = 0; r < R; ++r) {
+    const std::vector<int>& sent = *sents[ch.rows[r]];
+    std::copy(sent.begin(), sent.end(), ch.ids.begin() + static_cast<std::ptrdiff_t>(r * T));
+    ch.len[r] = sent.size();
+  }
+  Tensor x = nn::empty({R, T, E});
+  if (c.emb_in) {  // given embeddings (attribution): sentence n's row n*Tw+t
+    for (size_t r = 0; r < R; ++r)
+      for (size_t t = 0; t < T; ++t)
+        std::copy(c.emb_in + (ch.rows[r] * Tw + t) * E, c.emb_in + (ch.rows[r] * Tw + t + 1) * E,
+                  x.data() + (r * T + t) * E);
+  } else {
+    embedding_.forward(R * T, ch.ids.data(), x.data());
+  }
+  if (!c.emb_mask.empty()) mask_chunk(c, ch, x.data());
+  return x;
+}
+
+void HAN::mask_chunk(const Cache& c, const WordChunk& ch, float* x) const {
+  // x (R,T,E) *= the chunk's rows of the embedding dropout mask (N,Tw,E)
+  const size_t T = ch.T, E = cfg_.emb;
+  for (size_t r = 0; r < ch.rows.size(); ++r)
+    for (size_t t = 0; t < T; ++t) {
+      const float* mk = c.emb_mask.data() + (ch.rows[r] * c.Tw + t) * E;
+      float* xp = x + (r * T + t) * E;
+      for (size_t e = 0; e < E; ++e) xp[e] *= mk[e];
+    }
+}
+
+attention::Tensor2 HAN::word_level(Cache& c, const std::vector<const std::vector<int>*>& sents,
+                                   bool keep, std::vector<std::vector<float>>& ww) const {
+  // per chunk of R sentences: x (R,T,E) -> hw (R,T,2Hw) -> sentence vectors (R,2Hw), word
+  // weights (R,T); returns sv (N,2Hw) and ww[n] (wlen[n]); keep: leave the layer caches
+  const size_t N = c.N, H2 = 2 * cfg_.word_hidden;
+  Tensor2 sv = Tensor2::from_shape({N, H2});
+  ww.assign(N, {});
   for (WordChunk& ch : c.chunks) {
     const size_t R = ch.rows.size(), T = ch.T;
-    ch.ids.assign(R * T, data::Vocab::kPad);
-    ch.len.resize(R);
-    for (size_t r = 0; r < R; ++r) {
-      const std::vector<int>& sent = *sents[ch.rows[r]];
-      std::copy(sent.begin(), sent.end(), ch.ids.begin() + static_cast<std::ptrdiff_t>(r * T));
-      ch.len[r] = sent.size();
-    }
-    Tensor x = nn::empty({R, T, E});
-    if (c.emb_in) {  // given embeddings (attribution): sentence n's row n*Tw+t
-      for (size_t r = 0; r < R; ++r)
-        for (size_t t = 0; t < T; ++t)
-          std::copy(c.emb_in + (ch.rows[r] * Tw + t) * E, c.emb_in + (ch.rows[r] * Tw + t + 1) * E,
-                    x.data() + (r * T + t) * E);
-    } else {
-      embedding_.forward(R * T, ch.ids.data(), x.data());
-    }
-    if (drop)
-      for (size_t r = 0; r < R; ++r)
-        for (size_t t = 0; t < T; ++t) {
-          const float* mk = c.emb_mask.data() + (ch.rows[r] * Tw + t) * E;
-          float* xp = x.data() + (r * T + t) * E;
-          for (size_t e = 0; e < E; ++e) xp[e] *= mk[e];
-        }
+    const Tensor x = chunk_input(c, ch, sents);
     Tensor hw;
     nn::RnnState sn[2];
-    word_gru_.forward(x, ch.len, nullptr, hw, sn, cache ? &ch.gru : nullptr);
+    word_gru_.forward(x, ch.len, nullptr, hw, sn, keep ? &ch.gru : nullptr);
     const attention::PoolingResult wp =
-        word_attn_.forward(to3(hw), ch.len, cache ? &ch.attn : nullptr);
+        word_attn_.forward(to3(hw), ch.len, keep ? &ch.attn : nullptr);
     for (size_t r = 0; r < R; ++r) {
       const size_t n = ch.rows[r];
-      std::copy(wp.out.data() + r * 2 * Hw, wp.out.data() + (r + 1) * 2 * Hw, sv.data() + n * 2 * Hw);
+      std::copy(wp.out.data() + r * H2, wp.out.data() + (r + 1) * H2, sv.data() + n * H2);
       ww[n].assign(wp.weights.data() + r * T, wp.weights.data() + r * T + ch.len[r]);
     }
-    if (!cache) ch = WordChunk();  // inference: free as we go
+    if (!keep) ch = WordChunk();  // inference: free as we go
   }
-  nn::RnnState sn[2];
-  // sentence level: packed (B,Ts,2Hw) -> hs (B,Ts,2Hs) -> document vectors (B,2Hs), as (B,Ts)
-  Tensor sin = nn::zeros({B, Ts, 2 * Hw});
+  return sv;
+}
+
+attention::PoolingResult HAN::sentence_level(Cache& c, const Tensor2& sv, bool keep) const {
+  // sv (N,2Hw) packed as (B,Ts,2Hw) -> hs (B,Ts,2Hs) -> document vectors (B,2Hs), weights (B,Ts)
+  const size_t B = c.B, Ts = c.Ts, H2 = 2 * cfg_.word_hidden;
+  Tensor sin = nn::zeros({B, Ts, H2});
   for (size_t b = 0; b < B; ++b)
-    std::copy(sv.data() + c.first[b] * 2 * Hw, sv.data() + (c.first[b] + c.slen[b]) * 2 * Hw,
-              sin.data() + b * Ts * 2 * Hw);
+    std::copy(sv.data() + c.first[b] * H2, sv.data() + (c.first[b] + c.slen[b]) * H2,
+              sin.data() + b * Ts * H2);
   Tensor hs;
-  sent_gru_.forward(sin, c.slen, nullptr, hs, sn, cache ? &c.sgru : nullptr);
-  const attention::PoolingResult sp =
-      sent_attn_.forward(to3(hs), c.slen, cache ? &c.sattn : nullptr);
-  std::vector<float> doc(sp.out.data(), sp.out.data() + B * 2 * Hs);
-  if (drop) dropout_inplace(doc.size(), doc.data(), cfg_.dropout, *train_rng, c.doc_mask);
-  // classifier: (B,2Hs) -> (B,C)
-  HANOutput out;
+  nn::RnnState sn[2];
+  sent_gru_.forward(sin, c.slen, nullptr, hs, sn, keep ? &c.sgru : nullptr);
+  return sent_attn_.forward(to3(hs), c.slen, keep ? &c.sattn : nullptr);
+}
+
+void HAN::head(const std::vector<float>& doc, HANOutput& out) const {
+  // doc (B,2Hs) -> out.logits, out.probs (B,C)
+  const size_t C = cfg_.classes, B = doc.size() / (2 * cfg_.sent_hidden);
   out.logits.resize(B * C);
   classifier_.forward(B, doc.data(), out.logits.data());
   out.probs.resize(B * C);
@@ -359,6 +379,32 @@ HANOutput HAN::forward(const std::vector<const HANDoc*>& docs, Cache* cache, Rng
     for (size_t j = 0; j < C; ++j)
       out.probs[b * C + j] = static_cast<float>(std::exp(static_cast<double>(l[j] - mx)) / z);
   }
+}
+
+HANOutput HAN::forward(const std::vector<const HANDoc*>& docs, Cache* cache, Rng* train_rng) const {
+  // docs: B documents of S_b sentences of L_bs ids
+  //   -> logits, probs: (B,C); sentence weights [b](S_b); word weights [b][s](L_bs)
+  Cache local;
+  Cache& c = cache ? *cache : local;
+  const std::vector<const std::vector<int>*> sents = flatten(docs, c);
+  const size_t B = c.B, Ts = c.Ts, E = cfg_.emb, Hs = cfg_.sent_hidden;
+  const bool drop = train_rng && cfg_.dropout > 0.f;
+  c.emb_mask.clear();
+  c.doc_mask.clear();
+  if (drop) {  // drawn over (N,Tw,E) in row-major order, whatever the chunking
+    std::vector<float> ones(c.N * c.Tw * E, 1.f);
+    dropout_inplace(ones.size(), ones.data(), cfg_.dropout, *train_rng, c.emb_mask);
+  }
+  plan_chunks(c);
+  // word level: sv (N,2Hw), ww [n](wlen[n]); sentence level: document vectors (B,2Hs)
+  std::vector<std::vector<float>> ww;
+  const Tensor2 sv = word_level(c, sents, cache != nullptr, ww);
+  const attention::PoolingResult sp = sentence_level(c, sv, cache != nullptr);
+  std::vector<float> doc(sp.out.data(), sp.out.data() + B * 2 * Hs);
+  if (drop) dropout_inplace(doc.size(), doc.data(), cfg_.dropout, *train_rng, c.doc_mask);
+  // classifier: (B,2Hs) -> (B,C)
+  HANOutput out;
+  head(doc, out);
   out.sent_weights.resize(B);
   out.word_weights.resize(B);
   for (size_t b = 0; b < B; ++b) {
@@ -370,33 +416,48 @@ HANOutput HAN::forward(const std::vector<const HANDoc*>& docs, Cache* cache, Rng
   return out;
 }
 
-void HAN::backward(const std::vector<float>& dlogits, Cache& c) {
-  // dlogits: (B,C) -> parameter grads (accumulated)
+// ---------------------------------------------------------------- backward
+void HAN::backward(const std::vector<float>& dlogits, Cache& c) { backward_pass(dlogits, c, this); }
+
+std::vector<float> HAN::backward_input(const std::vector<float>& dlogits, Cache& cache) const {
+  cache.keep_demb = true;
+  backward_pass(dlogits, cache, nullptr);
+  cache.keep_demb = false;
+  return std::move(cache.demb);
+}
+
+void HAN::backward_pass(const std::vector<float>& dlogits, Cache& c, HAN* grads) const {
+  // dlogits: (B,C) -> parameter grads accumulated into grads' parameters (grads == this), or
+  // none (grads == nullptr: each layer's backward_input, no dW gemms or bias sums);
+  // c.keep_demb: d/d(word embeddings) (N,Tw,E) into c.demb
   const size_t B = c.B, N = c.N, Tw = c.Tw, Ts = c.Ts, Hw = cfg_.word_hidden,
-               Hs = cfg_.sent_hidden, C = cfg_.classes;
+               Hs = cfg_.sent_hidden, C = cfg_.classes, E = cfg_.emb;
   ATTNLAB_CHECK(B > 0 && c.doc.size() == B * 2 * Hs,
                 "HAN backward: the cache does not come from a forward with a cache");
   ATTNLAB_CHECK(dlogits.size() == B * C, "HAN backward: expected dlogits (", B, ",", C, "), got ",
                 dlogits.size(), " values");
   // classifier: ddoc (B,2Hs)
   Tensor2 ddoc = Tensor2::from_shape({B, 2 * Hs});
-  classifier_.backward(B, c.doc.data(), dlogits.data(), ddoc.data());
+  if (grads)
+    grads->classifier_.backward(B, c.doc.data(), dlogits.data(), ddoc.data());
+  else
+    classifier_.backward_input(B, dlogits.data(), ddoc.data());
   if (!c.doc_mask.empty())
     for (size_t i = 0; i < ddoc.size(); ++i) ddoc.data()[i] *= c.doc_mask[i];
-  // sentence attention: dhs (B,Ts,2Hs)
+  // sentence attention: dhs (B,Ts,2Hs); sentence GRU: dsin (B,Ts,2Hw)
   Tensor3 dhs3;
-  sent_attn_.backward(ddoc, c.sattn, dhs3);
-  // sentence GRU: dsin (B,Ts,2Hw)
+  if (grads) grads->sent_attn_.backward(ddoc, c.sattn, dhs3);
+  else sent_attn_.backward_input(ddoc, c.sattn, dhs3);
   Tensor dsin;
   nn::RnnState dsn[2], ds0[2];
-  sent_gru_.backward(toA(dhs3), dsn, c.sgru, dsin, ds0);
+  if (grads) grads->sent_gru_.backward(toA(dhs3), dsn, c.sgru, dsin, ds0);
+  else sent_gru_.backward_input(toA(dhs3), dsn, c.sgru, dsin, ds0);
   // unpack to the sentence vectors: dsv (N,2Hw)
   Tensor2 dsv = Tensor2::from_shape({N, 2 * Hw});
   for (size_t b = 0; b < B; ++b)
     std::copy(dsin.data() + b * Ts * 2 * Hw, dsin.data() + (b * Ts + c.slen[b]) * 2 * Hw,
               dsv.data() + c.first[b] * 2 * Hw);
   // word level, per chunk: dsv rows -> dhw (R,T,2Hw) -> dx (R,T,E) -> embedding
-  const size_t E = cfg_.emb;
   if (c.keep_demb) c.demb.assign(N * Tw * E, 0.f);
   for (const WordChunk& ch : c.chunks) {
     const size_t R = ch.rows.size(), T = ch.T;
@@ -405,17 +466,13 @@ void HAN::backward(const std::vector<float>& dlogits, Cache& c) {
       std::copy(dsv.data() + ch.rows[r] * 2 * Hw, dsv.data() + (ch.rows[r] + 1) * 2 * Hw,
                 dsv_c.data() + r * 2 * Hw);
     Tensor3 dhw3;
-    word_attn_.backward(dsv_c, ch.attn, dhw3);
+    if (grads) grads->word_attn_.backward(dsv_c, ch.attn, dhw3);
+    else word_attn_.backward_input(dsv_c, ch.attn, dhw3);
     Tensor dx;
-    word_gru_.backward(toA(dhw3), dsn, ch.gru, dx, ds0);
-    if (!c.emb_mask.empty())
-      for (size_t r = 0; r < R; ++r)
-        for (size_t t = 0; t < T; ++t) {
-          const float* mk = c.emb_mask.data() + (ch.rows[r] * Tw + t) * E;
-          float* dp = dx.data() + (r * T + t) * E;
-          for (size_t e = 0; e < E; ++e) dp[e] *= mk[e];
-        }
-    embedding_.backward(R * T, ch.ids.data(), dx.data());  // the <pad> row gets no gradient
+    if (grads) grads->word_gru_.backward(toA(dhw3), dsn, ch.gru, dx, ds0);
+    else word_gru_.backward_input(toA(dhw3), dsn, ch.gru, dx, ds0);
+    if (!c.emb_mask.empty()) mask_chunk(c, ch, dx.data());
+    if (grads) grads->embedding_.backward(R * T, ch.ids.data(), dx.data());  // <pad> gets none
     if (c.keep_demb)
       for (size_t r = 0; r < R; ++r)
         for (size_t t = 0; t < ch.len[r]; ++t)
@@ -528,9 +585,14 @@ HANDoc HAN::encode(const data::EmailDoc& doc) const {
 HANClassification HAN::classify(std::string_view text) const {
   const data::EmailDoc doc = data::tokenize_email(text, cfg_.email_options());
   const HANDoc enc = encode(doc);
-  const HANOutput o = forward({&enc});
+  return describe(doc, forward({&enc}));
+}
+
+HANClassification HAN::describe(const data::EmailDoc& doc, const HANOutput& o) const {
+  ATTNLAB_CHECK(o.probs.size() >= cfg_.classes && !o.sent_weights.empty() && !o.word_weights.empty(),
+                "HAN describe: expected the output of a forward pass over encode(doc)");
   HANClassification r;
-  r.probs = o.probs;
+  r.probs.assign(o.probs.begin(), o.probs.begin() + static_cast<std::ptrdiff_t>(cfg_.classes));
   r.label = static_cast<int>(std::max_element(r.probs.begin(), r.probs.end()) - r.probs.begin());
   r.label_name = cfg_.labels[static_cast<size_t>(r.label)];
   r.truncated = doc.input_truncated || doc.doc_truncated;
@@ -541,6 +603,9 @@ HANClassification HAN::classify(std::string_view text) const {
   size_t s_out = 0;
   for (const data::Sentence& s : doc.sentences) {
     if (s.tokens.empty()) continue;
+    ATTNLAB_CHECK(s_out < o.sent_weights[0].size() && s_out < o.word_weights[0].size() &&
+                      o.word_weights[0][s_out].size() == s.tokens.size(),
+                  "HAN describe: the forward output does not match the document's sentence ", s_out);
     HANSentence hs;
     hs.text = s.text;
     hs.weight = o.sent_weights[0][s_out];

@@ -147,6 +147,10 @@ class HAN {
                     Rng* train_rng = nullptr) const;
   // dlogits: (B,C) -> accumulates every parameter's grad
   void backward(const std::vector<float>& dlogits, Cache& cache);
+  // dlogits: (B,C) -> d/d(word embeddings) (N,Tw,E) of sum(dlogits * logits), laid out as
+  // word_embeddings() gives, 0 at padding; the same values as backward_embedded() but no
+  // parameter grads (each layer's backward_input: no dW gemms, no bias sums), so const
+  std::vector<float> backward_input(const std::vector<float>& dlogits, Cache& cache) const;
   // forward + mean cross-entropy + backward; returns the loss
   double loss_and_grad(const std::vector<const HANDoc*>& docs, const std::vector<int>& labels,
                        Rng* train_rng = nullptr);
@@ -161,6 +165,9 @@ class HAN {
   // Raw text (RFC 822 message, plain text or HTML) -> label, probabilities and
   // attention per sentence and word, tokenized with the training tokenizer.
   HANClassification classify(std::string_view text) const;
+  // classify()'s result from the tokenized text and the forward output of encode(doc) (its
+  // first document): for callers that ran that forward pass themselves
+  HANClassification describe(const data::EmailDoc& doc, const HANOutput& out) const;
 
   // Word embeddings of `docs` as forward looks them up: (N,Tw,E), sentence n's word t at
   // row n*Tw+t (N sentences of all documents in order, Tw the longest), zeros at padding.
@@ -181,6 +188,19 @@ class HAN {
 
  private:
   void collect();
+  // forward's steps (their shapes are stated where they are defined)
+  std::vector<const std::vector<int>*> flatten(const std::vector<const HANDoc*>& docs,
+                                               Cache& c) const;
+  static void plan_chunks(Cache& c);
+  nn::Tensor chunk_input(const Cache& c, WordChunk& ch,
+                         const std::vector<const std::vector<int>*>& sents) const;
+  void mask_chunk(const Cache& c, const WordChunk& ch, float* x) const;
+  attention::Tensor2 word_level(Cache& c, const std::vector<const std::vector<int>*>& sents,
+                                bool keep, std::vector<std::vector<float>>& ww) const;
+  attention::PoolingResult sentence_level(Cache& c, const attention::Tensor2& sv, bool keep) const;
+  void head(const std::vector<float>& doc, HANOutput& out) const;
+  // backward() (grads == this) and backward_input() (grads == nullptr)
+  void backward_pass(const std::vector<float>& dlogits, Cache& c, HAN* grads) const;
   HANConfig cfg_;
   data::Vocab vocab_;
   nn::Embedding embedding_;

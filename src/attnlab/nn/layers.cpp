@@ -55,6 +55,13 @@ void Linear::backward(size_t n, const float* x, const float* dy, float* dx) {
             weight.value.data(), in_features, 0.f, dx, in_features);
 }
 
+void Linear::backward_input(size_t n, const float* dy, float* dx) const {
+  // dy (n,out) -> dx (n,in) = dy W
+  if (n == 0) return;
+  k::gemm(false, false, n, in_features, out_features, 1.f, dy, out_features, weight.value.data(),
+          in_features, 0.f, dx, in_features);
+}
+
 Tensor Linear::forward(const Tensor& x) const {
   // x: (..., in) -> y: (..., out)
   ATTNLAB_CHECK(x.dimension() >= 1 && x.shape().back() == in_features,

@@ -35,6 +35,8 @@ class Linear {
   // (n,in) unless dx == nullptr, and accumulates dW, db.
   void forward(size_t n, const float* x, float* y) const;
   void backward(size_t n, const float* x, const float* dy, float* dx);
+  // backward() without the parameter grads: dy (n,out) -> dx (n,in) = dy W only
+  void backward_input(size_t n, const float* dy, float* dx) const;
 
   size_t in_features = 0, out_features = 0;
   bool has_bias = true;

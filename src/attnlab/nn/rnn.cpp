@@ -128,9 +128,10 @@ Tensor RnnLayer::begin_backward(const Tensor& dout, const RnnState& dsn, const C
   return dh;
 }
 
-void RnnLayer::end_backward(const CacheBase& cache, const Tensor& dgi, const Tensor& dgh,
-                            const float* dbhh_rows, Tensor& dx) {
-  // parameter grads: one gemm each over all timesteps
+void RnnLayer::param_grads(const CacheBase& cache, const Tensor& dgi, const Tensor& dgh,
+                           const float* dbhh_rows) {
+  // dgi (B,T,G), dgh (T,B,G) -> dW_ih (G,I), dW_hh (G,H), db_ih, db_hh (G): one gemm each
+  // over all timesteps, accumulated
   const size_t B = cache.B, T = cache.T, I = input_size, H = hidden_size, G = gate_rows();
   k::gemm(true, false, G, H, T * B, 1.f, dgh.data(), G, cache.hs.data(), H, 1.f,
           weight_hh.grad.data(), H);
@@ -138,6 +139,11 @@ void RnnLayer::end_backward(const CacheBase& cache, const Tensor& dgi, const Ten
           weight_ih.grad.data(), I);
   add_rows(B * T, G, dgi.data(), bias_ih.grad.data());
   add_rows(B * T, G, dbhh_rows, bias_hh.grad.data());
+}
+
+void RnnLayer::input_grad(const CacheBase& cache, const Tensor& dgi, Tensor& dx) const {
+  // dgi (B,T,G) -> dx (B,T,I) = dgi W_ih
+  const size_t B = cache.B, T = cache.T, I = input_size, G = gate_rows();
   dx = empty({B, T, I});
   k::gemm(false, false, B * T, I, G, 1.f, dgi.data(), G, weight_ih.value.data(), I, 0.f,
           dx.data(), I);
@@ -230,13 +236,13 @@ void GRU::forward(const Tensor& x, const std::vector<size_t>& lengths, const Rnn
   sn.c = Tensor();
 }
 
-// dout: (B,T,H), dsn.h: (B,H) -> dx: (B,T,I), ds0.h: (B,H)
-void GRU::backward(const Tensor& dout, const RnnState& dsn, const Cache& cache, Tensor& dx,
-                   RnnState& ds0) {
+// dout: (B,T,H), dsn.h: (B,H) -> dgi: (B,T,G), dgh: (T,B,G) gate grads; returns ds0.h (B,H)
+Tensor GRU::gate_grads(const Tensor& dout, const RnnState& dsn, const Cache& cache, Tensor& dgi,
+                       Tensor& dgh) const {
   Tensor dh = begin_backward(dout, dsn, cache, "GRU", "state");
   const size_t B = cache.B, T = cache.T, H = hidden_size, G = 3 * H;
-  Tensor dgi = empty({B, T, G});   // d(input pre-activations), batch-major
-  Tensor dgh = empty({T, B, G});   // d(hidden pre-activations), time-major
+  dgi = empty({B, T, G});   // d(input pre-activations), batch-major
+  dgh = empty({T, B, G});   // d(hidden pre-activations), time-major
   auto cell = [&](size_t t, size_t b, const float* dhb, float* dnb, float* dgib, float* dghb) {
     const float* g = cache.gates.data() + (t * B + b) * G;
     const float* r = g;
@@ -261,9 +267,26 @@ void GRU::backward(const Tensor& dout, const RnnState& dsn, const Cache& cache, 
     }
   };
   backward_steps(cache, dout, dh, dgi, dgh, cell);  // dh_prev = dh * z + dgh_t W_hh
-  end_backward(cache, dgi, dgh, dgh.data(), dx);
-  ds0.h = std::move(dh);
+  return dh;
+}
+
+// dout: (B,T,H), dsn.h: (B,H) -> dx: (B,T,I), ds0.h: (B,H); parameter grads accumulate
+void GRU::backward(const Tensor& dout, const RnnState& dsn, const Cache& cache, Tensor& dx,
+                   RnnState& ds0) {
+  Tensor dgi, dgh;
+  ds0.h = gate_grads(dout, dsn, cache, dgi, dgh);
   ds0.c = Tensor();
+  param_grads(cache, dgi, dgh, dgh.data());
+  input_grad(cache, dgi, dx);
+}
+
+// dout: (B,T,H), dsn.h: (B,H) -> dx: (B,T,I), ds0.h: (B,H); no parameter grads
+void GRU::backward_input(const Tensor& dout, const RnnState& dsn, const Cache& cache, Tensor& dx,
+                         RnnState& ds0) const {
+  Tensor dgi, dgh;
+  ds0.h = gate_grads(dout, dsn, cache, dgi, dgh);
+  ds0.c = Tensor();
+  input_grad(cache, dgi, dx);
 }
 
 void gru_update(size_t H, const float* gi, const float* gh, const float* h, float* hout,
@@ -338,9 +361,9 @@ void LSTM::forward(const Tensor& x, const std::vector<size_t>& lengths, const Rn
   sn.c = std::move(c);
 }
 
-// dout: (B,T,H), dsn: h,c (B,H) -> dx: (B,T,I), ds0: h,c (B,H)
-void LSTM::backward(const Tensor& dout, const RnnState& dsn, const Cache& cache, Tensor& dx,
-                    RnnState& ds0) {
+// dout: (B,T,H), dsn: h,c (B,H) -> dgi: (B,T,G), dga: (T,B,G) gate grads, ds0: h,c (B,H)
+void LSTM::gate_grads(const Tensor& dout, const RnnState& dsn, const Cache& cache, Tensor& dgi,
+                      Tensor& dga, RnnState& ds0) const {
   Tensor dh = begin_backward(dout, dsn, cache, "LSTM", "h");
   const size_t B = cache.B, T = cache.T, H = hidden_size, G = 4 * H;
   Tensor dc = zeros({B, H});
@@ -348,8 +371,8 @@ void LSTM::backward(const Tensor& dout, const RnnState& dsn, const Cache& cache,
     check_state(dsn.c, B, H, "LSTM backward d(final c)");
     std::copy(dsn.c.data(), dsn.c.data() + B * H, dc.data());
   }
-  Tensor dgi = empty({B, T, G});  // batch-major
-  Tensor dga = empty({T, B, G});  // time-major copy for dW_hh
+  dgi = empty({B, T, G});  // batch-major
+  dga = empty({T, B, G});  // time-major copy for dW_hh
   auto cell = [&](size_t t, size_t b, const float* dhb, float* dnb, float* dgib, float* dgb) {
     float* dcb = dc.data() + b * H;
     const float* g = cache.gates.data() + (t * B + b) * G;
@@ -370,9 +393,25 @@ void LSTM::backward(const Tensor& dout, const RnnState& dsn, const Cache& cache,
     std::copy(dgb, dgb + G, dgib);
   };
   backward_steps(cache, dout, dh, dgi, dga, cell);
-  end_backward(cache, dgi, dga, dgi.data(), dx);
   ds0.h = std::move(dh);
   ds0.c = std::move(dc);
+}
+
+// dout: (B,T,H), dsn: h,c (B,H) -> dx: (B,T,I), ds0: h,c (B,H); parameter grads accumulate
+void LSTM::backward(const Tensor& dout, const RnnState& dsn, const Cache& cache, Tensor& dx,
+                    RnnState& ds0) {
+  Tensor dgi, dga;
+  gate_grads(dout, dsn, cache, dgi, dga, ds0);
+  param_grads(cache, dgi, dga, dgi.data());
+  input_grad(cache, dgi, dx);
+}
+
+// dout: (B,T,H), dsn: h,c (B,H) -> dx: (B,T,I), ds0: h,c (B,H); no parameter grads
+void LSTM::backward_input(const Tensor& dout, const RnnState& dsn, const Cache& cache, Tensor& dx,
+                          RnnState& ds0) const {
+  Tensor dgi, dga;
+  gate_grads(dout, dsn, cache, dgi, dga, ds0);
+  input_grad(cache, dgi, dx);
 }
 
 void lstm_update(size_t H, const float* gi, const float* gh, const float* c, float* hout,
@@ -434,31 +473,54 @@ void Bidirectional<RNN>::forward(const Tensor& x, const std::vector<size_t>& len
   if (cache) cache->lengths = len;
 }
 
-// dout: (B,T,2H), dsn[2] -> dx: (B,T,I), ds0[2]
+// dout: (B,T,2H) or empty -> dof, dob: (B,T,H) each (dob reversed within each sequence, as the
+// backward direction saw its input), both empty when dout is
+template <class RNN>
+void Bidirectional<RNN>::split_dout(const Tensor& dout, const Cache& cache, Tensor& dof,
+                                    Tensor& dob) const {
+  const size_t B = cache.fwd.B, T = cache.fwd.T, H = fwd.hidden_size;
+  if (is_empty(dout)) return;
+  ATTNLAB_CHECK(dout.dimension() == 3 && dout.shape()[0] == B && dout.shape()[1] == T &&
+                    dout.shape()[2] == 2 * H,
+                "Bidirectional RNN backward: expected dout (", B, ",", T, ",", 2 * H, "), got ",
+                shape_str(dout));
+  dof = empty({B, T, H});
+  Tensor dobv = empty({B, T, H});
+  for (size_t r = 0; r < B * T; ++r) {
+    std::copy(dout.data() + r * 2 * H, dout.data() + r * 2 * H + H, dof.data() + r * H);
+    std::copy(dout.data() + r * 2 * H + H, dout.data() + (r + 1) * 2 * H, dobv.data() + r * H);
+  }
+  dob = reverse_valid(dobv, cache.lengths);
+}
+
+// dxf, dxr (B,T,I) from the two directions -> dx = dxf + reverse(dxr)
+template <class RNN>
+Tensor Bidirectional<RNN>::merge_dx(Tensor dxf, const Tensor& dxr, const Cache& cache) {
+  const Tensor dxb = reverse_valid(dxr, cache.lengths);
+  k::add(dxf.size(), dxb.data(), dxf.data());
+  return dxf;
+}
+
+// dout: (B,T,2H), dsn[2] -> dx: (B,T,I), ds0[2]; parameter grads accumulate
 template <class RNN>
 void Bidirectional<RNN>::backward(const Tensor& dout, const RnnState dsn[2], const Cache& cache,
                                   Tensor& dx, RnnState ds0[2]) {
-  const size_t B = cache.fwd.B, T = cache.fwd.T, H = fwd.hidden_size;
-  Tensor dof, dob;
-  if (!is_empty(dout)) {
-    ATTNLAB_CHECK(dout.dimension() == 3 && dout.shape()[0] == B && dout.shape()[1] == T &&
-                      dout.shape()[2] == 2 * H,
-                  "Bidirectional RNN backward: expected dout (", B, ",", T, ",", 2 * H,
-                  "), got ", shape_str(dout));
-    dof = empty({B, T, H});
-    Tensor dobv = empty({B, T, H});
-    for (size_t r = 0; r < B * T; ++r) {
-      std::copy(dout.data() + r * 2 * H, dout.data() + r * 2 * H + H, dof.data() + r * H);
-      std::copy(dout.data() + r * 2 * H + H, dout.data() + (r + 1) * 2 * H, dobv.data() + r * H);
-    }
-    dob = reverse_valid(dobv, cache.lengths);
-  }
-  Tensor dxf, dxr;
+  Tensor dof, dob, dxf, dxr;
+  split_dout(dout, cache, dof, dob);
   fwd.backward(dof, dsn[0], cache.fwd, dxf, ds0[0]);
   bwd.backward(dob, dsn[1], cache.bwd, dxr, ds0[1]);
-  const Tensor dxb = reverse_valid(dxr, cache.lengths);
-  k::add(dxf.size(), dxb.data(), dxf.data());
-  dx = std::move(dxf);
+  dx = merge_dx(std::move(dxf), dxr, cache);
+}
+
+// dout: (B,T,2H), dsn[2] -> dx: (B,T,I), ds0[2]; no parameter grads
+template <class RNN>
+void Bidirectional<RNN>::backward_input(const Tensor& dout, const RnnState dsn[2],
+                                        const Cache& cache, Tensor& dx, RnnState ds0[2]) const {
+  Tensor dof, dob, dxf, dxr;
+  split_dout(dout, cache, dof, dob);
+  fwd.backward_input(dof, dsn[0], cache.fwd, dxf, ds0[0]);
+  bwd.backward_input(dob, dsn[1], cache.bwd, dxr, ds0[1]);
+  dx = merge_dx(std::move(dxf), dxr, cache);
 }
 
 template class Bidirectional<GRU>;

@@ -68,10 +68,12 @@ class RnnLayer {
   // the shared checks of backward; returns dh (B,H) from dsn.h (zeros when empty)
   Tensor begin_backward(const Tensor& dout, const RnnState& dsn, const CacheBase& cache,
                         const char* who, const char* h_name) const;
-  // parameter grads and dx from the gate grads: dgi (B,T,G) batch-major, dgh (T,B,G)
+  // parameter grads (accumulated) from the gate grads: dgi (B,T,G) batch-major, dgh (T,B,G)
   // time-major; db_hh sums the B*T rows of dbhh_rows (either of the two)
-  void end_backward(const CacheBase& cache, const Tensor& dgi, const Tensor& dgh,
-                    const float* dbhh_rows, Tensor& dx);
+  void param_grads(const CacheBase& cache, const Tensor& dgi, const Tensor& dgh,
+                   const float* dbhh_rows);
+  // dx (B,T,I) = dgi W_ih from the input gate grads dgi (B,T,G)
+  void input_grad(const CacheBase& cache, const Tensor& dgi, Tensor& dx) const;
   // The time loop of forward: per step gh (B,G) = h W_hh^T + b_hh, then
   // cell(t, b, gi_row, gh_row, out_row) for each sequence still running (the others
   // output zeros and keep their state), then end_step(t). out: (B,T,H).
@@ -104,8 +106,17 @@ class GRU : public RnnLayer {
   // dout: (B,T,H) or empty, dsn.h: (B,H) or empty -> dx: (B,T,I), ds0.h: (B,H)
   void backward(const Tensor& dout, const RnnState& dsn, const Cache& cache, Tensor& dx,
                 RnnState& ds0);
+  // backward() without the parameter grads (no dW gemms, no bias sums): dx and ds0 only, the
+  // same values; for gradients with respect to the input (attribution)
+  void backward_input(const Tensor& dout, const RnnState& dsn, const Cache& cache, Tensor& dx,
+                      RnnState& ds0) const;
   // Inference step without cache: x (B,I), h (B,H) -> hout (B,H) (may alias h).
   void step(size_t B, const float* x, const float* h, float* hout) const;
+
+ private:
+  // the gate grads dgi (B,T,G), dgh (T,B,G) of both backward forms; returns ds0.h (B,H)
+  Tensor gate_grads(const Tensor& dout, const RnnState& dsn, const Cache& cache, Tensor& dgi,
+                    Tensor& dgh) const;
 };
 
 // One cell update from the two projections (PyTorch gate order), for inference paths that
@@ -137,9 +148,17 @@ class LSTM : public RnnLayer {
   // dout: (B,T,H) or empty, dsn.h/.c: (B,H) or empty -> dx: (B,T,I), ds0.h/.c: (B,H)
   void backward(const Tensor& dout, const RnnState& dsn, const Cache& cache, Tensor& dx,
                 RnnState& ds0);
+  // backward() without the parameter grads: dx and ds0 only
+  void backward_input(const Tensor& dout, const RnnState& dsn, const Cache& cache, Tensor& dx,
+                      RnnState& ds0) const;
   // Inference step: x (B,I), h,c (B,H) -> hout, cout (B,H) (may alias h, c).
   void step(size_t B, const float* x, const float* h, const float* c, float* hout,
             float* cout) const;
+
+ private:
+  // the gate grads dgi (B,T,G), dga (T,B,G) of both backward forms, and ds0
+  void gate_grads(const Tensor& dout, const RnnState& dsn, const Cache& cache, Tensor& dgi,
+                  Tensor& dga, RnnState& ds0) const;
 };
 
 // Single-step cells with torch nn.GRUCell / nn.LSTMCell names (no "_l0").
@@ -200,7 +219,14 @@ class Bidirectional {
   // dout: (B,T,2H) or empty, dsn: {fwd, bwd} (entries may be empty) -> dx, ds0[2]
   void backward(const Tensor& dout, const RnnState dsn[2], const Cache& cache, Tensor& dx,
                 RnnState ds0[2]);
+  // backward() without the parameter grads: dx and ds0 only
+  void backward_input(const Tensor& dout, const RnnState dsn[2], const Cache& cache, Tensor& dx,
+                      RnnState ds0[2]) const;
   RNN fwd, bwd;
+
+ private:
+  void split_dout(const Tensor& dout, const Cache& cache, Tensor& dof, Tensor& dob) const;
+  static Tensor merge_dx(Tensor dxf, const Tensor& dxr, const Cache& cache);
 };
 using BiGRU = Bidirectional<GRU>;
 using BiLSTM = Bidirectional<LSTM>;
