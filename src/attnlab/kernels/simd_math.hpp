@@ -89,7 +89,7 @@ inline fbatch exp_nonpositive(fbatch x) {
 
 // 2^u for u <= 0 (-inf allowed), the softmax's exp: softmax_rows computes
 // exp(z - max) as 2^((z - max) * log2 e). Fewer operations than exp_nonpositive
-// (20 vector ops against 29 per call, counting the caller's subtract and multiply):
+// (18 vector ops against 29 per call, counting the caller's subtract and multiply):
 // - u = n + f with n = round(u), f in [-1/2, 1/2], by the 1.5 * 2^23 magic number; the
 //   magic number carries the exponent bias 127, so shifting t's bits left by 23 gives
 //   2^n (no integer add, no float->int conversion);
@@ -97,8 +97,9 @@ inline fbatch exp_nonpositive(fbatch x) {
 //   minimax) to relative error 2.4e-7 on [-1/2, 1/2], evaluated in float32.
 // The price is the rounding of (z - max) * log2 e: about 6e-8 * |z - max| relative, a
 // few ulp where the weights matter and at most 2.2e-8 absolute anywhere (x e^-x <= 1/e).
-// Below -125 it gives exactly 0 (2^-125 is a normal float; masked entries vanish);
-// NaN stays NaN.
+// u is clamped at -127, where n + 127 = 0 makes the bits of 2^n all zero: below
+// -126.5 (where 2^u < 1.2e-38 would be subnormal) the result is exactly 0, so masked
+// entries vanish without a compare and select; NaN stays NaN (NaN * 0).
 //
 // The constants are read from memory through a volatile pointer once per call of
 // exp2_consts(), so the compiler cannot turn them back into v128.const: V8 builds
@@ -108,7 +109,7 @@ inline fbatch exp_nonpositive(fbatch x) {
 struct Exp2Consts {
   fbatch lo, magic, c5, c4, c3, c2, c1, one, log2e;
 };
-inline float g_exp2_table[9] = {-125.f, 12582912.f + 127.f, 1.327647152e-03f, 9.675541331e-03f,
+inline float g_exp2_table[9] = {-127.f, 12582912.f + 127.f, 1.327647152e-03f, 9.675541331e-03f,
                                 5.550713275e-02f, 2.402211972e-01f, 6.931469671e-01f, 1.f,
                                 1.44269504088896341f};
 inline float* volatile g_exp2_table_ptr = g_exp2_table;
@@ -118,7 +119,6 @@ inline Exp2Consts exp2_consts() {
           fbatch(t[5]), fbatch(t[6]), fbatch(t[7]), fbatch(t[8])};
 }
 inline fbatch exp2_nonpositive(fbatch u, const Exp2Consts& k) {
-  const auto under = u < k.lo;
   const fbatch uc = max_lanes(u, k.lo);
   const fbatch t = uc + k.magic;
   const fbatch f = uc - (t - k.magic);
@@ -127,8 +127,9 @@ inline fbatch exp2_nonpositive(fbatch u, const Exp2Consts& k) {
   p = p * f + k.c2;
   p = p * f + k.c1;
   p = p * f + k.one;
+  // n = -127 (u clamped at -127) gives the bits 0, i.e. 2^n = +0: no select needed
   const fbatch pow2n = xsimd::bitwise_cast<fbatch>(xsimd::bitwise_cast<ibatch>(t) << 23);
-  return zero_where(p * pow2n, under);
+  return p * pow2n;
 }
 inline fbatch exp2_nonpositive(fbatch u) { return exp2_nonpositive(u, exp2_consts()); }
 
