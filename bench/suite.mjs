@@ -1,6 +1,7 @@
 // The benchmark suite: one entry point, one statistic, every contender on its fastest
 // correct path, written to BENCHMARKS.md.
-//   node bench/suite.mjs [--rounds 5] [--batch-ms 25] [--out BENCHMARKS.md] [--no-models]
+//   node bench/suite.mjs [--rounds 5] [--batch-ms 25] [--out BENCHMARKS.md] [--json build/bench/BENCHMARKS.json]
+//     [--no-models] [--cases gemm_256,softmax_128,...]
 //   node bench/suite.mjs --quick      (CI: 1 round, 1 ms batches, report in build/bench/)
 // Needs: scripts/build.sh native wasm (build/pkg, build/native/bench_suite); npm
 // devDependencies (tfjs, onnxruntime-web); /usr/bin/python3 with torch (PyTorch rows and
@@ -38,6 +39,8 @@ const ROUNDS = Number(opt('rounds', QUICK ? 1 : 5));
 const BATCH_MS = Number(opt('batch-ms', QUICK ? 1 : 25));
 const OUT = opt('out', QUICK ? join(ROOT, 'build', 'bench', 'BENCHMARKS.quick.md') : join(ROOT, 'BENCHMARKS.md'));
 const MODELS = !flag('no-models');
+// the results as data (the CI test reads them); kept out of the source tree by default
+const JSON_OUT = opt('json', join(ROOT, 'build', 'bench', (QUICK ? 'BENCHMARKS.quick' : 'BENCHMARKS') + '.json'));
 const PKG = process.env.ATTNLAB_PKG || join(ROOT, 'build', 'pkg');
 const NATIVE = join(ROOT, 'build', 'native', 'bench_suite');
 const PY = '/usr/bin/python3';
@@ -572,8 +575,8 @@ if (MODELS) {
 
 mkdirSync(join(OUT, '..'), { recursive: true });
 writeFileSync(OUT, lines.join('\n') + '\n');
-// the same results as data (the CI test reads this)
-writeFileSync(OUT.replace(/\.md$/, '') + '.json', JSON.stringify({
+mkdirSync(join(JSON_OUT, '..'), { recursive: true });
+writeFileSync(JSON_OUT, JSON.stringify({
   quick: QUICK, rounds: ROUNDS, batchMs: BATCH_MS, loads, tolerance: TOL,
   cases: cases.map((c) => c.id),
   contenders: contenders.map((k) => ({ name: k.name, detail: k.detail ?? null, whyNot: k.whyNot ?? null })),

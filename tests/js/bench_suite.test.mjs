@@ -15,7 +15,7 @@ test('bench/suite.mjs --quick: correctness checks pass, every case has every con
   const dir = mkdtempSync(join(tmpdir(), 'attnlab-bench-'));
   try {
     const out = join(dir, 'B.md');
-    const r = spawnSync(process.execPath, [join(ROOT, 'bench', 'suite.mjs'), '--quick', '--out', out],
+    const r = spawnSync(process.execPath, [join(ROOT, 'bench', 'suite.mjs'), '--quick', '--out', out, '--json', join(dir, 'B.json')],
       { env: { ...process.env, ATTNLAB_PKG: PKG }, encoding: 'utf8', maxBuffer: 1 << 26 });
     assert.equal(r.status, 0, `suite failed:\n${r.stderr.slice(-3000)}`);
     const j = JSON.parse(readFileSync(join(dir, 'B.json'), 'utf8'));
