@@ -19,10 +19,10 @@ BenchResult bench_kernel(const std::string& name, Shape shape, double min_ms, bo
   ATTNLAB_CHECK(min_ms >= 0 && min_ms <= 60000, "bench: minMs must be in [0, 60000], got ", min_ms);
   auto run = c.make(shape, 1);
   BenchResult r;
-  r.ns = 1e6 * best_ms_per_call([&] { run->run_simd(); }, min_ms);
+  r.ns = 1e6 * median_ms_per_call([&] { run->run_simd(); }, min_ms);
   r.gflops = run->flops() / r.ns;
   if (with_ref) {
-    r.ref_ns = 1e6 * best_ms_per_call([&] { run->run_ref(); }, min_ms);
+    r.ref_ns = 1e6 * median_ms_per_call([&] { run->run_ref(); }, min_ms);
     r.ref_gflops = run->flops() / r.ref_ns;
   }
   return r;

@@ -14,7 +14,7 @@ struct BenchResult {
 };
 
 // Times case `name` of the kernel registry (registry.hpp) at `shape` for at least min_ms
-// (after a warm-up), best of 5 batches. Sizes (0 = unused), the product of any two at
+// (after a warm-up), median of 5 batches. Sizes (0 = unused), the product of any two at
 // most kMaxBenchElements (the largest buffer), of all three at most 2^31;
 // min_ms in [0, 60000]; anything else is an Error.
 inline constexpr uint64_t kMaxBenchElements = uint64_t{1} << 24;

@@ -8,8 +8,9 @@
 //
 // The best register tile depends on the engine (in V8, 4x8 won in Node 20 and
 // 3x16 in Chromium 156 on the same machine), so several tiles are compiled
-// and the first large call picks the fastest with a short timing (about 10 ms),
-// the 200th large call once more (see tile_for_call).
+// and the first large call picks one by timing them against each other (about 45 ms;
+// a tile other than the default must be clearly faster, see autotune), the 200th
+// large call once more (see tile_for_call).
 // Every tile accumulates each C element over k in the same order, so the
 // choice changes speed, never the numbers.
 #include <algorithm>
@@ -197,27 +198,52 @@ double Tile<MR, NV>::peak_gflops(double min_ms) {
 }
 
 int autotune() {
-  // 96x256x256 products, tiles interleaved over 8 rounds, best time per tile:
-  // about 10 ms in wasm. Interleaving matters there: the engine first runs
-  // baseline code and tiers up hot functions later, so one early timing per
-  // tile would measure the compiler, not the tile.
+  // 96x256x256 products, tiles interleaved over 6 + 21 rounds (about 45 ms in wasm).
+  // Interleaving matters there: the engine first runs baseline code and tiers up hot
+  // functions later, so one early timing per tile would measure the compiler, not the
+  // tile. Each round gives every tile's time relative to the default tile (kTiles[0])
+  // in the same round; a tile replaces the default only if the median of those ratios
+  // is below kSwitch, i.e. it is clearly faster (by a third). Tiles within noise of
+  // each other (as 4x8, 3x16 and 6x8 are in Node 20, where the fastest-batch rule
+  // picked any of the three from run to run) thus keep the default, while an engine
+  // where the default falls far behind (Chromium: 4x8 at about half the speed of
+  // 3x16) switches every time.
   constexpr size_t M = 96, N = 256, K = 256;
+  constexpr int kRounds = 21;
+  // 0.9 (a tile 10% faster) still let a loaded machine pick another tile in 3 of 10
+  // fresh Node processes (bench/wasm/gemm_tile.mjs); Chromium's 3x16 is about 2x 4x8
+  constexpr double kSwitch = 0.75;
   static float a[M * K], b[K * N], c[M * N];
   for (size_t i = 0; i < M * K; ++i) a[i] = static_cast<float>(i % 13) * 0.01f;
   for (size_t i = 0; i < K * N; ++i) b[i] = static_cast<float>(i % 7) * 0.01f;
-  double best_ms[kNumTiles];
-  for (double& x : best_ms) x = 1e300;
-  for (int round = 0; round < 8; ++round) {
-    for (int t = 0; t < kNumTiles; ++t) {
-      const double t0 = now_ms();
+  double ratio[kNumTiles][kRounds];
+  // untimed rounds first: V8 compiles each tile's code with its baseline compiler and
+  // optimizes it later, one function at a time, so early rounds compare compilers
+  for (int round = 0; round < 6; ++round)
+    for (int t = 0; t < kNumTiles; ++t)
       kTiles[t].run(false, false, M, N, K, 1.f, a, K, b, N, 0.f, c, N);
-      best_ms[t] = std::min(best_ms[t], now_ms() - t0);
+  for (int round = 0; round < kRounds; ++round) {
+    double ms[kNumTiles];
+    for (int t = 0; t < kNumTiles; ++t) {
+      // rotate the order so no tile always runs first (after the others warmed caches)
+      const int u = (t + round) % kNumTiles;
+      const double t0 = now_ms();
+      kTiles[u].run(false, false, M, N, K, 1.f, a, K, b, N, 0.f, c, N);
+      ms[u] = now_ms() - t0;
     }
+    for (int t = 0; t < kNumTiles; ++t) ratio[t][round] = ms[t] / std::max(ms[0], 1e-9);
   }
   g_sink = c[0];
   int best = 0;
-  for (int t = 1; t < kNumTiles; ++t)
-    if (best_ms[t] < best_ms[best]) best = t;
+  double best_ratio = kSwitch;
+  for (int t = 1; t < kNumTiles; ++t) {
+    std::sort(ratio[t], ratio[t] + kRounds);
+    const double med = ratio[t][kRounds / 2];
+    if (med < best_ratio) {
+      best = t;
+      best_ratio = med;
+    }
+  }
   return best;
 }
 

@@ -182,60 +182,84 @@ float max(size_t n, const float* x) noexcept {
 }
 
 // ---------------------------------------------------------------- softmax
+// Three passes over a row, none of them a copy: the max of z = x (+ mask), then
+// e = exp(z - max) into y with its sum (simd::exp2_nonpositive), then y *= 1 / sum.
+// z is recomputed in the second pass rather than stored in the first (a load of the
+// mask is cheaper than a store and a reload). Two vectors per step, each with its own accumulator, so the
+// exp chains and the max/sum reductions overlap.
+namespace {
+template <bool kMask>
+inline fbatch z_at(const float* xr, const float* mr, size_t c) {
+  if constexpr (kMask) return load(xr + c) + load(mr + c);
+  else return load(xr + c);
+}
+
+template <bool kMask>
+void softmax_row(size_t cols, const float* xr, const float* mr, float* yr) noexcept {
+  // pass 1: the row max
+  size_t c = 0;
+  float m = kNegInf;
+  if (cols >= W) {
+    fbatch m0(kNegInf), m1(kNegInf);
+    for (; c + 2 * W <= cols; c += 2 * W) {
+      m0 = simd::max_lanes(m0, z_at<kMask>(xr, mr, c));
+      m1 = simd::max_lanes(m1, z_at<kMask>(xr, mr, c + W));
+    }
+    if (c + W <= cols) {
+      m0 = simd::max_lanes(m0, z_at<kMask>(xr, mr, c));
+      c += W;
+    }
+    m = hmax(simd::max_lanes(m0, m1));
+  }
+  for (size_t j = c; j < cols; ++j) {
+    const float z = xr[j] + (kMask ? mr[j] : 0.f);
+    m = z > m ? z : m;
+  }
+  if (m == kNegInf) {  // fully masked row (or empty): zeros, not NaN
+    for (size_t j = 0; j < cols; ++j) yr[j] = 0.f;
+    return;
+  }
+  // pass 2: e = exp(z - m) = 2^((z - m) log2 e) into y, and the sum (y may alias x:
+  // each z is read before its e is written)
+  const simd::Exp2Consts k = simd::exp2_consts();
+  const fbatch bm(m), l2e = k.log2e;
+  fbatch s0(0.f), s1(0.f);
+  c = 0;
+  for (; c + 2 * W <= cols; c += 2 * W) {
+    const fbatch e0 = simd::exp2_nonpositive((z_at<kMask>(xr, mr, c) - bm) * l2e, k);
+    const fbatch e1 = simd::exp2_nonpositive((z_at<kMask>(xr, mr, c + W) - bm) * l2e, k);
+    store(yr + c, e0);
+    store(yr + c + W, e1);
+    s0 += e0;
+    s1 += e1;
+  }
+  if (c + W <= cols) {
+    const fbatch e0 = simd::exp2_nonpositive((z_at<kMask>(xr, mr, c) - bm) * l2e, k);
+    store(yr + c, e0);
+    s0 += e0;
+    c += W;
+  }
+  float s = hsum(s0 + s1);
+  if (c < cols) {
+    alignas(64) float tmp[W] = {};
+    for (size_t j = c; j < cols; ++j) tmp[j - c] = xr[j] + (kMask ? mr[j] : 0.f) - m;
+    const fbatch e = simd::exp2_nonpositive(fbatch::load_aligned(tmp) * l2e, k);
+    e.store_aligned(tmp);
+    for (size_t j = c; j < cols; ++j) {
+      yr[j] = tmp[j - c];
+      s += tmp[j - c];
+    }
+  }
+  // pass 3: normalize
+  scale(cols, 1.f / s, yr, yr);
+}
+}  // namespace
+
 void softmax_rows(size_t rows, size_t cols, const float* x, size_t ldx, const float* mask,
                   size_t mask_stride, float* y, size_t ldy) noexcept {
   for (size_t r = 0; r < rows; ++r) {
-    const float* xr = x + r * ldx;
-    const float* mr = mask ? mask + r * mask_stride : nullptr;
-    float* yr = y + r * ldy;
-    // pass 1: z = x (+ mask) into y, and the row max
-    fbatch vm(kNegInf);
-    size_t c = 0;
-    if (mr) {
-      for (; c + W <= cols; c += W) {
-        const fbatch z = load(xr + c) + load(mr + c);
-        store(yr + c, z);
-        vm = vmax(vm, z);
-      }
-    } else {
-      for (; c + W <= cols; c += W) {
-        const fbatch z = load(xr + c);
-        store(yr + c, z);
-        vm = vmax(vm, z);
-      }
-    }
-    float m = hmax(vm);
-    for (; c < cols; ++c) {
-      const float z = xr[c] + (mr ? mr[c] : 0.f);
-      yr[c] = z;
-      m = z > m ? z : m;
-    }
-    if (m == kNegInf) {  // fully masked row (or empty): zeros, not NaN
-      for (c = 0; c < cols; ++c) yr[c] = 0.f;
-      continue;
-    }
-    // pass 2: e = exp(z - m) and its sum
-    const fbatch bm(m);
-    fbatch vs(0.f);
-    c = 0;
-    for (; c + W <= cols; c += W) {
-      const fbatch e = simd::exp_nonpositive(load(yr + c) - bm);
-      store(yr + c, e);
-      vs += e;
-    }
-    float s = hsum(vs);
-    if (c < cols) {
-      alignas(64) float tmp[W] = {};
-      for (size_t j = c; j < cols; ++j) tmp[j - c] = yr[j] - m;
-      const fbatch e = simd::exp_nonpositive(fbatch::load_aligned(tmp));
-      e.store_aligned(tmp);
-      for (size_t j = c; j < cols; ++j) {
-        yr[j] = tmp[j - c];
-        s += tmp[j - c];
-      }
-    }
-    // pass 3: normalize
-    scale(cols, 1.f / s, yr, yr);
+    if (mask) softmax_row<true>(cols, x + r * ldx, mask + r * mask_stride, y + r * ldy);
+    else softmax_row<false>(cols, x + r * ldx, nullptr, y + r * ldy);
   }
 }
 

@@ -1,0 +1,27 @@
+// Which GEMM tile the wasm module picks, in N fresh Node processes (the choice is made
+// once per process at the first large GEMM, see src/attnlab/kernels/gemm.cpp): a stable
+// choice gives the same tile every time.
+//   node bench/wasm/gemm_tile.mjs [--runs 5]
+import { execFileSync } from 'node:child_process';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const PKG = process.env.ATTNLAB_PKG || join(ROOT, 'build', 'pkg');
+const args = process.argv.slice(2);
+const runs = Number(args[args.indexOf('--runs') + 1]) || 5;
+
+if (args.includes('--child')) {
+  const { load } = await import(join(PKG, 'node.mjs'));
+  const al = await load();
+  al.kernels.bench('gemm_nn', [256, 256, 256], { minMs: 1 });  // the first large GEMM picks the tile
+  console.log(al.simdInfo().gemmTile);
+  process.exit(0);
+}
+const picks = [];
+for (let i = 0; i < runs; ++i) {
+  picks.push(execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--child'], { env: process.env }).toString().trim());
+}
+const count = {};
+for (const p of picks) count[p] = (count[p] ?? 0) + 1;
+console.log(`GEMM tile chosen in ${runs} fresh Node ${process.version} processes: ${Object.entries(count).map(([t, n]) => `${t} x${n}`).join(', ')}`);
