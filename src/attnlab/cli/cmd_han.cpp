@@ -282,21 +282,39 @@ void write_predictions(const std::string& path, const data::SpamCorpus& corpus,
   io::write_text(path, csv.str());
 }
 
+// The last line of a HAN training run: steps, time, why it stopped, the best validation loss
+// (best_val: null without validation documents) and where the model went (out: null when none was written).
+std::string han_done_line(size_t steps, double elapsed, bool out_of_time, bool stopped_early, const double* best_val,
+                          const std::string* out) {
+  char buf[400], bv[32] = "n/a";
+  if (best_val) std::snprintf(bv, sizeof bv, "%.4f", *best_val);
+  if (out)
+    std::snprintf(buf, sizeof buf, "done: %zu steps in %.0fs%s%s; best val_loss %s; model in %s", steps, elapsed,
+                  out_of_time ? " (time budget reached)" : "",
+                  stopped_early ? " (stopped by --max-steps before an epoch ended; model of the last step)" : "",
+                  bv, out->c_str());
+  else
+    std::snprintf(buf, sizeof buf, "done: %zu steps in %.0fs; no model written", steps, elapsed);
+  return buf;
+}
+
+const char* const kHanTrainAbout =
+    "Trains a Hierarchical Attention Network (word and sentence bi-GRUs with\n"
+    "context-vector attention) on your labelled documents (--train: JSONL with\n"
+    "\"text\" and \"label\" per line, or CSV with text and label columns; or\n"
+    "--train-dir with one folder per label; any number of classes >= 2), or\n"
+    "without them on SpamAssassin spam vs ham. Validates every epoch, keeps the\n"
+    "model with the lowest validation log-loss in --out, and prints per-class\n"
+    "precision, recall, F1 and the confusion matrix of the test documents.\n"
+    "Score it again with 'attnlab eval --model PATH [--test PATH]'.";
+
 }  // namespace
 
 int cmd_train_han(const Argv& argv) {
   Args a("train han", han_train_flags());
   a.parse(argv);
   if (a.flag("help")) {
-    std::cout << a.help("attnlab train han [--train PATH | --train-dir DIR] [flags]",
-                        "Trains a Hierarchical Attention Network (word and sentence bi-GRUs with\n"
-                        "context-vector attention) on your labelled documents (--train: JSONL with\n"
-                        "\"text\" and \"label\" per line, or CSV with text and label columns; or\n"
-                        "--train-dir with one folder per label; any number of classes >= 2), or\n"
-                        "without them on SpamAssassin spam vs ham. Validates every epoch, keeps the\n"
-                        "model with the lowest validation log-loss in --out, and prints per-class\n"
-                        "precision, recall, F1 and the confusion matrix of the test documents.\n"
-                        "Score it again with 'attnlab eval --model PATH [--test PATH]'.");
+    std::cout << a.help("attnlab train han [--train PATH | --train-dir DIR] [flags]", kHanTrainAbout);
     return 0;
   }
   if (!a.positional().empty()) throw UsageError("train han takes no positional arguments");
@@ -393,16 +411,9 @@ int cmd_train_han(const Argv& argv) {
                {"best_val_loss", val.docs.empty() || std::isinf(best) ? json() : json(best)},
                {"out_of_time", out_of_time}, {"params", m.params().count()}, {"data", data.stats}};
   const std::string tail = !data.spam && have_model ? score_kept_model(out, data, docs, done) : "";
-  char buf[400], bv[32] = "n/a";
-  if (!val.docs.empty()) std::snprintf(bv, sizeof bv, "%.4f", best);
-  if (have_model)
-    std::snprintf(buf, sizeof buf, "done: %zu steps in %.0fs%s%s; best val_loss %s; model in %s", trainer.step(),
-                  run.elapsed(), out_of_time ? " (time budget reached)" : "",
-                  stopped_early ? " (stopped by --max-steps before an epoch ended; model of the last step)" : "",
-                  bv, out.c_str());
-  else
-    std::snprintf(buf, sizeof buf, "done: %zu steps in %.0fs; no model written", trainer.step(), run.elapsed());
-  run.done(done, buf + tail);
+  run.done(done, han_done_line(trainer.step(), run.elapsed(), out_of_time, stopped_early,
+                               val.docs.empty() ? nullptr : &best, have_model ? &out : nullptr) +
+                     tail);
   return 0;
 }
 
