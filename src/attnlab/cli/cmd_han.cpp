@@ -312,11 +312,7 @@ const char* const kHanTrainAbout =
 
 int cmd_train_han(const Argv& argv) {
   Args a("train han", han_train_flags());
-  a.parse(argv);
-  if (a.flag("help")) {
-    std::cout << a.help("attnlab train han [--train PATH | --train-dir DIR] [flags]", kHanTrainAbout);
-    return 0;
-  }
+  if (a.parse_or_help(argv, "attnlab train han [--train PATH | --train-dir DIR] [flags]", kHanTrainAbout)) return 0;
   if (!a.positional().empty()) throw UsageError("train han takes no positional arguments");
   check_han_data_flags(a);
   TrainScaffold run(a, "train han");
@@ -431,17 +427,13 @@ int cmd_eval_han(const models::ModelFile& f, const Argv& argv) {
                                        "folder per label; default: the test part of its training file)"},
                   {"skip-bad", "", "", "skip malformed lines of --test (and count them)"},
                   {"json", "", "", "print one JSON object on stdout"}});
-  a.parse(argv);
-  if (a.flag("help")) {
-    std::cout << a.help("attnlab eval --model HAN.safetensors [flags]",
-                        "Scores a HAN spam model on the SpamAssassin split it was trained on and,\n"
-                        "side by side, a tf-idf logistic regression trained on the same split now:\n"
-                        "accuracy, precision, recall, F1, ROC-AUC; also hard ham alone and\n"
-                        "spam + hard ham. A model trained on your documents (train han --train) is\n"
-                        "scored on --test PATH or the test part of its training file: per-class\n"
-                        "precision, recall, F1 and the confusion matrix.");
-    return 0;
-  }
+  if (a.parse_or_help(argv, "attnlab eval --model HAN.safetensors [flags]",
+                            "Scores a HAN spam model on the SpamAssassin split it was trained on and,\n"
+                            "side by side, a tf-idf logistic regression trained on the same split now:\n"
+                            "accuracy, precision, recall, F1, ROC-AUC; also hard ham alone and\n"
+                            "spam + hard ham. A model trained on your documents (train han --train) is\n"
+                            "scored on --test PATH or the test part of its training file: per-class\n"
+                            "precision, recall, F1 and the confusion matrix.")) return 0;
   const bool docs_model = f.info.extra.count("data") && f.info.extra.at("data") == "documents";
   if (docs_model || a.given("test")) {
     for (const char* fl : {"data-dir", "split", "split-seed", "no-baseline", "samples", "samples-out", "predictions"})
@@ -538,13 +530,9 @@ int cmd_predict_han(const models::ModelFile& f, const Argv& argv) {
                      {"file", "PATH", "", "read the message from a file ('-' = stdin)"},
                      {"top", "N", "5", "words listed per sentence (text output)"},
                      {"json", "", "", "print label, probabilities and every weight as JSON"}});
-  a.parse(argv);
-  if (a.flag("help")) {
-    std::cout << a.help("attnlab predict --model HAN.safetensors (--input TEXT | --file PATH)",
-                        "Classifies one message and shows the sentence weights and, per sentence,\n"
-                        "the words with the highest sqrt(p_sentence) * p_word.");
-    return 0;
-  }
+  if (a.parse_or_help(argv, "attnlab predict --model HAN.safetensors (--input TEXT | --file PATH)",
+                            "Classifies one message and shows the sentence weights and, per sentence,\n"
+                            "the words with the highest sqrt(p_sentence) * p_word.")) return 0;
   auto m = load_han_file(f);
   std::string text = a.get("input");
   if (!a.get("file").empty()) text += read_input_file(a.get("file"));

@@ -226,11 +226,7 @@ const char* kSeq2SeqAbout =
 int train_seq2seq(const std::string& task, const Argv& argv) {
   reject_foreign_data_flags(task, argv);
   Args a("train " + task, seq2seq_train_flags(task));
-  a.parse(argv);
-  if (a.flag("help")) {
-    std::cout << a.help("attnlab train " + task + " [flags]", kSeq2SeqAbout);
-    return 0;
-  }
+  if (a.parse_or_help(argv, "attnlab train " + task + " [flags]", kSeq2SeqAbout)) return 0;
   if (!a.positional().empty()) throw UsageError("unexpected argument '" + a.positional()[0] + "'");
   if (a.get("arch") != "rnn")
     throw UsageError("--arch must be rnn or transformer (g2p and seq2seq), got '" + a.get("arch") + "'");
@@ -348,14 +344,10 @@ int cmd_example_pairs(const Argv& argv) {
                            {"max", "N", "99999", "largest number (en: up to 999999, zh: up to 99999999)"},
                            {"seed", "N", "1", "seed of the numbers drawn"},
                            {"out", "PATH", "", "file to write (default: stdout)"}});
-  a.parse(argv);
-  if (a.flag("help")) {
-    std::cout << a.help("attnlab example-pairs [flags] > pairs.tsv",
-                        "Writes generated pairs to try 'attnlab train seq2seq' on: distinct numbers drawn\n"
-                        "from 0..max, one 'source<TAB>target' line each, e.g.\n"
-                        "  en: forty two thousand seven<TAB>42007   zh: 四万二千零七<TAB>42007");
-    return 0;
-  }
+  if (a.parse_or_help(argv, "attnlab example-pairs [flags] > pairs.tsv",
+                            "Writes generated pairs to try 'attnlab train seq2seq' on: distinct numbers drawn\n"
+                            "from 0..max, one 'source<TAB>target' line each, e.g.\n"
+                            "  en: forty two thousand seven<TAB>42007   zh: 四万二千零七<TAB>42007")) return 0;
   if (!a.positional().empty()) throw UsageError("unexpected argument '" + a.positional()[0] + "'");
   const std::string lang = a.get("lang"), dir = a.get("direction");
   if (lang != "en" && lang != "zh") throw UsageError("--lang must be en or zh, got '" + lang + "'");
@@ -532,19 +524,15 @@ int cmd_eval_seq2seq(const models::ModelFile& file, const Argv& argv) {
                   {"heads", "", "", "Transformer: also measure how alike the heads are on the "
                                     "split (attention maps and outputs, per attention)"},
                   {"json", "", "", "print one JSON object"}});
-  a.parse(argv);
-  if (a.flag("help")) {
-    std::cout << a.help("attnlab eval --model PATH [flags]",
-                        "G2P: word and phoneme error rate (any alternate pronunciation counts\n"
-                        "as correct) on the split, greedy and beam; a model trained with\n"
-                        "--stress is scored with stress and again with stress stripped.\n"
-                        "Dates: exact-match accuracy per input format (greedy; beam with --beam).\n"
-                        "Your pairs (attnlab train seq2seq): exact match, token error rate (edit\n"
-                        "distance / reference tokens), corpus BLEU-4 (sacreBLEU's, on the\n"
-                        "model's target tokens), and on the detokenized text BLEU with sacreBLEU's\n"
-                        "zh tokenization (BLEU-zh) and chrF2, greedy and with --beam.");
-    return 0;
-  }
+  if (a.parse_or_help(argv, "attnlab eval --model PATH [flags]",
+                            "G2P: word and phoneme error rate (any alternate pronunciation counts\n"
+                            "as correct) on the split, greedy and beam; a model trained with\n"
+                            "--stress is scored with stress and again with stress stripped.\n"
+                            "Dates: exact-match accuracy per input format (greedy; beam with --beam).\n"
+                            "Your pairs (attnlab train seq2seq): exact match, token error rate (edit\n"
+                            "distance / reference tokens), corpus BLEU-4 (sacreBLEU's, on the\n"
+                            "model's target tokens), and on the detokenized text BLEU with sacreBLEU's\n"
+                            "zh tokenization (BLEU-zh) and chrF2, greedy and with --beam.")) return 0;
   const std::string& path = file.source;
   const io::SafeTensors& st = file.tensors;
   auto m = models::load_translator(st);
@@ -610,15 +598,11 @@ int cmd_predict_seq2seq(const models::ModelFile& f, const Argv& argv) {
                      {"alpha", "F", "0.6", "beam length normalization exponent (0 = none)"},
                      {"precision", "int8|int16|f32", "int8", "decoder arithmetic (weights)"},
                      {"json", "", "", "print tokens, probabilities and attention as JSON"}});
-  a.parse(argv);
-  if (a.flag("help")) {
-    std::cout << a.help("attnlab predict --model PATH [--input TEXT | TEXT]",
-                        "Translates one input and prints the output on stdout and, on stderr, the\n"
-                        "sequence probability and per output token its probability and the input\n"
-                        "token it attends to most (with --json: tokens, per-token probabilities and\n"
-                        "the attention matrix, rows = outputs).");
-    return 0;
-  }
+  if (a.parse_or_help(argv, "attnlab predict --model PATH [--input TEXT | TEXT]",
+                            "Translates one input and prints the output on stdout and, on stderr, the\n"
+                            "sequence probability and per output token its probability and the input\n"
+                            "token it attends to most (with --json: tokens, per-token probabilities and\n"
+                            "the attention matrix, rows = outputs).")) return 0;
   std::string text = a.get("input");
   for (const auto& p : a.positional()) text += (text.empty() ? "" : " ") + p;
   const json r = models::load_model(f)->predict(
