@@ -20,6 +20,22 @@ namespace m = attnlab::models;
 
 namespace {
 
+// one decoded output: {tokens, text, probs, attention (rows*cols), rows, cols, logprob, score, eosProb}
+val hypothesis(const m::Translation& h) {
+  val e = val::object(), toks = val::array();
+  for (size_t i = 0; i < h.tokens.size(); ++i) toks.set(i, h.tokens[i]);
+  e.set("tokens", toks);
+  e.set("text", h.text);
+  e.set("probs", from_floats(h.probs));
+  e.set("attention", from_floats(h.attention));
+  e.set("rows", h.rows);
+  e.set("cols", h.cols);
+  e.set("logprob", h.logprob);
+  e.set("score", h.score);
+  e.set("eosProb", h.eos_prob);
+  return e;
+}
+
 class JsSeq2Seq {
  public:
   explicit JsSeq2Seq(std::shared_ptr<m::Translator> model) : model_(std::move(model)) {}
@@ -63,39 +79,15 @@ class JsSeq2Seq {
       const m::Translation t = model_->translate(text, o);
       const double ms =
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-      val out = val::object();
-      val toks = val::array(), ins = val::array();
-      for (size_t i = 0; i < t.tokens.size(); ++i) toks.set(i, t.tokens[i]);
+      val out = hypothesis(t);
+      val ins = val::array();
       for (size_t i = 0; i < t.input_tokens.size(); ++i) ins.set(i, t.input_tokens[i]);
-      out.set("tokens", toks);
-      out.set("text", t.text);
-      out.set("probs", from_floats(t.probs));
-      out.set("attention", from_floats(t.attention));
-      out.set("rows", t.rows);
-      out.set("cols", t.cols);
       out.set("inputTokens", ins);
-      out.set("logprob", t.logprob);
-      out.set("eosProb", t.eos_prob);
       out.set("ms", ms);
-      out.set("score", t.score);
       // nBest: every finished hypothesis of the beam, best first
       if (o.n_best) {
         val list = val::array();
-        for (size_t k = 0; k < t.n_best.size(); ++k) {
-          const m::Translation& h = t.n_best[k];
-          val e = val::object(), hs = val::array();
-          for (size_t i = 0; i < h.tokens.size(); ++i) hs.set(i, h.tokens[i]);
-          e.set("tokens", hs);
-          e.set("text", h.text);
-          e.set("probs", from_floats(h.probs));
-          e.set("attention", from_floats(h.attention));
-          e.set("rows", h.rows);
-          e.set("cols", h.cols);
-          e.set("logprob", h.logprob);
-          e.set("score", h.score);
-          e.set("eosProb", h.eos_prob);
-          list.set(k, e);
-        }
+        for (size_t k = 0; k < t.n_best.size(); ++k) list.set(k, hypothesis(t.n_best[k]));
         out.set("nBest", list);
       }
       // Transformer models: every layer's and head's attention, (layers, heads, rows, cols)

@@ -5,6 +5,7 @@
 import { weightColor, download, heatmap } from '../lib/plot.js';
 import { textOn, weightRgb } from '../lib/color.js';
 import { bindState } from '../lib/urlstate.js';
+import { onModelFile } from '../lib/modelfile.js';
 import { initExplain, explainHan, clearExplain } from './explain.js';
 
 const $ = (s) => document.querySelector(s);
@@ -164,26 +165,13 @@ export async function init(call, manifest) {
   $('#han-json').addEventListener('click', () => last && download('han-attention.json', JSON.stringify(last, null, 1)));
 
   // your own HAN model file, loaded in the worker
-  $('#han-file').addEventListener('change', async () => {
-    const file = $('#han-file').files[0];
-    if (!file) return;
-    const note = $('#han-file-status');
-    note.textContent = `loading ${file.name}…`;
-    try {
-      const bytes = new Uint8Array(await file.arrayBuffer());
-      const { url, info } = await call('openFile', { cls: 'HAN', name: file.name, bytes });
-      model = { kind: 'han', title: `your file: ${file.name}`, url, file: file.name };
-      note.textContent = `${file.name}: loaded (${(file.size / 1024).toFixed(0)} KB, ${info.config.labels.join(' / ')}); ` +
-        'Classify uses it in this tab.';
-      $('#han-file-status').dataset.loaded = file.name;
-      run();
-    } catch (e) {
-      note.textContent = '';
-      clear(`could not load ${file.name}: ${e.message}`);
-    } finally {
-      $('#han-file').value = '';
-    }
-  });
+  onModelFile($('#han-file'), $('#han-file-status'), 'HAN', call, ({ url, info, file }) => {
+    model = { kind: 'han', title: `your file: ${file.name}`, url, file: file.name };
+    $('#han-file-status').textContent = `${file.name}: loaded (${(file.size / 1024).toFixed(0)} KB, ${info.config.labels.join(' / ')}); ` +
+      'Classify uses it in this tab.';
+    $('#han-file-status').dataset.loaded = file.name;
+    run();
+  }, clear);
 
   // the URL holds the shading, and the message: a sample by its number, or the text when
   // typed (up to URL_TEXT_MAX characters)

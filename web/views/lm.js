@@ -5,6 +5,7 @@
 // current segment.
 import { heatmap, colorLegend } from '../lib/plot.js';
 import { bindState } from '../lib/urlstate.js';
+import { onModelFile } from '../lib/modelfile.js';
 
 const $ = (s) => document.querySelector(s);
 const CELL = 12;
@@ -128,31 +129,18 @@ export function init(call, manifest) {
   });
   $('#lm-generate').addEventListener('click', run);
   // your own character LM (attnlab train lm), loaded in the worker; it replaces the previous file
-  $('#lm-file').addEventListener('change', async () => {
-    const file = $('#lm-file').files[0];
-    if (!file) return;
-    const note = $('#lm-file-status');
-    note.textContent = `loading ${file.name}…`;
-    try {
-      const bytes = new Uint8Array(await file.arrayBuffer());
-      const { url, info } = await call('openFile', { cls: 'LanguageModel', name: file.name, bytes });
-      const c = info.config;
-      const entry = { kind: 'char-lm', title: `your file: ${file.name} (${c.arch}, ${c.nLayer} layers × ${c.nHead} heads)`, url,
-        file: file.name, about: `Loaded from your file ${file.name}; it stays in this tab only.` };
-      const at = models.findIndex((x) => x.file);
-      if (at >= 0) models.splice(at, 1, entry); else models.push(entry);
-      sel.replaceChildren(...models.map((m, i) => new Option(m.title, String(i))));
-      sel.value = String(models.indexOf(entry));
-      $('#lm-about').textContent = entry.about;
-      note.textContent = `${file.name}: loaded (${(file.size / 1024).toFixed(0)} KB); Generate uses it.`;
-      note.dataset.loaded = file.name;
-    } catch (e) {
-      note.textContent = '';
-      $('#lm-error').textContent = `could not load ${file.name}: ${e.message}`;
-    } finally {
-      $('#lm-file').value = '';
-    }
-  });
+  onModelFile($('#lm-file'), $('#lm-file-status'), 'LanguageModel', call, ({ url, info, file }) => {
+    const c = info.config;
+    const entry = { kind: 'char-lm', title: `your file: ${file.name} (${c.arch}, ${c.nLayer} layers × ${c.nHead} heads)`, url,
+      file: file.name, about: `Loaded from your file ${file.name}; it stays in this tab only.` };
+    const at = models.findIndex((x) => x.file);
+    if (at >= 0) models.splice(at, 1, entry); else models.push(entry);
+    sel.replaceChildren(...models.map((m, i) => new Option(m.title, String(i))));
+    sel.value = String(models.indexOf(entry));
+    $('#lm-about').textContent = entry.about;
+    $('#lm-file-status').textContent = `${file.name}: loaded (${(file.size / 1024).toFixed(0)} KB); Generate uses it.`;
+    $('#lm-file-status').dataset.loaded = file.name;
+  }, (msg) => { $('#lm-error').textContent = msg; });
   $('#lm-about').textContent = models[0].about || '';
   sel.addEventListener('change', () => { $('#lm-about').textContent = models[Number(sel.value)].about || ''; });
 }

@@ -6,6 +6,7 @@
 import { heatmap, download, weightColor } from '../lib/plot.js';
 import { textOn, weightRgb } from '../lib/color.js';
 import { bindState } from '../lib/urlstate.js';
+import { onModelFile } from '../lib/modelfile.js';
 import { ATTENTIONS, renderHeads } from './heads.js';
 import { renderNBest } from '../lib/nbest.js';
 import { initExplain, explainTranslate, clearExplain } from './explain.js';
@@ -235,36 +236,23 @@ export function init(call, manifest) {
   $('#tr-json').addEventListener('click', () => last && download('translation-attention.json', plainJson(last)));
 
   // your own model file (a Seq2Seq or Transformer .safetensors written by attnlab), loaded in the worker
-  $('#tr-file').addEventListener('change', async () => {
-    const file = $('#tr-file').files[0];
-    if (!file) return;
-    const note = $('#tr-file-status');
-    note.textContent = `loading ${file.name}…`;
-    try {
-      const bytes = new Uint8Array(await file.arrayBuffer());
-      const { url, info } = await call('openFile', { cls: 'Seq2Seq', name: file.name, bytes });
-      const kind = info.kind === 'transformer-seq2seq' ? 'transformer-seq2seq' : 'seq2seq';
-      const sep = info.config?.output_sep ?? (info.config?.tgt_tokens === 'word' ? ' ' : '');
-      const entry = { kind, title: `your file: ${file.name} (${kind === 'seq2seq' ? 'RNN' : 'Transformer'}, ${info.score || info.config?.score || 'attention'})`,
-        url, file: file.name, join: sep, about: `Loaded from your file ${file.name} (task ${info.config?.task ?? 'unknown'}); it stays in this tab only.`,
-        examples: [] };
-      const at = models.findIndex((x) => x.file);
-      if (at >= 0) models.splice(at, 1, entry); else models.push(entry);
-      transformers.splice(0, transformers.length, ...models.filter((x) => x.kind === 'transformer-seq2seq'));
-      fillModels();
-      sel.value = String(models.indexOf(entry));
-      current = entry;
-      note.textContent = `${file.name}: loaded (${(file.size / 1024).toFixed(0)} KB).`;
-      examples();
-      url_.save();
-      run();
-    } catch (e) {
-      note.textContent = '';
-      clearResult(`could not load ${file.name}: ${e.message}`);
-    } finally {
-      $('#tr-file').value = '';
-    }
-  });
+  onModelFile($('#tr-file'), $('#tr-file-status'), 'Seq2Seq', call, ({ url, info, file }) => {
+    const kind = info.kind === 'transformer-seq2seq' ? 'transformer-seq2seq' : 'seq2seq';
+    const sep = info.config?.output_sep ?? (info.config?.tgt_tokens === 'word' ? ' ' : '');
+    const entry = { kind, title: `your file: ${file.name} (${kind === 'seq2seq' ? 'RNN' : 'Transformer'}, ${info.score || info.config?.score || 'attention'})`,
+      url, file: file.name, join: sep, about: `Loaded from your file ${file.name} (task ${info.config?.task ?? 'unknown'}); it stays in this tab only.`,
+      examples: [] };
+    const at = models.findIndex((x) => x.file);
+    if (at >= 0) models.splice(at, 1, entry); else models.push(entry);
+    transformers.splice(0, transformers.length, ...models.filter((x) => x.kind === 'transformer-seq2seq'));
+    fillModels();
+    sel.value = String(models.indexOf(entry));
+    current = entry;
+    $('#tr-file-status').textContent = `${file.name}: loaded (${(file.size / 1024).toFixed(0)} KB).`;
+    examples();
+    url_.save();
+    run();
+  }, clearResult);
 
   // the URL holds the model (its path under models/), the input and the decoding options
   const url_ = bindState('translate', {

@@ -3,6 +3,7 @@
 // errors (exit code 2) that say what to do.
 #pragma once
 #include <cstdint>
+#include <iostream>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -63,6 +64,15 @@ class Args {
         positional_.push_back(a);
       }
     }
+  }
+
+  // parse(argv), and on --help print help(usage, about) to stdout: true when it did (the
+  // command then returns 0 without doing anything else)
+  bool parse_or_help(const std::vector<std::string>& argv, const std::string& usage, const std::string& about) {
+    parse(argv);
+    if (!flag("help")) return false;
+    std::cout << help(usage, about);
+    return true;
   }
 
   bool has(const std::string& n) const { return values_.count(n) > 0; }  // declared

@@ -186,15 +186,11 @@ int cmd_predict_attribution(const models::ModelFile& f, const Argv& argv) {
                                  {"top", "N", "5", "words or inputs listed (text output)"}};
   for (auto& fl : attribution_flags()) flags.push_back(fl);
   Args a("predict", flags);
-  a.parse(argv);
-  if (a.flag("help")) {
-    std::cout << a.help("attnlab predict --model PATH --attribution grad|ig [--steps N] (--input TEXT | --file PATH)",
-                        "Explains one prediction: the attribution of every input token to the log-probability\n"
-                        "of the predicted class (HAN) or of each output token (seq2seq, teacher-forced on the\n"
-                        "decoded output) beside its attention, their Kendall tau-b, and the probability after\n"
-                        "removing the top-k tokens by attention and by attribution.");
-    return 0;
-  }
+  if (a.parse_or_help(argv, "attnlab predict --model PATH --attribution grad|ig [--steps N] (--input TEXT | --file PATH)",
+                            "Explains one prediction: the attribution of every input token to the log-probability\n"
+                            "of the predicted class (HAN) or of each output token (seq2seq, teacher-forced on the\n"
+                            "decoded output) beside its attention, their Kendall tau-b, and the probability after\n"
+                            "removing the top-k tokens by attention and by attribution.")) return 0;
   const explain::Options o = read_options(a);
   const size_t top = a.u64("top", 0, 1000);
   const std::string text = read_input(a);
@@ -288,15 +284,11 @@ int cmd_eval_attribution(const models::ModelFile& f, const Argv& argv) {
       {"limit", "N", "200", "the first N items of the split (0 = all)"}};
   for (auto& fl : attribution_flags()) flags.push_back(fl);
   Args a("eval", flags);
-  a.parse(argv);
-  if (a.flag("help")) {
-    std::cout << a.help("attnlab eval --model PATH --attribution grad|ig [--steps N] [--limit N]",
-                        "Attention beside attribution over a split: the distribution of Kendall tau-b between\n"
-                        "attention and |attribution| (HAN: one per message over its words; G2P: one per word,\n"
-                        "the mean over its output phonemes), and the removal check: the explained probability\n"
-                        "after removing the top-k inputs by attention and by attribution.");
-    return 0;
-  }
+  if (a.parse_or_help(argv, "attnlab eval --model PATH --attribution grad|ig [--steps N] [--limit N]",
+                            "Attention beside attribution over a split: the distribution of Kendall tau-b between\n"
+                            "attention and |attribution| (HAN: one per message over its words; G2P: one per word,\n"
+                            "the mean over its output phonemes), and the removal check: the explained probability\n"
+                            "after removing the top-k inputs by attention and by attribution.")) return 0;
   const explain::Options o = read_options(a);
   const std::string split = a.get("split");
   if (split != "test" && split != "valid") throw UsageError("--split must be test or valid");

@@ -282,23 +282,37 @@ void write_predictions(const std::string& path, const data::SpamCorpus& corpus,
   io::write_text(path, csv.str());
 }
 
+// The last line of a HAN training run: steps, time, why it stopped, the best validation loss
+// (best_val: null without validation documents) and where the model went (out: null when none was written).
+std::string han_done_line(size_t steps, double elapsed, bool out_of_time, bool stopped_early, const double* best_val,
+                          const std::string* out) {
+  char buf[400], bv[32] = "n/a";
+  if (best_val) std::snprintf(bv, sizeof bv, "%.4f", *best_val);
+  if (out)
+    std::snprintf(buf, sizeof buf, "done: %zu steps in %.0fs%s%s; best val_loss %s; model in %s", steps, elapsed,
+                  out_of_time ? " (time budget reached)" : "",
+                  stopped_early ? " (stopped by --max-steps before an epoch ended; model of the last step)" : "",
+                  bv, out->c_str());
+  else
+    std::snprintf(buf, sizeof buf, "done: %zu steps in %.0fs; no model written", steps, elapsed);
+  return buf;
+}
+
+const char* const kHanTrainAbout =
+    "Trains a Hierarchical Attention Network (word and sentence bi-GRUs with\n"
+    "context-vector attention) on your labelled documents (--train: JSONL with\n"
+    "\"text\" and \"label\" per line, or CSV with text and label columns; or\n"
+    "--train-dir with one folder per label; any number of classes >= 2), or\n"
+    "without them on SpamAssassin spam vs ham. Validates every epoch, keeps the\n"
+    "model with the lowest validation log-loss in --out, and prints per-class\n"
+    "precision, recall, F1 and the confusion matrix of the test documents.\n"
+    "Score it again with 'attnlab eval --model PATH [--test PATH]'.";
+
 }  // namespace
 
 int cmd_train_han(const Argv& argv) {
   Args a("train han", han_train_flags());
-  a.parse(argv);
-  if (a.flag("help")) {
-    std::cout << a.help("attnlab train han [--train PATH | --train-dir DIR] [flags]",
-                        "Trains a Hierarchical Attention Network (word and sentence bi-GRUs with\n"
-                        "context-vector attention) on your labelled documents (--train: JSONL with\n"
-                        "\"text\" and \"label\" per line, or CSV with text and label columns; or\n"
-                        "--train-dir with one folder per label; any number of classes >= 2), or\n"
-                        "without them on SpamAssassin spam vs ham. Validates every epoch, keeps the\n"
-                        "model with the lowest validation log-loss in --out, and prints per-class\n"
-                        "precision, recall, F1 and the confusion matrix of the test documents.\n"
-                        "Score it again with 'attnlab eval --model PATH [--test PATH]'.");
-    return 0;
-  }
+  if (a.parse_or_help(argv, "attnlab train han [--train PATH | --train-dir DIR] [flags]", kHanTrainAbout)) return 0;
   if (!a.positional().empty()) throw UsageError("train han takes no positional arguments");
   check_han_data_flags(a);
   TrainScaffold run(a, "train han");
@@ -393,16 +407,9 @@ int cmd_train_han(const Argv& argv) {
                {"best_val_loss", val.docs.empty() || std::isinf(best) ? json() : json(best)},
                {"out_of_time", out_of_time}, {"params", m.params().count()}, {"data", data.stats}};
   const std::string tail = !data.spam && have_model ? score_kept_model(out, data, docs, done) : "";
-  char buf[400], bv[32] = "n/a";
-  if (!val.docs.empty()) std::snprintf(bv, sizeof bv, "%.4f", best);
-  if (have_model)
-    std::snprintf(buf, sizeof buf, "done: %zu steps in %.0fs%s%s; best val_loss %s; model in %s", trainer.step(),
-                  run.elapsed(), out_of_time ? " (time budget reached)" : "",
-                  stopped_early ? " (stopped by --max-steps before an epoch ended; model of the last step)" : "",
-                  bv, out.c_str());
-  else
-    std::snprintf(buf, sizeof buf, "done: %zu steps in %.0fs; no model written", trainer.step(), run.elapsed());
-  run.done(done, buf + tail);
+  run.done(done, han_done_line(trainer.step(), run.elapsed(), out_of_time, stopped_early,
+                               val.docs.empty() ? nullptr : &best, have_model ? &out : nullptr) +
+                     tail);
   return 0;
 }
 
@@ -420,17 +427,13 @@ int cmd_eval_han(const models::ModelFile& f, const Argv& argv) {
                                        "folder per label; default: the test part of its training file)"},
                   {"skip-bad", "", "", "skip malformed lines of --test (and count them)"},
                   {"json", "", "", "print one JSON object on stdout"}});
-  a.parse(argv);
-  if (a.flag("help")) {
-    std::cout << a.help("attnlab eval --model HAN.safetensors [flags]",
-                        "Scores a HAN spam model on the SpamAssassin split it was trained on and,\n"
-                        "side by side, a tf-idf logistic regression trained on the same split now:\n"
-                        "accuracy, precision, recall, F1, ROC-AUC; also hard ham alone and\n"
-                        "spam + hard ham. A model trained on your documents (train han --train) is\n"
-                        "scored on --test PATH or the test part of its training file: per-class\n"
-                        "precision, recall, F1 and the confusion matrix.");
-    return 0;
-  }
+  if (a.parse_or_help(argv, "attnlab eval --model HAN.safetensors [flags]",
+                            "Scores a HAN spam model on the SpamAssassin split it was trained on and,\n"
+                            "side by side, a tf-idf logistic regression trained on the same split now:\n"
+                            "accuracy, precision, recall, F1, ROC-AUC; also hard ham alone and\n"
+                            "spam + hard ham. A model trained on your documents (train han --train) is\n"
+                            "scored on --test PATH or the test part of its training file: per-class\n"
+                            "precision, recall, F1 and the confusion matrix.")) return 0;
   const bool docs_model = f.info.extra.count("data") && f.info.extra.at("data") == "documents";
   if (docs_model || a.given("test")) {
     for (const char* fl : {"data-dir", "split", "split-seed", "no-baseline", "samples", "samples-out", "predictions"})
@@ -527,13 +530,9 @@ int cmd_predict_han(const models::ModelFile& f, const Argv& argv) {
                      {"file", "PATH", "", "read the message from a file ('-' = stdin)"},
                      {"top", "N", "5", "words listed per sentence (text output)"},
                      {"json", "", "", "print label, probabilities and every weight as JSON"}});
-  a.parse(argv);
-  if (a.flag("help")) {
-    std::cout << a.help("attnlab predict --model HAN.safetensors (--input TEXT | --file PATH)",
-                        "Classifies one message and shows the sentence weights and, per sentence,\n"
-                        "the words with the highest sqrt(p_sentence) * p_word.");
-    return 0;
-  }
+  if (a.parse_or_help(argv, "attnlab predict --model HAN.safetensors (--input TEXT | --file PATH)",
+                            "Classifies one message and shows the sentence weights and, per sentence,\n"
+                            "the words with the highest sqrt(p_sentence) * p_word.")) return 0;
   auto m = load_han_file(f);
   std::string text = a.get("input");
   if (!a.get("file").empty()) text += read_input_file(a.get("file"));

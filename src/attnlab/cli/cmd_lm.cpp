@@ -141,15 +141,11 @@ void report_lm_data(const TrainScaffold& run, const data::SotuCorpus& corpus,
 // ---------------------------------------------------------------- train lm
 int cmd_train_lm(const std::vector<std::string>& argv) {
   Args a = train_lm_args();
-  a.parse(argv);
-  if (a.flag("help")) {
-    std::cout << a.help("attnlab train lm [flags]",
-                        "Trains a character language model on the State of the Union addresses\n"
-                        "(split by address): Transformer-XL with segment memory, or the same model\n"
-                        "without memory and with absolute positions (--arch baseline). Evaluate with\n"
-                        "'attnlab eval --model PATH', sample with 'attnlab generate --model PATH'.");
-    return 0;
-  }
+  if (a.parse_or_help(argv, "attnlab train lm [flags]",
+                            "Trains a character language model on the State of the Union addresses\n"
+                            "(split by address): Transformer-XL with segment memory, or the same model\n"
+                            "without memory and with absolute positions (--arch baseline). Evaluate with\n"
+                            "'attnlab eval --model PATH', sample with 'attnlab generate --model PATH'.")) return 0;
   if (!a.positional().empty()) throw UsageError("train lm takes no positional arguments");
   TrainScaffold run(a, "train lm");
   const models::CharLMConfig cfg = lm_config(a);
@@ -260,14 +256,10 @@ int cmd_eval_lm(const models::ModelFile& f, const std::vector<std::string>& argv
                   {"seg", "N", "0", "segment length (0 = the training one)"},
                   {"max-chars", "N", "0", "evaluate only the first N characters (0 = all)"},
                   {"json", "", "", "print one JSON object on stdout"}});
-  a.parse(argv);
-  if (a.flag("help")) {
-    std::cout << a.help("attnlab eval --model LM.safetensors [flags]",
-                        "Bits per character of a character language model on the held-out State of\n"
-                        "the Union addresses it was split from, one stream segment after segment;\n"
-                        "Transformer-XL models once per memory length in --mem.");
-    return 0;
-  }
+  if (a.parse_or_help(argv, "attnlab eval --model LM.safetensors [flags]",
+                            "Bits per character of a character language model on the held-out State of\n"
+                            "the Union addresses it was split from, one stream segment after segment;\n"
+                            "Transformer-XL models once per memory length in --mem.")) return 0;
   if (!a.positional().empty()) throw UsageError("eval takes no positional arguments (use --model PATH)");
   const std::string split = a.get("split");
   if (split != "test" && split != "valid") throw UsageError("--split must be test or valid");
@@ -328,13 +320,9 @@ int cmd_generate(const std::vector<std::string>& argv) {
                       {"seed", "N", "0", "sampling seed (same seed, same text)"},
                       {"mem", "N", "0", "memory rows while generating (xl; 0 = seg + mem of training)"},
                       {"json", "", "", "print one JSON object on stdout"}});
-  a.parse(argv);
-  if (a.flag("help")) {
-    std::cout << a.help("attnlab generate --model LM.safetensors [flags]",
-                        "Continues --prompt one character at a time. Transformer-XL carries its\n"
-                        "memory from segment to segment; the baseline re-reads its last segment.");
-    return 0;
-  }
+  if (a.parse_or_help(argv, "attnlab generate --model LM.safetensors [flags]",
+                            "Continues --prompt one character at a time. Transformer-XL carries its\n"
+                            "memory from segment to segment; the baseline re-reads its last segment.")) return 0;
   if (!a.positional().empty()) throw UsageError("generate takes no positional arguments (use --prompt)");
   auto m = load_lm(a.get("model"), nullptr);
   models::GenerateOptions o;

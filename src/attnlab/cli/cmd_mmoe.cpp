@@ -234,13 +234,9 @@ int cmd_train_mmoe(const Argv& argv) {
   d.out = "mmoe.safetensors";
   d.seed_help = "seed for data and initialisation";
   Args a("train mmoe", with_common_train_flags(flags, d));
-  a.parse(argv);
-  if (a.flag("help")) {
-    std::cout << a.help("attnlab train mmoe [flags]",
-                        "Train one multi-task model on the synthetic data (early stopping on a\n"
-                        "validation split) and save it; prints its test MSE per task.");
-    return 0;
-  }
+  if (a.parse_or_help(argv, "attnlab train mmoe [flags]",
+                            "Train one multi-task model on the synthetic data (early stopping on a\n"
+                            "validation split) and save it; prints its test MSE per task.")) return 0;
   if (!a.positional().empty()) throw UsageError("unexpected argument '" + a.positional()[0] + "'");
   TrainScaffold run(a, "train mmoe");
   models::MMoEExperimentConfig c = config_from(a);
@@ -292,14 +288,10 @@ int cmd_eval_mmoe(const models::ModelFile& f, const Argv& argv) {
                    "fresh samples of the same two tasks (0 = the test split of the training run)"},
                   {"seed", "N", "12345", "seed of the fresh samples"},
                   {"json", "", "", "print one JSON object on stdout"}});
-  a.parse(argv);
-  if (a.flag("help")) {
-    std::cout << a.help("attnlab eval --model MMOE.safetensors [flags]",
-                        "MSE per task on the synthetic data the file records (p, task seed, sine\n"
-                        "terms, ...): its training run's test split, or fresh samples of the\n"
-                        "same two tasks with --samples.");
-    return 0;
-  }
+  if (a.parse_or_help(argv, "attnlab eval --model MMOE.safetensors [flags]",
+                            "MSE per task on the synthetic data the file records (p, task seed, sine\n"
+                            "terms, ...): its training run's test split, or fresh samples of the\n"
+                            "same two tasks with --samples.")) return 0;
   const std::unique_ptr<models::MMoE> m = models::MMoE::load(f.tensors);
   size_t n_test = 0;
   data::MMoESyntheticConfig dc = recorded_data(f, m->config().input_dim, &n_test);

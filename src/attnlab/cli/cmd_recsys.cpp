@@ -118,14 +118,10 @@ int cmd_train_din(const Argv& argv) {
              recsys_flags("6", {{"pooling", "NAME", "attention",
                                  "attention (the paper's DIN), softmax (normalized) or sum (Base)"}}),
              d));
-  a.parse(argv);
-  if (a.flag("help")) {
-    std::cout << a.help("attnlab train din [flags]",
-                        "Trains a Deep Interest Network on synthetic behaviour data whose click\n"
-                        "label depends on how many behaviours share the candidate's category;\n"
-                        "reports the test ROC-AUC after every epoch and saves the model.");
-    return 0;
-  }
+  if (a.parse_or_help(argv, "attnlab train din [flags]",
+                            "Trains a Deep Interest Network on synthetic behaviour data whose click\n"
+                            "label depends on how many behaviours share the candidate's category;\n"
+                            "reports the test ROC-AUC after every epoch and saves the model.")) return 0;
   if (!a.positional().empty()) throw UsageError("unexpected argument '" + a.positional()[0] + "'");
   TrainScaffold run(a, "train din");
   const std::string pooling = a.get("pooling");
@@ -151,13 +147,9 @@ int cmd_train_din(const Argv& argv) {
 
 int cmd_eval_din(const models::ModelFile& f, const Argv& argv) {
   Args a("eval", eval_flags("DIN model file written by 'attnlab train din'"));
-  a.parse(argv);
-  if (a.flag("help")) {
-    std::cout << a.help("attnlab eval --model DIN.safetensors [flags]",
-                        "ROC-AUC and log-loss of a DIN model on the synthetic behaviour data its\n"
-                        "file records: the training run's test set, or fresh samples.");
-    return 0;
-  }
+  if (a.parse_or_help(argv, "attnlab eval --model DIN.safetensors [flags]",
+                            "ROC-AUC and log-loss of a DIN model on the synthetic behaviour data its\n"
+                            "file records: the training run's test set, or fresh samples.")) return 0;
   const auto m = models::DIN::load(f.tensors);
   const io::ConfigReader r = io::ConfigReader::of(recorded(f), "DIN data");
   data::BehaviorOptions bo;
@@ -186,14 +178,10 @@ int cmd_train_autoint(const Argv& argv) {
                                                     {"embed-dim", "N", "16", "field embedding size"},
                                                     {"no-residual", "", "", "no residual connection"}}),
                                  d));
-  a.parse(argv);
-  if (a.flag("help")) {
-    std::cout << a.help("attnlab train autoint [flags]",
-                        "Trains AutoInt on synthetic CTR data whose label depends on one pair of\n"
-                        "fields (fields 1 and 4) through a planted table; reports the test ROC-AUC\n"
-                        "after every epoch and saves the model.");
-    return 0;
-  }
+  if (a.parse_or_help(argv, "attnlab train autoint [flags]",
+                            "Trains AutoInt on synthetic CTR data whose label depends on one pair of\n"
+                            "fields (fields 1 and 4) through a planted table; reports the test ROC-AUC\n"
+                            "after every epoch and saves the model.")) return 0;
   if (!a.positional().empty()) throw UsageError("unexpected argument '" + a.positional()[0] + "'");
   TrainScaffold run(a, "train autoint");
   if (run.seed() == 0)  // the generator reads task seed 0 as "use the sample seed"
@@ -224,14 +212,10 @@ int cmd_train_autoint(const Argv& argv) {
 
 int cmd_eval_autoint(const models::ModelFile& f, const Argv& argv) {
   Args a("eval", eval_flags("AutoInt model file written by 'attnlab train autoint'"));
-  a.parse(argv);
-  if (a.flag("help")) {
-    std::cout << a.help("attnlab eval --model AUTOINT.safetensors [flags]",
-                        "ROC-AUC and log-loss of an AutoInt model on the synthetic CTR data its\n"
-                        "file records: the training run's test set, or fresh samples of the same\n"
-                        "planted table.");
-    return 0;
-  }
+  if (a.parse_or_help(argv, "attnlab eval --model AUTOINT.safetensors [flags]",
+                            "ROC-AUC and log-loss of an AutoInt model on the synthetic CTR data its\n"
+                            "file records: the training run's test set, or fresh samples of the same\n"
+                            "planted table.")) return 0;
   const auto m = models::AutoInt::load(f.tensors);
   const io::ConfigReader r = io::ConfigReader::of(recorded(f), "AutoInt data");
   data::CtrSyntheticConfig dc;

@@ -226,11 +226,7 @@ const char* kSeq2SeqAbout =
 int train_seq2seq(const std::string& task, const Argv& argv) {
   reject_foreign_data_flags(task, argv);
   Args a("train " + task, seq2seq_train_flags(task));
-  a.parse(argv);
-  if (a.flag("help")) {
-    std::cout << a.help("attnlab train " + task + " [flags]", kSeq2SeqAbout);
-    return 0;
-  }
+  if (a.parse_or_help(argv, "attnlab train " + task + " [flags]", kSeq2SeqAbout)) return 0;
   if (!a.positional().empty()) throw UsageError("unexpected argument '" + a.positional()[0] + "'");
   if (a.get("arch") != "rnn")
     throw UsageError("--arch must be rnn or transformer (g2p and seq2seq), got '" + a.get("arch") + "'");
@@ -348,14 +344,10 @@ int cmd_example_pairs(const Argv& argv) {
                            {"max", "N", "99999", "largest number (en: up to 999999, zh: up to 99999999)"},
                            {"seed", "N", "1", "seed of the numbers drawn"},
                            {"out", "PATH", "", "file to write (default: stdout)"}});
-  a.parse(argv);
-  if (a.flag("help")) {
-    std::cout << a.help("attnlab example-pairs [flags] > pairs.tsv",
-                        "Writes generated pairs to try 'attnlab train seq2seq' on: distinct numbers drawn\n"
-                        "from 0..max, one 'source<TAB>target' line each, e.g.\n"
-                        "  en: forty two thousand seven<TAB>42007   zh: 四万二千零七<TAB>42007");
-    return 0;
-  }
+  if (a.parse_or_help(argv, "attnlab example-pairs [flags] > pairs.tsv",
+                            "Writes generated pairs to try 'attnlab train seq2seq' on: distinct numbers drawn\n"
+                            "from 0..max, one 'source<TAB>target' line each, e.g.\n"
+                            "  en: forty two thousand seven<TAB>42007   zh: 四万二千零七<TAB>42007")) return 0;
   if (!a.positional().empty()) throw UsageError("unexpected argument '" + a.positional()[0] + "'");
   const std::string lang = a.get("lang"), dir = a.get("direction");
   if (lang != "en" && lang != "zh") throw UsageError("--lang must be en or zh, got '" + lang + "'");
@@ -418,6 +410,99 @@ int eval_pairs_model(const Args& a, const io::SafeTensors& st, const models::Tra
   }
   return 0;
 }
+
+// eval of a G2P model: WER and PER on its CMUdict split, greedy and (unless --beam 0) with beam search
+int eval_g2p_model(const Args& a, const io::SafeTensors& st, const models::Translator& m, json j,
+                   models::DecodePrecision prec, float alpha, size_t limit, size_t beam) {
+  const std::string path = j["model"].get<std::string>();
+  const std::string which = j["split"].get<std::string>();
+  const uint64_t split_seed = j["split_seed"].get<uint64_t>();
+  const char* pname = precision_name(prec);
+  const bool stress = st.meta("stress", "0") == "1";
+  const G2PData gd = load_g2p(a.get("data"), split_seed, stress);
+  const auto& entries = which == "test" ? gd.split.test : gd.split.valid;
+  if (entries.empty())
+    throw Error(a.get("data") + ": the " + which + " split (seed " + std::to_string(split_seed) +
+                ") holds no words, so there is nothing to score");
+  const G2PEval g = eval_g2p(m, gd.dict, entries, limit, 1, alpha, prec);
+  const G2PEval b = beam ? eval_g2p(m, gd.dict, entries, limit, beam, alpha, prec) : G2PEval{};
+  j["words"] = g.words;
+  j["stress"] = stress;
+  j["greedy"] = {{"wer", g.score.wer()}, {"per", g.score.per()}, {"seconds", g.seconds}};
+  if (beam)
+    j["beam"] = {{"width", beam}, {"alpha", alpha}, {"wer", b.score.wer()}, {"per", b.score.per()}, {"seconds", b.seconds}};
+  if (stress) {
+    j["greedy"]["stripped"] = {{"wer", g.stripped.wer()}, {"per", g.stripped.per()}};
+    if (beam) j["beam"]["stripped"] = {{"wer", b.stripped.wer()}, {"per", b.stripped.per()}};
+  }
+  if (a.flag("heads")) j["heads"] = head_similarity(m, gd, entries, limit);
+  if (a.flag("json")) {
+    std::cout << j.dump() << std::endl;
+  } else {
+    std::printf("%s: G2P on %zu %s words (split seed %llu, %s, %s decoder)\n", path.c_str(),
+                g.words, which.c_str(), static_cast<unsigned long long>(split_seed),
+                stress ? "with stress" : "stress stripped", pname);
+    auto line = [&](const char* name, const G2PEval& e) {
+      std::printf("  %s  WER %.2f%%  PER %.2f%%", name, 100 * e.score.wer(), 100 * e.score.per());
+      if (stress)
+        std::printf("   (stress stripped afterwards: WER %.2f%%  PER %.2f%%)",
+                    100 * e.stripped.wer(), 100 * e.stripped.per());
+      std::printf("  (%.1f s)\n", e.seconds);
+    };
+    line("greedy:", g);
+    char name[64];
+    std::snprintf(name, sizeof name, "beam %zu (alpha %.2f):", beam, alpha);
+    if (beam) line(name, b);
+    if (j.contains("heads")) {
+      std::printf("  head similarity (mean over pairs of distinct heads and layers; 1 = identical):\n");
+      for (const char* att : {"enc_self", "dec_self", "cross"})
+        std::printf("    %-8s attention maps %.3f  outputs %.3f\n", att,
+                    j["heads"][att]["position"].get<double>(), j["heads"][att]["output"].get<double>());
+    }
+  }
+  return 0;
+}
+
+// eval of a dates model: exact match per input format on its split, greedy and (with --beam) beam search
+int eval_dates_model(const Args& a, const models::Translator& m, json j, models::DecodePrecision prec,
+                     float alpha, size_t limit, size_t beam) {
+  const std::string path = j["model"].get<std::string>();
+  const std::string which = j["split"].get<std::string>();
+  const uint64_t split_seed = j["split_seed"].get<uint64_t>();
+  const char* pname = precision_name(prec);
+  const data::DateSplit ds = data::split_dates(data::all_dates(), split_seed);
+  auto dates = which == "test" ? ds.test : ds.valid;
+  if (limit && limit < dates.size()) dates.resize(limit);
+  const auto pairs = data::make_date_pairs(dates);
+  std::vector<DateEval> evs = {eval_dates(m, pairs, 0, 1, alpha, prec)};
+  if (a.given("beam") && beam > 1) evs.push_back(eval_dates(m, pairs, 0, beam, alpha, prec));
+  j["dates"] = dates.size();
+  j["pairs"] = pairs.size();
+  const auto& names = data::date_format_names();
+  for (size_t e = 0; e < evs.size(); ++e) {
+    json pf = json::object();
+    for (int f = 0; f < data::kNumDateFormats; ++f) pf[names[size_t(f)]] = evs[e].em.accuracy(size_t(f));
+    j[e == 0 ? "greedy" : "beam"] = {{"exact_match", evs[e].em.accuracy()},
+                                     {"per_format", pf},
+                                     {"seconds", evs[e].seconds},
+                                     {"width", e == 0 ? 1 : beam}};
+  }
+  if (a.flag("json")) {
+    std::cout << j.dump() << std::endl;
+  } else {
+    std::printf("%s: dates, %zu %s dates x 20 formats = %zu pairs (split seed %llu, %s decoder)\n",
+                path.c_str(), dates.size(), which.c_str(), pairs.size(),
+                static_cast<unsigned long long>(split_seed), pname);
+    for (size_t e = 0; e < evs.size(); ++e) {
+      std::printf("  %s: exact match %.3f%%  (%.1f s)\n", e == 0 ? "greedy" : "beam",
+                  100 * evs[e].em.accuracy(), evs[e].seconds);
+      for (int f = 0; f < data::kNumDateFormats; ++f)
+        std::printf("    %2d %-16s %.3f%%\n", f, names[size_t(f)].c_str(),
+                    100 * evs[e].em.accuracy(size_t(f)));
+    }
+  }
+  return 0;
+}
 }  // namespace
 
 int cmd_eval_seq2seq(const models::ModelFile& file, const Argv& argv) {
@@ -439,19 +524,15 @@ int cmd_eval_seq2seq(const models::ModelFile& file, const Argv& argv) {
                   {"heads", "", "", "Transformer: also measure how alike the heads are on the "
                                     "split (attention maps and outputs, per attention)"},
                   {"json", "", "", "print one JSON object"}});
-  a.parse(argv);
-  if (a.flag("help")) {
-    std::cout << a.help("attnlab eval --model PATH [flags]",
-                        "G2P: word and phoneme error rate (any alternate pronunciation counts\n"
-                        "as correct) on the split, greedy and beam; a model trained with\n"
-                        "--stress is scored with stress and again with stress stripped.\n"
-                        "Dates: exact-match accuracy per input format (greedy; beam with --beam).\n"
-                        "Your pairs (attnlab train seq2seq): exact match, token error rate (edit\n"
-                        "distance / reference tokens), corpus BLEU-4 (sacreBLEU's, on the\n"
-                        "model's target tokens), and on the detokenized text BLEU with sacreBLEU's\n"
-                        "zh tokenization (BLEU-zh) and chrF2, greedy and with --beam.");
-    return 0;
-  }
+  if (a.parse_or_help(argv, "attnlab eval --model PATH [flags]",
+                            "G2P: word and phoneme error rate (any alternate pronunciation counts\n"
+                            "as correct) on the split, greedy and beam; a model trained with\n"
+                            "--stress is scored with stress and again with stress stripped.\n"
+                            "Dates: exact-match accuracy per input format (greedy; beam with --beam).\n"
+                            "Your pairs (attnlab train seq2seq): exact match, token error rate (edit\n"
+                            "distance / reference tokens), corpus BLEU-4 (sacreBLEU's, on the\n"
+                            "model's target tokens), and on the detokenized text BLEU with sacreBLEU's\n"
+                            "zh tokenization (BLEU-zh) and chrF2, greedy and with --beam.")) return 0;
   const std::string& path = file.source;
   const io::SafeTensors& st = file.tensors;
   auto m = models::load_translator(st);
@@ -467,85 +548,8 @@ int cmd_eval_seq2seq(const models::ModelFile& file, const Argv& argv) {
   const char* pname = precision_name(prec);
   json j = {{"model", path}, {"split", which}, {"split_seed", split_seed}, {"precision", pname},
             {"kind", m->kind()}, {"config", json::parse(m->config_json())}};
-  if (st.meta("data") == "cmudict") {
-    const bool stress = st.meta("stress", "0") == "1";
-    const G2PData gd = load_g2p(a.get("data"), split_seed, stress);
-    const auto& entries = which == "test" ? gd.split.test : gd.split.valid;
-    if (entries.empty())
-      throw Error(a.get("data") + ": the " + which + " split (seed " + std::to_string(split_seed) +
-                  ") holds no words, so there is nothing to score");
-    const G2PEval g = eval_g2p(*m, gd.dict, entries, limit, 1, alpha, prec);
-    const G2PEval b = beam ? eval_g2p(*m, gd.dict, entries, limit, beam, alpha, prec) : G2PEval{};
-    j["words"] = g.words;
-    j["stress"] = stress;
-    j["greedy"] = {{"wer", g.score.wer()}, {"per", g.score.per()}, {"seconds", g.seconds}};
-    if (beam)
-      j["beam"] = {{"width", beam}, {"alpha", alpha}, {"wer", b.score.wer()}, {"per", b.score.per()}, {"seconds", b.seconds}};
-    if (stress) {
-      j["greedy"]["stripped"] = {{"wer", g.stripped.wer()}, {"per", g.stripped.per()}};
-      if (beam) j["beam"]["stripped"] = {{"wer", b.stripped.wer()}, {"per", b.stripped.per()}};
-    }
-    if (a.flag("heads")) j["heads"] = head_similarity(*m, gd, entries, limit);
-    if (a.flag("json")) {
-      std::cout << j.dump() << std::endl;
-    } else {
-      std::printf("%s: G2P on %zu %s words (split seed %llu, %s, %s decoder)\n", path.c_str(),
-                  g.words, which.c_str(), static_cast<unsigned long long>(split_seed),
-                  stress ? "with stress" : "stress stripped", pname);
-      auto line = [&](const char* name, const G2PEval& e) {
-        std::printf("  %s  WER %.2f%%  PER %.2f%%", name, 100 * e.score.wer(), 100 * e.score.per());
-        if (stress)
-          std::printf("   (stress stripped afterwards: WER %.2f%%  PER %.2f%%)",
-                      100 * e.stripped.wer(), 100 * e.stripped.per());
-        std::printf("  (%.1f s)\n", e.seconds);
-      };
-      line("greedy:", g);
-      char name[64];
-      std::snprintf(name, sizeof name, "beam %zu (alpha %.2f):", beam, alpha);
-      if (beam) line(name, b);
-      if (j.contains("heads")) {
-        std::printf("  head similarity (mean over pairs of distinct heads and layers; 1 = identical):\n");
-        for (const char* att : {"enc_self", "dec_self", "cross"})
-          std::printf("    %-8s attention maps %.3f  outputs %.3f\n", att,
-                      j["heads"][att]["position"].get<double>(), j["heads"][att]["output"].get<double>());
-      }
-    }
-    return 0;
-  }
-  if (st.meta("data") == "dates") {
-    const data::DateSplit ds = data::split_dates(data::all_dates(), split_seed);
-    auto dates = which == "test" ? ds.test : ds.valid;
-    if (limit && limit < dates.size()) dates.resize(limit);
-    const auto pairs = data::make_date_pairs(dates);
-    std::vector<DateEval> evs = {eval_dates(*m, pairs, 0, 1, alpha, prec)};
-    if (a.given("beam") && beam > 1) evs.push_back(eval_dates(*m, pairs, 0, beam, alpha, prec));
-    j["dates"] = dates.size();
-    j["pairs"] = pairs.size();
-    const auto& names = data::date_format_names();
-    for (size_t e = 0; e < evs.size(); ++e) {
-      json pf = json::object();
-      for (int f = 0; f < data::kNumDateFormats; ++f) pf[names[size_t(f)]] = evs[e].em.accuracy(size_t(f));
-      j[e == 0 ? "greedy" : "beam"] = {{"exact_match", evs[e].em.accuracy()},
-                                       {"per_format", pf},
-                                       {"seconds", evs[e].seconds},
-                                       {"width", e == 0 ? 1 : beam}};
-    }
-    if (a.flag("json")) {
-      std::cout << j.dump() << std::endl;
-    } else {
-      std::printf("%s: dates, %zu %s dates x 20 formats = %zu pairs (split seed %llu, %s decoder)\n",
-                  path.c_str(), dates.size(), which.c_str(), pairs.size(),
-                  static_cast<unsigned long long>(split_seed), pname);
-      for (size_t e = 0; e < evs.size(); ++e) {
-        std::printf("  %s: exact match %.3f%%  (%.1f s)\n", e == 0 ? "greedy" : "beam",
-                    100 * evs[e].em.accuracy(), evs[e].seconds);
-        for (int f = 0; f < data::kNumDateFormats; ++f)
-          std::printf("    %2d %-16s %.3f%%\n", f, names[size_t(f)].c_str(),
-                      100 * evs[e].em.accuracy(size_t(f)));
-      }
-    }
-    return 0;
-  }
+  if (st.meta("data") == "cmudict") return eval_g2p_model(a, st, *m, j, prec, alpha, limit, beam);
+  if (st.meta("data") == "dates") return eval_dates_model(a, *m, j, prec, alpha, limit, beam);
   if (st.meta("data") == "tsv") return eval_pairs_model(a, st, *m, j, prec, alpha, limit, beam);
   throw Error(path + ": unknown data '" + st.meta("data") + "' in the model's metadata");
 }
@@ -594,15 +598,11 @@ int cmd_predict_seq2seq(const models::ModelFile& f, const Argv& argv) {
                      {"alpha", "F", "0.6", "beam length normalization exponent (0 = none)"},
                      {"precision", "int8|int16|f32", "int8", "decoder arithmetic (weights)"},
                      {"json", "", "", "print tokens, probabilities and attention as JSON"}});
-  a.parse(argv);
-  if (a.flag("help")) {
-    std::cout << a.help("attnlab predict --model PATH [--input TEXT | TEXT]",
-                        "Translates one input and prints the output on stdout and, on stderr, the\n"
-                        "sequence probability and per output token its probability and the input\n"
-                        "token it attends to most (with --json: tokens, per-token probabilities and\n"
-                        "the attention matrix, rows = outputs).");
-    return 0;
-  }
+  if (a.parse_or_help(argv, "attnlab predict --model PATH [--input TEXT | TEXT]",
+                            "Translates one input and prints the output on stdout and, on stderr, the\n"
+                            "sequence probability and per output token its probability and the input\n"
+                            "token it attends to most (with --json: tokens, per-token probabilities and\n"
+                            "the attention matrix, rows = outputs).")) return 0;
   std::string text = a.get("input");
   for (const auto& p : a.positional()) text += (text.empty() ? "" : " ") + p;
   const json r = models::load_model(f)->predict(

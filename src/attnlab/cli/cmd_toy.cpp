@@ -100,13 +100,9 @@ int cmd_train_toy(const Argv& argv) {
   TrainFlagDefaults d;
   d.out = "toy-reverse.safetensors";
   Args a("train toy-reverse", with_common_train_flags(toy_flags(), d));
-  a.parse(argv);
-  if (a.flag("help")) {
-    std::cout << a.help("attnlab train toy-reverse [flags]",
-                        "Trains a GRU encoder-decoder with dot attention to reverse random symbol\n"
-                        "sequences and writes one model file (weights, config and vocabulary).");
-    return 0;
-  }
+  if (a.parse_or_help(argv, "attnlab train toy-reverse [flags]",
+                            "Trains a GRU encoder-decoder with dot attention to reverse random symbol\n"
+                            "sequences and writes one model file (weights, config and vocabulary).")) return 0;
   if (!a.positional().empty()) throw UsageError("unexpected argument '" + a.positional()[0] + "'");
   TrainScaffold run(a, "train toy-reverse");
   const models::ToyConfig cfg = toy_config_from(a);
@@ -179,13 +175,9 @@ int cmd_eval_toy(const models::ModelFile& f, const Argv& argv) {
                   {"samples", "N", "512", "generated evaluation sequences"},
                   {"seed", "N", "12345", "seed of the evaluation data"},
                   {"json", "", "", "print one JSON object on stdout"}});
-  a.parse(argv);
-  if (a.flag("help")) {
-    std::cout << a.help("attnlab eval --model TOY.safetensors [flags]",
-                        "Evaluates a toy-reverse model on freshly generated data: token\n"
-                        "cross-entropy, token accuracy and exact-match rate of greedy decoding.");
-    return 0;
-  }
+  if (a.parse_or_help(argv, "attnlab eval --model TOY.safetensors [flags]",
+                            "Evaluates a toy-reverse model on freshly generated data: token\n"
+                            "cross-entropy, token accuracy and exact-match rate of greedy decoding.")) return 0;
   if (!a.positional().empty()) throw UsageError("eval takes no positional arguments (use --model PATH)");
   std::unique_ptr<models::ToySeq2Seq> m;
   try {
@@ -211,13 +203,9 @@ int cmd_predict_toy(const models::ModelFile& f, const Argv& argv) {
                      {"input", "TEXT", "", "space-separated tokens (or give them as arguments)"},
                      {"max-len", "N", "64", "longest output"},
                      {"json", "", "", "print tokens and attention weights as JSON"}});
-  a.parse(argv);
-  if (a.flag("help")) {
-    std::cout << a.help("attnlab predict --model TOY.safetensors [--input 'TOKENS' | TOKENS...]",
-                        "Decodes one input greedily and prints the output tokens and, with --json,\n"
-                        "the attention weights (one row per output step).");
-    return 0;
-  }
+  if (a.parse_or_help(argv, "attnlab predict --model TOY.safetensors [--input 'TOKENS' | TOKENS...]",
+                            "Decodes one input greedily and prints the output tokens and, with --json,\n"
+                            "the attention weights (one row per output step).")) return 0;
   std::vector<std::string> toks = a.positional();
   {
     std::istringstream is(a.get("input"));
@@ -254,14 +242,10 @@ int cmd_bench(const Argv& argv) {
                    {"steps", "N", "30", "timed training steps"},
                    {"warmup", "N", "3", "untimed steps first"},
                    {"json", "", "", "print one JSON object on stdout"}});
-  a.parse(argv);
-  if (a.flag("help")) {
-    std::cout << a.help("attnlab bench [flags]",
-                        "Training throughput (samples/s, one thread) of the toy GRU\n"
-                        "encoder-decoder with dot attention: forward, backward and an Adam step.\n"
-                        "scripts/bench_torch_train.py measures PyTorch on the same shapes.");
-    return 0;
-  }
+  if (a.parse_or_help(argv, "attnlab bench [flags]",
+                            "Training throughput (samples/s, one thread) of the toy GRU\n"
+                            "encoder-decoder with dot attention: forward, backward and an Adam step.\n"
+                            "scripts/bench_torch_train.py measures PyTorch on the same shapes.")) return 0;
   models::ToyConfig cfg;
   cfg.vocab = a.u64("vocab", 4, 100000);
   cfg.emb = a.u64("emb", 1, 4096);

@@ -259,14 +259,10 @@ int cmd_example_docs(const Argv& argv) {
   Args a("example-docs", {{"count", "N", "3000", "documents"},
                           {"seed", "N", "1", "seed of the documents drawn"},
                           {"out", "PATH", "", "file to write (default: stdout)"}});
-  a.parse(argv);
-  if (a.flag("help")) {
-    std::cout << a.help("attnlab example-docs [flags] > docs.jsonl",
-                        "Writes generated documents to try 'attnlab train han --train' on: 2-4 short\n"
-                        "sentences about sport, cooking or space (the label; 40% hold one sentence about\n"
-                        "another topic), one JSON object {\"text\": ..., \"label\": ...} per line.");
-    return 0;
-  }
+  if (a.parse_or_help(argv, "attnlab example-docs [flags] > docs.jsonl",
+                            "Writes generated documents to try 'attnlab train han --train' on: 2-4 short\n"
+                            "sentences about sport, cooking or space (the label; 40% hold one sentence about\n"
+                            "another topic), one JSON object {\"text\": ..., \"label\": ...} per line.")) return 0;
   if (!a.positional().empty()) throw UsageError("unexpected argument '" + a.positional()[0] + "'");
   const std::string text = data::docs_jsonl(data::topic_docs(a.u64("count", 1, 10000000), a.u64("seed")));
   if (a.get("out").empty())

@@ -58,13 +58,9 @@ int predict_json(const models::ModelFile& f, const Argv& argv) {
                      {"input", "JSON", "", "the input as JSON (see below)"},
                      {"file", "PATH", "", "read the JSON input from a file ('-' = stdin)"},
                      {"json", "", "", "print compact JSON (default: indented)"}});
-  a.parse(argv);
-  if (a.flag("help")) {
-    std::cout << a.help("attnlab predict --model PATH --input JSON",
-                        "Runs a " + f.kind->title + " model on one input and prints the output\n"
-                        "as JSON. Input: " + f.kind->predict_input);
-    return 0;
-  }
+  if (a.parse_or_help(argv, "attnlab predict --model PATH --input JSON",
+                            "Runs a " + f.kind->title + " model on one input and prints the output\n"
+                            "as JSON. Input: " + f.kind->predict_input)) return 0;
   std::string text = a.get("input");
   if (!a.get("file").empty()) text = read_input_file(a.get("file"));
   if (text.empty())
@@ -174,13 +170,9 @@ int cmd_predict(const Argv& argv) { return dispatch(argv, false); }
 int cmd_describe(const Argv& argv) {
   Args a("describe", {{"model", "PATH", "", "model file"},
                       {"json", "", "", "print one JSON object on stdout"}});
-  a.parse(argv);
-  if (a.flag("help")) {
-    std::cout << a.help("attnlab describe --model PATH [--json]",
-                        "Shows a model file's kind, config, vocabulary size, parameter count,\n"
-                        "storage type and metadata (without loading the model).");
-    return 0;
-  }
+  if (a.parse_or_help(argv, "attnlab describe --model PATH [--json]",
+                            "Shows a model file's kind, config, vocabulary size, parameter count,\n"
+                            "storage type and metadata (without loading the model).")) return 0;
   std::string path = a.get("model");
   if (path.empty() && a.positional().size() == 1) path = a.positional()[0];
   if (path.empty()) throw UsageError("describe needs --model PATH");
@@ -204,15 +196,11 @@ int cmd_describe(const Argv& argv) {
 int cmd_average(const Argv& argv) {
   Args a("average", {{"out", "PATH", "", "the averaged model file (written atomically)"},
                      {"dtype", "f32|f16", "", "storage type (default: that of the first file)"}});
-  a.parse(argv);
-  if (a.flag("help")) {
-    std::cout << a.help("attnlab average --out PATH MODEL MODEL [MODEL...]",
-                        "Averages the parameters of model files of one kind, configuration and\n"
-                        "vocabulary, e.g. the last epochs of one training run (checkpoint\n"
-                        "averaging, as Vaswani et al. 2017 did), into one model file. The first\n"
-                        "file's metadata is kept; 'averaged_from' lists the inputs.");
-    return 0;
-  }
+  if (a.parse_or_help(argv, "attnlab average --out PATH MODEL MODEL [MODEL...]",
+                            "Averages the parameters of model files of one kind, configuration and\n"
+                            "vocabulary, e.g. the last epochs of one training run (checkpoint\n"
+                            "averaging, as Vaswani et al. 2017 did), into one model file. The first\n"
+                            "file's metadata is kept; 'averaged_from' lists the inputs.")) return 0;
   const std::vector<std::string>& in = a.positional();
   if (in.size() < 2) throw UsageError("average needs two or more model files, got " + std::to_string(in.size()));
   if (a.get("out").empty()) throw UsageError("average needs --out PATH");
@@ -253,13 +241,9 @@ int cmd_average(const Argv& argv) {
 
 int cmd_models(const Argv& argv) {
   Args a("models", {{"json", "", "", "print the list as JSON"}});
-  a.parse(argv);
-  if (a.flag("help")) {
-    std::cout << a.help("attnlab models [--json]",
-                        "Lists the model kinds that eval / predict / describe read, with the\n"
-                        "command that trains each and the JSON input its predict takes.");
-    return 0;
-  }
+  if (a.parse_or_help(argv, "attnlab models [--json]",
+                            "Lists the model kinds that eval / predict / describe read, with the\n"
+                            "command that trains each and the JSON input its predict takes.")) return 0;
   if (a.flag("json")) {
     std::cout << models::model_kinds_json().dump() << std::endl;
     return 0;
