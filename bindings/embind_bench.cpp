@@ -35,13 +35,13 @@ val bench_attention(val op_, val o) {
       at::Tensor3 k = x, v = x;
       for (size_t i = 0; i < x.size(); ++i) k.data()[i] = rng.normal(0.f, 1.f);
       for (size_t i = 0; i < x.size(); ++i) v.data()[i] = rng.normal(0.f, 1.f);
-      return val(attnlab::kernels::best_ms_per_call([&] { at::scaled_dot_attention(x, k, v, {}, false); }, min_ms));
+      return val(attnlab::kernels::median_ms_per_call([&] { at::scaled_dot_attention(x, k, v, {}, false); }, min_ms));
     }
     ATTNLAB_CHECK(D % H == 0, "bench: D = ", D, " must be divisible by heads = ", H);
     at::MultiheadAttention mha(D, H, rng);
     at::MhaOptions mo;
     mo.need_weights = false;
-    return val(attnlab::kernels::best_ms_per_call([&] { mha.forward(x, x, x, mo); }, min_ms));
+    return val(attnlab::kernels::median_ms_per_call([&] { mha.forward(x, x, x, mo); }, min_ms));
   });
 }
 

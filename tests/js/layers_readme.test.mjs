@@ -5,36 +5,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT, PKG } from './helpers.mjs';
-
-const PY = '/usr/bin/python3';
-const hasTorch = (() => {
-  try {
-    execFileSync(PY, ['-c', 'import torch'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-
-function section() {
-  const md = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const start = md.indexOf('## Train at scale in PyTorch, run in the browser with attnlab');
-  assert.ok(start >= 0, 'README has the section');
-  const end = md.indexOf('\n## ', start + 10);
-  return md.slice(start, end < 0 ? undefined : end);
-}
-const block = (text, lang) => {
-  const m = text.match(new RegExp('```' + lang + '\\n([\\s\\S]*?)```'));
-  assert.ok(m, `a ${lang} block`);
-  return m[1];
-};
+import { ROOT, PKG, PY, hasTorch, readmeSection, fencedBlock as block } from './helpers.mjs';
 
 test('the README layer example runs as written and matches PyTorch', { skip: !hasTorch && 'no torch in /usr/bin/python3' }, () => {
-  const s = section();
+  const s = readmeSection('README.md', '## Train at scale in PyTorch, run in the browser with attnlab');
   const dir = mkdtempSync(join(tmpdir(), 'attnlab-readme-layers-'));
   try {
     writeFileSync(join(dir, 'train.py'), block(s, 'python'));

@@ -7,36 +7,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT, PKG } from './helpers.mjs';
-
-const PY = '/usr/bin/python3';
-const hasTorch = (() => {
-  try {
-    execFileSync(PY, ['-c', 'import torch'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-
-function section() {
-  const md = readFileSync(join(ROOT, 'bindings', 'js', 'README.md'), 'utf8');
-  const start = md.indexOf('### Models trained in PyTorch');
-  assert.ok(start >= 0, 'the package README has the section');
-  const end = md.indexOf('\n### ', start + 10);
-  return md.slice(start, end < 0 ? undefined : end);
-}
-const block = (text, info) => {
-  const m = text.match(new RegExp('```' + info + '\\n([\\s\\S]*?)```'));
-  assert.ok(m, `a ${info} block`);
-  return m[1];
-};
+import { ROOT, PKG, PY, hasTorch, readmeSection, fencedBlock as block } from './helpers.mjs';
 
 test('the README PyTorch seq2seq example runs as written and attnlab decodes as PyTorch', { skip: !hasTorch && 'no torch in /usr/bin/python3' }, () => {
-  const s = section();
+  const s = readmeSection('bindings/js/README.md', '### Models trained in PyTorch');
   const dir = mkdtempSync(join(tmpdir(), 'attnlab-readme-s2s-'));
   try {
     writeFileSync(join(dir, 'train.py'), block(s, 'python'));

@@ -56,6 +56,18 @@ inline KeywordDocs keyword_docs(Rng& rng, size_t n, size_t V, int keyword) {
   return k;
 }
 
+// a HAN small enough for finite differences (every width different, so a swapped
+// dimension shows)
+inline models::HANConfig tiny_han_config() {
+  models::HANConfig c;
+  c.emb = 4;
+  c.word_hidden = 3;
+  c.sent_hidden = 3;
+  c.word_ctx = 5;
+  c.sent_ctx = 4;
+  return c;
+}
+
 // the keyword task's model size
 inline models::HANConfig keyword_han_config() {
   models::HANConfig c;

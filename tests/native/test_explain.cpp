@@ -98,12 +98,7 @@ TEST(Explain, RolloutHandCase) {
 // d log p(y) / d embeddings from backward_embedded and from backward_input (no parameter
 // grads) against central differences.
 TEST(Explain, HANEmbeddingGradientMatchesFiniteDifferences) {
-  HANConfig c;
-  c.emb = 4;
-  c.word_hidden = 3;
-  c.sent_hidden = 3;
-  c.word_ctx = 5;
-  c.sent_ctx = 4;
+  const HANConfig c = attnlab::testing::tiny_han_config();
   HAN m(c, attnlab::testing::numbered_vocab(12), 3);
   for (auto& it : m.params().items())
     for (size_t i = 0; i < it.second->size(); ++i) it.second->data()[i] *= 1.5f;
@@ -164,12 +159,7 @@ TEST(Explain, HANEmbeddingGradientMatchesFiniteDifferences) {
 // leave nothing to attribute; one embedding given once equals it given at every word; bad
 // sizes are Errors naming both accepted sizes.
 TEST(Explain, HANIntegratedGradientsBaselines) {
-  HANConfig c;
-  c.emb = 4;
-  c.word_hidden = 3;
-  c.sent_hidden = 3;
-  c.word_ctx = 5;
-  c.sent_ctx = 4;
+  const HANConfig c = attnlab::testing::tiny_han_config();
   HAN m(c, attnlab::testing::numbered_vocab(12), 5);
   const HANDoc d = {{4, 5, 6}, {7}, {8, 9, 10, 11, 5}};
   explain::Options o;

@@ -25,15 +25,7 @@ using models::HANDoc;
 
 namespace {
 
-HANConfig small_config() {
-  HANConfig c;
-  c.emb = 4;
-  c.word_hidden = 3;
-  c.sent_hidden = 3;
-  c.word_ctx = 5;
-  c.sent_ctx = 4;
-  return c;
-}
+HANConfig small_config() { return attnlab::testing::tiny_han_config(); }
 
 HANDoc random_doc(Rng& rng, size_t vocab, size_t max_sent, size_t max_words) {
   HANDoc d(1 + static_cast<size_t>(rng.uniform(0.f, 1.f) * max_sent) % max_sent);

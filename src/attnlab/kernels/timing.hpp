@@ -14,22 +14,26 @@ inline double now_ms() {
   return std::chrono::duration<double, std::milli>(clock::now().time_since_epoch()).count();
 }
 
-// Milliseconds per call of f (the best batch).
+// Milliseconds per call of f over one batch: calls repeated until batch_ms have passed.
+template <class F>
+double batch_ms_per_call(F& f, double batch_ms) {
+  size_t calls = 0;
+  const double t0 = now_ms();
+  double t1 = t0;
+  do {
+    f();
+    ++calls;
+    t1 = now_ms();
+  } while (t1 - t0 < batch_ms);
+  return (t1 - t0) / static_cast<double>(calls);
+}
+
+// Milliseconds per call of f (the best of 5 batches).
 template <class F>
 double best_ms_per_call(F&& f, double min_ms) {
   f();
   double best = 1e300;
-  for (int rep = 0; rep < 5; ++rep) {
-    size_t calls = 0;
-    const double t0 = now_ms();
-    double t1 = t0;
-    do {
-      f();
-      ++calls;
-      t1 = now_ms();
-    } while (t1 - t0 < min_ms / 5);
-    best = std::min(best, (t1 - t0) / static_cast<double>(calls));
-  }
+  for (int rep = 0; rep < 5; ++rep) best = std::min(best, batch_ms_per_call(f, min_ms / 5));
   return best;
 }
 
@@ -38,17 +42,7 @@ template <class F>
 double median_ms_per_call(F&& f, double min_ms) {
   f();
   double t[5];
-  for (double& ti : t) {
-    size_t calls = 0;
-    const double t0 = now_ms();
-    double t1 = t0;
-    do {
-      f();
-      ++calls;
-      t1 = now_ms();
-    } while (t1 - t0 < min_ms / 5);
-    ti = (t1 - t0) / static_cast<double>(calls);
-  }
+  for (double& ti : t) ti = batch_ms_per_call(f, min_ms / 5);
   std::sort(t, t + 5);
   return t[2];
 }
