@@ -2,7 +2,7 @@
 // one input with each decoder precision (int8 weights = the default, int16, float32),
 // median over many runs (after warm-up). Goals: greedy < 0.3 ms, beam 4 < 1.5 ms
 // for one G2P word (RNN); Transformer greedy <= 0.5 ms, against the GRU in the same run;
-// English -> Chinese (en-zh-tatoeba) greedy <= 5 ms for a short sentence.
+// English -> Chinese (en-zh-tatoeba, en-zh-tatoeba-gru) greedy <= 5 ms for a short sentence.
 //   node bench/wasm/seq2seq.mjs [--runs 300] [--pkg build/pkg] [--precision int8,int16,f32]
 //     [--models en-zh-tatoeba,g2p-cmudict]   (only these models; default: all)
 import { readFileSync, existsSync } from 'node:fs';
@@ -50,6 +50,7 @@ const cases = [
   ['g2p-cmudict-dot', ['attention']],
   ['g2p-transformer', ['cat', 'attention']],
   ['en-zh-tatoeba', ['I am Chinese.', 'My mother made a sweater for me.']],
+  ['en-zh-tatoeba-gru', ['I am Chinese.', 'My mother made a sweater for me.']],
 ];
 for (const [name, inputs] of cases) {
   if (!wanted(name)) continue;

@@ -1,6 +1,7 @@
 // English -> Chinese on the own-data path: a 3-column TSV (attribution column) read with
 // --extra-columns, wordpunct source words and character targets through train / eval / predict;
-// and the shipped models/en-zh-tatoeba re-scored on its test split against its CARD.md.
+// and each shipped English -> Chinese model (models/en-zh-tatoeba, the Transformer chosen on
+// validation, and models/en-zh-tatoeba-gru beside it) re-scored on its test split against its CARD.md.
 #include <gtest/gtest.h>
 
 #include <regex>
@@ -25,7 +26,7 @@ class EnZhCli : public CliTest {
     return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, slurp(o), slurp(e)};
   }
 };
-const std::string kModel = std::string(ATTNLAB_SOURCE_DIR) + "/models/en-zh-tatoeba/model.safetensors";
+const char* const kShipped[] = {"en-zh-tatoeba", "en-zh-tatoeba-gru"};
 }  // namespace
 
 TEST_F(EnZhCli, ThreeColumnPairsWithWordpunctSourceAndCharTarget) {
@@ -63,20 +64,25 @@ TEST_F(EnZhCli, ThreeColumnPairsWithWordpunctSourceAndCharTarget) {
   for (const char* k : {"bleu", "bleu_zh", "chrf", "exact_match"}) EXPECT_TRUE(e["greedy"].contains(k)) << k;
 }
 
-TEST_F(EnZhCli, ShippedModelReproducesItsCard) {
-  if (access(kModel.c_str(), R_OK) != 0) GTEST_SKIP() << "no shipped model at " << kModel;
-  const std::string card = slurp(std::string(ATTNLAB_SOURCE_DIR) + "/models/en-zh-tatoeba/CARD.md");
-  // the card's line: "Test split (1,483 pairs, greedy, int8 decoder): BLEU-zh 27.31, chrF2 25.40, exact match 12.34%"
-  std::smatch m;
-  const std::regex line(R"(Test split \(([0-9,]+) pairs, greedy, int8 decoder\): BLEU-zh ([0-9.]+), chrF2 ([0-9.]+), exact match ([0-9.]+)%)");
-  ASSERT_TRUE(std::regex_search(card, m, line)) << "CARD.md has no test-score line";
-  const CliRun r = run_in_source("eval --model models/en-zh-tatoeba/model.safetensors --json");
-  ASSERT_EQ(r.code, 0) << r.err;
-  const json g = json::parse(r.out)["greedy"];
-  std::string pairs = m[1];
-  pairs.erase(std::remove(pairs.begin(), pairs.end(), ','), pairs.end());
-  EXPECT_EQ(g["pairs"].get<size_t>(), std::stoul(pairs));
-  EXPECT_NEAR(g["bleu_zh"].get<double>(), std::stod(m[2]), 0.006);
-  EXPECT_NEAR(g["chrf"].get<double>(), std::stod(m[3]), 0.006);
-  EXPECT_NEAR(100 * g["exact_match"].get<double>(), std::stod(m[4]), 0.006);
+TEST_F(EnZhCli, ShippedModelsReproduceTheirCards) {
+  for (const char* name : kShipped) {
+    SCOPED_TRACE(name);
+    const std::string dir = std::string("models/") + name;
+    const std::string model = std::string(ATTNLAB_SOURCE_DIR) + "/" + dir + "/model.safetensors";
+    if (access(model.c_str(), R_OK) != 0) GTEST_SKIP() << "no shipped model at " << model;
+    const std::string card = slurp(std::string(ATTNLAB_SOURCE_DIR) + "/" + dir + "/CARD.md");
+    // the card's line: "Test split (1,483 pairs, greedy, int8 decoder): BLEU-zh 27.31, chrF2 25.40, exact match 12.34%"
+    std::smatch m;
+    const std::regex line(R"(Test split \(([0-9,]+) pairs, greedy, int8 decoder\): BLEU-zh ([0-9.]+), chrF2 ([0-9.]+), exact match ([0-9.]+)%)");
+    ASSERT_TRUE(std::regex_search(card, m, line)) << "CARD.md has no test-score line";
+    const CliRun r = run_in_source("eval --model " + dir + "/model.safetensors --json");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const json g = json::parse(r.out)["greedy"];
+    std::string pairs = m[1];
+    pairs.erase(std::remove(pairs.begin(), pairs.end(), ','), pairs.end());
+    EXPECT_EQ(g["pairs"].get<size_t>(), std::stoul(pairs));
+    EXPECT_NEAR(g["bleu_zh"].get<double>(), std::stod(m[2]), 0.006);
+    EXPECT_NEAR(g["chrf"].get<double>(), std::stod(m[3]), 0.006);
+    EXPECT_NEAR(100 * g["exact_match"].get<double>(), std::stod(m[4]), 0.006);
+  }
 }
