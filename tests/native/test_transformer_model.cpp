@@ -253,9 +253,11 @@ TEST(TransformerModelDecode, KvCacheEqualsFullRecomputation) {
 }
 
 // int8 and int16 decoding (the default is int8) give the float32 outputs on the trained
-// model, probabilities within 2e-2 (int8) and 1e-3 (int16); a training step drops the
+// model, probabilities within 2e-2 (int8) and 2e-3 (int16); a training step drops the
 // quantized copies, so decoding after it follows the new weights. (This model is 32 wide:
-// per-row int8 scales over 32 inputs are coarser than at the shipped 128.)
+// per-row int8 scales over 32 inputs are coarser than at the shipped 128. The int16 bound
+// depends on the trained model: 1.5e-3 since the softmax's exp became a polynomial 2^x,
+// which changed the training's rounding, below 1e-3 before.)
 TEST(TransformerModelDecode, QuantizedMatchesFloat) {
   const Trained& t = trained(true);
   for (auto prec : {models::DecodePrecision::Int16, models::DecodePrecision::Int8}) {
@@ -277,7 +279,7 @@ TEST(TransformerModelDecode, QuantizedMatchesFloat) {
     const bool i8 = prec == models::DecodePrecision::Int8;
     EXPECT_EQ(same, 2 * t.test_x.size()) << (i8 ? "int8" : "int16");
     EXPECT_GT(worst, 0.0);
-    EXPECT_LT(worst, i8 ? 2e-2 : 1e-3);
+    EXPECT_LT(worst, i8 ? 2e-2 : 2e-3);
     std::printf("[decode] %s vs f32: %zu/%zu outputs equal, max|dp| %.2e\n", i8 ? "int8" : "int16",
                 same, 2 * t.test_x.size(), worst);
   }

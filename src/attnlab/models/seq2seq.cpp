@@ -31,8 +31,7 @@ using json = nlohmann::json;
 
 // ---------------------------------------------------------------- config
 std::string Seq2SeqConfig::to_json() const {
-  json j = {{"task", task},
-            {"rnn", rnn},
+  json j = {{"rnn", rnn},
             {"bidirectional", bidirectional},
             {"input_feed", input_feed},
             {"score", score},
@@ -40,15 +39,8 @@ std::string Seq2SeqConfig::to_json() const {
             {"enc_hidden", enc_hidden},
             {"attn_dim", attn_dim},
             {"local_window", local_window},
-            {"combine", combine},
-            {"max_src_len", max_src_len},
-            {"max_tgt_len", max_tgt_len},
-            {"uppercase", uppercase},
-            {"output_sep", output_sep},
-            {"src_vocab", src_vocab},
-            {"tgt_vocab", tgt_vocab}};
-  if (!src_tokens.empty()) j["src_tokens"] = src_tokens;  // only when set: older files unchanged
-  if (!tgt_tokens.empty()) j["tgt_tokens"] = tgt_tokens;
+            {"combine", combine}};
+  write(j);
   return j.dump();
 }
 
@@ -85,8 +77,7 @@ Seq2SeqConfig Seq2SeqConfig::from_json(const std::string& s) {
 }
 
 void Seq2SeqConfig::validate() const {
-  check_token_unit(src_tokens, "seq2seq config: src_tokens");
-  check_token_unit(tgt_tokens, "seq2seq config: tgt_tokens");
+  TextSides::validate("seq2seq config");
   ATTNLAB_CHECK(rnn == "gru" || rnn == "lstm", "seq2seq config: rnn must be 'gru' or 'lstm', got '",
                 rnn, "'");
   if (score != "local_p") {
@@ -104,9 +95,6 @@ void Seq2SeqConfig::validate() const {
                 attn_dim);
   ATTNLAB_CHECK(in(local_window, 1, 1000),
                 "seq2seq config: local_window must be in [1, 1000], got ", local_window);
-  ATTNLAB_CHECK(in(max_src_len, 1, 100000) && in(max_tgt_len, 1, 100000),
-                "seq2seq config: max_src_len and max_tgt_len must be in [1, 100000], got ",
-                max_src_len, ", ", max_tgt_len);
 }
 
 Seq2SeqConfig tfjs_dates_config() {

@@ -42,6 +42,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "attnlab/attention/attend.hpp"
 #include "attnlab/attention/local.hpp"
 #include "attnlab/core/param.hpp"
@@ -54,8 +56,27 @@
 
 namespace attnlab::models {
 
-struct Seq2SeqConfig {
+// What every seq2seq kind (RNN Seq2Seq, TransformerSeq2Seq) records about its text: the task
+// label, the length limits, how text becomes tokens and back, the vocabulary sizes.
+// (seq2seq_text.cpp)
+struct TextSides {
   std::string task = "g2p";        // free text label: "g2p", "dates", ...
+  size_t max_src_len = 40;         // longest accepted input (tokens)
+  size_t max_tgt_len = 40;         // default decode limit (tokens, without </s>)
+  bool uppercase = true;           // a-z -> A-Z before lookup
+  std::string output_sep = " ";    // joins output tokens into text
+  // How text becomes tokens (models trained on the user's pairs): "char" (Unicode code
+  // points), "word" (whitespace-separated) or "wordpunct"; unknown tokens become <unk>.
+  // Empty (the shipped G2P and dates models): one byte per token, unknown characters are
+  // an error.
+  std::string src_tokens, tgt_tokens;
+  size_t src_vocab = 0, tgt_vocab = 0;  // filled from the vocabularies
+
+  void write(nlohmann::json& j) const;   // adds these keys to a config's JSON
+  void validate(const char* who) const;  // token units and length ranges; who: "seq2seq config"
+};
+
+struct Seq2SeqConfig : TextSides {
   std::string rnn = "gru";         // "gru" | "lstm"
   bool bidirectional = true;
   bool input_feed = true;
@@ -65,15 +86,6 @@ struct Seq2SeqConfig {
   size_t attn_dim = 128;           // additive: A; local_p: predictor size
   size_t local_window = 3;         // local_p: D
   size_t combine = 256;            // C, size of the attentional vector
-  size_t max_src_len = 40;         // longest accepted input (characters)
-  size_t max_tgt_len = 40;         // default decode limit (tokens, without </s>)
-  bool uppercase = true;           // a-z -> A-Z before lookup
-  std::string output_sep = " ";    // joins output tokens into text
-  // How text becomes tokens (models trained on the user's pairs): "char" (Unicode code
-  // points) or "word" (whitespace-separated); unknown tokens become <unk>. Empty (the
-  // shipped G2P and dates models): one byte per token, unknown characters are an error.
-  std::string src_tokens, tgt_tokens;
-  size_t src_vocab = 0, tgt_vocab = 0;  // filled from the vocabularies
 
   size_t enc_out() const { return enc_hidden * (bidirectional ? 2 : 1); }
   size_t dec_hidden() const { return enc_out(); }

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include <nlohmann/json.hpp>
+
 #include "attnlab/data/tsv_pairs.hpp"
 #include "attnlab/models/seq2seq.hpp"
 
@@ -13,6 +15,26 @@ namespace attnlab::models {
 void check_token_unit(const std::string& tokens, const char* what) {
   ATTNLAB_CHECK(tokens.empty() || tokens == "char" || tokens == "word" || tokens == "wordpunct", what,
                 " must be 'char', 'word' or 'wordpunct', got '", tokens, "'");
+}
+
+void TextSides::write(nlohmann::json& j) const {
+  j["task"] = task;
+  j["max_src_len"] = max_src_len;
+  j["max_tgt_len"] = max_tgt_len;
+  j["uppercase"] = uppercase;
+  j["output_sep"] = output_sep;
+  j["src_vocab"] = src_vocab;
+  j["tgt_vocab"] = tgt_vocab;
+  if (!src_tokens.empty()) j["src_tokens"] = src_tokens;  // only when set: older files unchanged
+  if (!tgt_tokens.empty()) j["tgt_tokens"] = tgt_tokens;
+}
+
+void TextSides::validate(const char* who) const {
+  check_token_unit(src_tokens, (std::string(who) + ": src_tokens").c_str());
+  check_token_unit(tgt_tokens, (std::string(who) + ": tgt_tokens").c_str());
+  auto in = [](size_t v, size_t lo, size_t hi) { return v >= lo && v <= hi; };
+  ATTNLAB_CHECK(in(max_src_len, 1, 100000) && in(max_tgt_len, 1, 100000), who,
+                ": max_src_len and max_tgt_len must be in [1, 100000], got ", max_src_len, ", ", max_tgt_len);
 }
 
 // ---------------------------------------------------------------- text

@@ -48,8 +48,7 @@ attention::TransformerLayerConfig TransformerConfig::layer() const {
 }
 
 std::string TransformerConfig::to_json() const {
-  json j = {{"task", task},
-            {"d_model", d_model},
+  json j = {{"d_model", d_model},
             {"nhead", nhead},
             {"dim_feedforward", dim_feedforward},
             {"enc_layers", enc_layers},
@@ -59,15 +58,8 @@ std::string TransformerConfig::to_json() const {
             {"norm_first", norm_first},
             {"pos", pos},
             {"tie_output", tie_output},
-            {"scale_embedding", scale_embedding},
-            {"max_src_len", max_src_len},
-            {"max_tgt_len", max_tgt_len},
-            {"uppercase", uppercase},
-            {"output_sep", output_sep},
-            {"src_vocab", src_vocab},
-            {"tgt_vocab", tgt_vocab}};
-  if (!src_tokens.empty()) j["src_tokens"] = src_tokens;  // only when set: older files unchanged
-  if (!tgt_tokens.empty()) j["tgt_tokens"] = tgt_tokens;
+            {"scale_embedding", scale_embedding}};
+  write(j);
   return j.dump();
 }
 
@@ -105,8 +97,7 @@ TransformerConfig TransformerConfig::from_json(const std::string& s) {
 }
 
 void TransformerConfig::validate() const {
-  check_token_unit(src_tokens, "transformer config: src_tokens");
-  check_token_unit(tgt_tokens, "transformer config: tgt_tokens");
+  TextSides::validate("transformer config");
   auto in = [](size_t v, size_t lo, size_t hi) { return v >= lo && v <= hi; };
   ATTNLAB_CHECK(in(d_model, 1, 4096) && in(nhead, 1, 256) && d_model % nhead == 0,
                 "transformer config: d_model (", d_model, ") must be in [1, 4096] and a multiple of "
@@ -122,9 +113,6 @@ void TransformerConfig::validate() const {
                 "transformer config: activation must be relu or gelu, got '", activation, "'");
   ATTNLAB_CHECK(pos == "sinusoidal" || pos == "learned",
                 "transformer config: pos must be sinusoidal or learned, got '", pos, "'");
-  ATTNLAB_CHECK(in(max_src_len, 1, 100000) && in(max_tgt_len, 1, 100000),
-                "transformer config: max_src_len and max_tgt_len must be in [1, 100000], got ",
-                max_src_len, ", ", max_tgt_len);
 }
 
 // ---------------------------------------------------------------- model

@@ -37,8 +37,7 @@
 
 namespace attnlab::models {
 
-struct TransformerConfig {
-  std::string task = "g2p";
+struct TransformerConfig : TextSides {
   size_t d_model = 128;        // E
   size_t nhead = 4;            // H
   size_t dim_feedforward = 512;
@@ -52,12 +51,6 @@ struct TransformerConfig {
   // predicts a repeat with confidence (init loss 7.9 against ln V = 3.8 for G2P sizes)
   bool tie_output = false;
   bool scale_embedding = true;      // embeddings times sqrt(E)
-  size_t max_src_len = 40;          // longest accepted input (characters)
-  size_t max_tgt_len = 40;          // default decode limit (tokens, without </s>)
-  bool uppercase = true;
-  std::string output_sep = " ";
-  std::string src_tokens, tgt_tokens;  // as Seq2SeqConfig: "char" | "word" | "" (bytes)
-  size_t src_vocab = 0, tgt_vocab = 0;  // filled from the vocabularies
 
   attention::TransformerLayerConfig layer() const;
   std::string to_json() const;
