@@ -8,6 +8,7 @@
 #include "attnlab/core/error.hpp"
 #include "attnlab/core/rng.hpp"
 #include "attnlab/io/config_reader.hpp"
+#include "attnlab/kernels/kernels.hpp"
 #include "attnlab/nn/loss.hpp"
 
 namespace attnlab::models {
@@ -291,11 +292,9 @@ void HAN::plan_chunks(Cache& c) {
   }
 }
 
-nn::Tensor HAN::chunk_input(const Cache& c, WordChunk& ch,
-                            const std::vector<const std::vector<int>*>& sents) const {
-  // chunk of R sentences -> ch.ids (R,T), ch.len (R); returns x (R,T,E): the word embeddings
-  // (looked up, or copied from c.emb_in), times the dropout mask when there is one
-  const size_t R = ch.rows.size(), T = ch.T, E = cfg_.emb, Tw = c.Tw;
+void HAN::chunk_rows(WordChunk& ch, const std::vector<const std::vector<int>*>& sents) {
+  // chunk of R sentences -> ch.ids (R,T) padded with <pad>, ch.len (R)
+  const size_t R = ch.rows.size(), T = ch.T;
   ch.ids.assign(R * T, data::Vocab::kPad);
   ch.len.resize(R);
   for (size_t r = 0; r < R; ++r) {
@@ -303,6 +302,14 @@ nn::Tensor HAN::chunk_input(const Cache& c, WordChunk& ch,
     std::copy(sent.begin(), sent.end(), ch.ids.begin() + static_cast<std::ptrdiff_t>(r * T));
     ch.len[r] = sent.size();
   }
+}
+
+nn::Tensor HAN::chunk_input(const Cache& c, WordChunk& ch,
+                            const std::vector<const std::vector<int>*>& sents) const {
+  // chunk of R sentences -> ch.ids (R,T), ch.len (R); returns x (R,T,E): the word embeddings
+  // (looked up, or copied from c.emb_in), times the dropout mask when there is one
+  const size_t R = ch.rows.size(), T = ch.T, E = cfg_.emb, Tw = c.Tw;
+  chunk_rows(ch, sents);
   Tensor x = nn::empty({R, T, E});
   if (c.emb_in) {  // given embeddings (attribution): sentence n's row n*Tw+t
     for (size_t r = 0; r < R; ++r)
@@ -314,6 +321,23 @@ nn::Tensor HAN::chunk_input(const Cache& c, WordChunk& ch,
   }
   if (!c.emb_mask.empty()) mask_chunk(c, ch, x.data());
   return x;
+}
+
+void HAN::chunk_gates(const Cache& c, const WordChunk& ch, Tensor gi[2]) const {
+  // path mode: chunk rows (sentence s of copy b) -> gi[2] (R,T,G), the word GRU's input
+  // projections P(base) + alpha_b (P(x) - P(base)) of that sentence, both directions
+  const Path& p = *c.path;
+  const size_t R = ch.rows.size(), T = ch.T, G = 3 * cfg_.word_hidden, S = p.S, Tw = p.Tw;
+  for (int d = 0; d < 2; ++d) {
+    gi[d] = nn::empty({R, T, G});
+    for (size_t r = 0; r < R; ++r) {
+      const size_t n = ch.rows[r], s = n % S;
+      const float* p0 = p.p0[d].data() + s * Tw * G;
+      float* g = gi[d].data() + r * T * G;
+      std::copy(p0, p0 + T * G, g);
+      kernels::axpy(T * G, c.path_alpha[n / S], p.dp[d].data() + s * Tw * G, g);
+    }
+  }
 }
 
 void HAN::mask_chunk(const Cache& c, const WordChunk& ch, float* x) const {
@@ -336,10 +360,17 @@ attention::Tensor2 HAN::word_level(Cache& c, const std::vector<const std::vector
   ww.assign(N, {});
   for (WordChunk& ch : c.chunks) {
     const size_t R = ch.rows.size(), T = ch.T;
-    const Tensor x = chunk_input(c, ch, sents);
     Tensor hw;
     nn::RnnState sn[2];
-    word_gru_.forward(x, ch.len, nullptr, hw, sn, keep ? &ch.gru : nullptr);
+    if (c.path) {  // the input projections from the path's, one axpy per word
+      chunk_rows(ch, sents);
+      Tensor gi[2];
+      chunk_gates(c, ch, gi);
+      word_gru_.forward_gates(gi, ch.len, nullptr, hw, sn, keep ? &ch.gru : nullptr);
+    } else {
+      const Tensor x = chunk_input(c, ch, sents);
+      word_gru_.forward(x, ch.len, nullptr, hw, sn, keep ? &ch.gru : nullptr);
+    }
     const attention::PoolingResult wp =
         word_attn_.forward(to3(hw), ch.len, keep ? &ch.attn : nullptr);
     for (size_t r = 0; r < R; ++r) {
@@ -436,6 +467,8 @@ void HAN::backward_pass(const std::vector<float>& dlogits, Cache& c, HAN* grads)
                 "HAN backward: the cache does not come from a forward with a cache");
   ATTNLAB_CHECK(dlogits.size() == B * C, "HAN backward: expected dlogits (", B, ",", C, "), got ",
                 dlogits.size(), " values");
+  ATTNLAB_CHECK(!c.path || !grads, "HAN backward: a forward_path pass has input gradients only "
+                                   "(backward_path); run forward for parameter gradients");
   // classifier: ddoc (B,2Hs)
   Tensor2 ddoc = Tensor2::from_shape({B, 2 * Hs});
   if (grads)
@@ -468,6 +501,16 @@ void HAN::backward_pass(const std::vector<float>& dlogits, Cache& c, HAN* grads)
     Tensor3 dhw3;
     if (grads) grads->word_attn_.backward(dsv_c, ch.attn, dhw3);
     else word_attn_.backward_input(dsv_c, ch.attn, dhw3);
+    if (c.path) {  // path mode: sum d/d(input projections) per sentence of the document
+      Tensor dgi[2];
+      word_gru_.backward_gates(toA(dhw3), dsn, ch.gru, dgi, ds0);
+      const size_t S = c.path->S, G = 3 * Hw;
+      for (int d = 0; d < 2; ++d)
+        for (size_t r = 0; r < R; ++r)
+          kernels::add(ch.len[r] * G, dgi[d].data() + r * T * G,
+                       c.path->dg[d].data() + (ch.rows[r] % S) * c.path->Tw * G);
+      continue;
+    }
     Tensor dx;
     if (grads) grads->word_gru_.backward(toA(dhw3), dsn, ch.gru, dx, ds0);
     else word_gru_.backward_input(toA(dhw3), dsn, ch.gru, dx, ds0);
@@ -514,6 +557,7 @@ HANOutput HAN::forward_embedded(const std::vector<const HANDoc*>& docs, const st
   ATTNLAB_CHECK(emb.size() == N * Tw * cfg_.emb, "HAN forward_embedded: expected embeddings (", N,
                 ",", Tw, ",", cfg_.emb, "), got ", emb.size(), " values");
   cache.emb_in = emb.data();
+  cache.path = nullptr;
   HANOutput o = forward(docs, &cache);
   cache.emb_in = nullptr;
   return o;
@@ -524,6 +568,51 @@ std::vector<float> HAN::backward_embedded(const std::vector<float>& dlogits, Cac
   backward(dlogits, cache);
   cache.keep_demb = false;
   return std::move(cache.demb);
+}
+
+HAN::Path HAN::begin_path(const HANDoc& doc, const std::vector<float>& x,
+                          const std::vector<float>& base) const {
+  // x, base: (S,Tw,E) -> p0 = P(base), dp = P(x) - P(base): (S,Tw,G) per direction
+  Path p;
+  p.doc = &doc;
+  p.S = doc.size();
+  for (const auto& s : doc) p.Tw = std::max(p.Tw, s.size());
+  const size_t E = cfg_.emb, n = p.S * p.Tw * E;
+  ATTNLAB_CHECK(p.S > 0 && p.Tw > 0, "HAN path: expected a non-empty document");
+  ATTNLAB_CHECK(x.size() == n && base.size() == n, "HAN path: expected x and base (", p.S, ",", p.Tw,
+                ",", E, "), got ", x.size(), " and ", base.size(), " values");
+  Tensor xt = nn::empty({p.S, p.Tw, E}), bt = nn::empty({p.S, p.Tw, E});
+  std::copy(x.begin(), x.end(), xt.data());
+  std::copy(base.begin(), base.end(), bt.data());
+  word_gru_.project_input(bt, p.p0);
+  word_gru_.project_input(xt, p.dp);
+  for (int d = 0; d < 2; ++d) {
+    kernels::axpy(p.dp[d].size(), -1.f, p.p0[d].data(), p.dp[d].data());
+    p.dg[d] = nn::zeros({p.S, p.Tw, 3 * cfg_.word_hidden});
+  }
+  return p;
+}
+
+HANOutput HAN::forward_path(Path& p, const std::vector<float>& alphas, Cache& cache) const {
+  // alphas (B) -> the output of B copies of p.doc at the points base + alphas[b] (x - base)
+  ATTNLAB_CHECK(p.doc != nullptr && !alphas.empty(),
+                "HAN forward_path: expected a Path from begin_path and at least one point");
+  const std::vector<const HANDoc*> docs(alphas.size(), p.doc);
+  cache.path = &p;
+  cache.path_alpha = alphas;
+  return forward(docs, &cache);
+}
+
+void HAN::backward_path(const std::vector<float>& dlogits, Cache& cache, Path& p) const {
+  ATTNLAB_CHECK(cache.path == &p, "HAN backward_path: the cache does not come from forward_path "
+                                  "with this path");
+  backward_pass(dlogits, cache, nullptr);
+}
+
+std::vector<float> HAN::path_input_grad(const Path& p) const {
+  // p.dg[2] (S,Tw,G) -> (S,Tw,E) = dg[0] W_ih(fwd) + dg[1] W_ih(bwd)
+  const Tensor d = word_gru_.input_grad_from(p.dg);
+  return std::vector<float>(d.data(), d.data() + d.size());
 }
 
 double HAN::loss_and_grad(const std::vector<const HANDoc*>& docs, const std::vector<int>& labels,

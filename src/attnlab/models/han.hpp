@@ -101,6 +101,18 @@ struct HANClassification {
 
 class HAN {
  public:
+  // Integrated gradients' straight-line path through one document's word embeddings (explain/):
+  // point i's embeddings are base + alpha_i (x - base), x and base (S,Tw,E) laid out as
+  // word_embeddings({&doc}) gives them. The word GRU's input projection is linear, so it is
+  // P(base) + alpha_i (P(x) - P(base)): both made once (begin_path), then one axpy per point and
+  // word instead of a gemm; backward_path sums the gradients with respect to the projections
+  // over the points, and path_input_grad multiplies that sum by W_ih once.
+  struct Path {
+    const HANDoc* doc = nullptr;
+    size_t S = 0, Tw = 0;
+    nn::Tensor p0[2], dp[2];  // (S,Tw,G) per word-GRU direction {fwd, bwd}: P(base), P(x) - P(base)
+    nn::Tensor dg[2];         // (S,Tw,G) sum over backward_path's points of d/d(projection)
+  };
   // The word level runs in chunks of sentences of similar length (sorted
   // longest first; a chunk keeps sentences >= 2/3 of its longest), so padding
   // costs little: (rows, T) per chunk instead of (N, longest sentence).
@@ -129,6 +141,9 @@ class HAN {
     const float* emb_in = nullptr;
     bool keep_demb = false;
     std::vector<float> demb;
+    // forward_path: document b (a copy of path->doc) is the point alpha[b] of the path
+    Path* path = nullptr;
+    std::vector<float> path_alpha;  // (B)
   };
 
   // Fresh model with random weights (seeded); cfg.vocab is set from vocab.
@@ -179,6 +194,20 @@ class HAN {
   // parameter grads accumulate as in backward().
   std::vector<float> backward_embedded(const std::vector<float>& dlogits, Cache& cache);
 
+  // The Path of doc from x to base (both (S,Tw,E) as word_embeddings({&doc}) gives them);
+  // doc must outlive the Path
+  Path begin_path(const HANDoc& doc, const std::vector<float>& x,
+                  const std::vector<float>& base) const;
+  // forward_embedded() of B = alphas.size() copies of the path's document at the points
+  // base + alphas[b] (x - base); cache (which keeps a pointer to p) for backward_path
+  HANOutput forward_path(Path& p, const std::vector<float>& alphas, Cache& cache) const;
+  // backward_input() of a forward_path() pass, dlogits (B,C): adds each point's d/d(word-GRU
+  // input projections) to p.dg (no parameter grads, no gemm with W_ih)
+  void backward_path(const std::vector<float>& dlogits, Cache& cache, Path& p) const;
+  // p.dg W_ih: the sum over every point given to backward_path of d/d(word embeddings), (S,Tw,E)
+  // laid out as word_embeddings() gives, 0 at padding
+  std::vector<float> path_input_grad(const Path& p) const;
+
   std::vector<uint8_t> save(const io::SaveOptions& o) const;
   std::vector<uint8_t> save(io::DType dtype = io::DType::F16,
                             const std::map<std::string, std::string>& extra = {}) const;
@@ -192,8 +221,10 @@ class HAN {
   std::vector<const std::vector<int>*> flatten(const std::vector<const HANDoc*>& docs,
                                                Cache& c) const;
   static void plan_chunks(Cache& c);
+  static void chunk_rows(WordChunk& ch, const std::vector<const std::vector<int>*>& sents);
   nn::Tensor chunk_input(const Cache& c, WordChunk& ch,
                          const std::vector<const std::vector<int>*>& sents) const;
+  void chunk_gates(const Cache& c, const WordChunk& ch, nn::Tensor gi[2]) const;
   void mask_chunk(const Cache& c, const WordChunk& ch, float* x) const;
   attention::Tensor2 word_level(Cache& c, const std::vector<const std::vector<int>*>& sents,
                                 bool keep, std::vector<std::vector<float>>& ww) const;
