@@ -243,6 +243,40 @@ TEST(Explain, HANPathMatchesPointByPoint) {
     }
 }
 
+// The removal check reuses the sentence vectors of sentences with no removed word
+// (HAN::forward_given): its probabilities equal a full forward of the reduced documents, for
+// both methods, also when removal empties a sentence; forward_given equals forward.
+TEST(Explain, HANRemovalReusesUntouchedSentences) {
+  const HANConfig c = attnlab::testing::tiny_han_config();
+  HAN m(c, attnlab::testing::numbered_vocab(12), 11);
+  for (auto& it : m.params().items())
+    for (size_t i = 0; i < it.second->size(); ++i) it.second->data()[i] *= 1.5f;
+  const HANDoc d = {{4, 5, 6}, {7}, {8, 9, 10, 11, 5}, {6, 4}};
+  HAN::Cache cache;
+  const models::HANOutput full = m.forward({&d}, &cache);
+  ASSERT_EQ(cache.sv.size(), d.size() * 2 * c.word_hidden);
+  std::vector<const float*> given(d.size(), nullptr);
+  given[1] = cache.sv.data() + 1 * 2 * c.word_hidden;
+  given[3] = cache.sv.data() + 3 * 2 * c.word_hidden;
+  const models::HANOutput g = m.forward_given({&d}, given);
+  for (size_t j = 0; j < 2; ++j) EXPECT_NEAR(g.probs[j], full.probs[j], 1e-6);
+  EXPECT_TRUE(g.word_weights[0][1].empty());
+  EXPECT_EQ(g.word_weights[0][0].size(), 3u);
+  EXPECT_THROW(m.forward_given({&d}, {given[0]}), Error);  // one per sentence
+  for (Method meth : {Method::Grad, Method::IG})
+    for (size_t k : {size_t(1), size_t(3), size_t(8)}) {  // 8 of 11 words empties sentences
+      explain::Options o;
+      o.method = meth;
+      o.steps = 8;
+      o.topk = k;
+      const explain::HANAttribution r = explain::attribute_han(m, d, o);
+      EXPECT_NEAR(r.prob_without_attention,
+                  explain::han_prob_without(m, d, r.removed_attention, r.target), 1e-6);
+      EXPECT_NEAR(r.prob_without_attribution,
+                  explain::han_prob_without(m, d, r.removed_attribution, r.target), 1e-6);
+    }
+}
+
 // The IG baseline: by name, the <unk> embedding at every word is what f_baseline is computed
 // at (a document of <unk> words); given per word, the input's own embeddings as the baseline
 // leave nothing to attribute; one embedding given once equals it given at every word; bad

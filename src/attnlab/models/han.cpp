@@ -267,10 +267,11 @@ std::vector<const std::vector<int>*> HAN::flatten(const std::vector<const HANDoc
 void HAN::plan_chunks(Cache& c) {
   // c.wlen (N) -> c.chunks: sentences sorted longest first, split into chunks minimising
   // sum_chunks T * (rows + kStepCost): each GRU step has a fixed cost (about kStepCost rows
-  // of work) besides its rows
-  const size_t N = c.N;
-  std::vector<size_t> order(N);
-  for (size_t n = 0; n < N; ++n) order[n] = n;
+  // of work) besides its rows; sentences with a given vector (c.sv_given) are left out
+  std::vector<size_t> order;
+  for (size_t n = 0; n < c.N; ++n)
+    if (c.sv_given.empty() || !c.sv_given[n]) order.push_back(n);
+  const size_t N = order.size();
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t x, size_t y) { return c.wlen[x] > c.wlen[y]; });
   std::vector<double> best(N + 1, 0.0);
@@ -358,6 +359,8 @@ attention::Tensor2 HAN::word_level(Cache& c, const std::vector<const std::vector
   const size_t N = c.N, H2 = 2 * cfg_.word_hidden;
   Tensor2 sv = Tensor2::from_shape({N, H2});
   ww.assign(N, {});
+  for (size_t n = 0; n < c.sv_given.size(); ++n)  // known sentences (forward_given)
+    if (c.sv_given[n]) std::copy(c.sv_given[n], c.sv_given[n] + H2, sv.data() + n * H2);
   for (WordChunk& ch : c.chunks) {
     const size_t R = ch.rows.size(), T = ch.T;
     Tensor hw;
@@ -413,11 +416,24 @@ void HAN::head(const std::vector<float>& doc, HANOutput& out) const {
 }
 
 HANOutput HAN::forward(const std::vector<const HANDoc*>& docs, Cache* cache, Rng* train_rng) const {
+  Cache local;
+  return run_forward(docs, cache ? *cache : local, cache != nullptr, train_rng);
+}
+
+HANOutput HAN::forward_given(const std::vector<const HANDoc*>& docs,
+                             const std::vector<const float*>& given) const {
+  Cache c;
+  c.sv_given = given;
+  return run_forward(docs, c, false, nullptr);
+}
+
+HANOutput HAN::run_forward(const std::vector<const HANDoc*>& docs, Cache& c, bool keep,
+                           Rng* train_rng) const {
   // docs: B documents of S_b sentences of L_bs ids
   //   -> logits, probs: (B,C); sentence weights [b](S_b); word weights [b][s](L_bs)
-  Cache local;
-  Cache& c = cache ? *cache : local;
   const std::vector<const std::vector<int>*> sents = flatten(docs, c);
+  ATTNLAB_CHECK(c.sv_given.empty() || c.sv_given.size() == c.N, "HAN forward: expected ", c.N,
+                " given sentence vectors (one per sentence, or none), got ", c.sv_given.size());
   const size_t B = c.B, Ts = c.Ts, E = cfg_.emb, Hs = cfg_.sent_hidden;
   const bool drop = train_rng && cfg_.dropout > 0.f;
   c.emb_mask.clear();
@@ -429,8 +445,9 @@ HANOutput HAN::forward(const std::vector<const HANDoc*>& docs, Cache* cache, Rng
   plan_chunks(c);
   // word level: sv (N,2Hw), ww [n](wlen[n]); sentence level: document vectors (B,2Hs)
   std::vector<std::vector<float>> ww;
-  const Tensor2 sv = word_level(c, sents, cache != nullptr, ww);
-  const attention::PoolingResult sp = sentence_level(c, sv, cache != nullptr);
+  const Tensor2 sv = word_level(c, sents, keep, ww);
+  const attention::PoolingResult sp = sentence_level(c, sv, keep);
+  if (keep) c.sv.assign(sv.data(), sv.data() + sv.size());
   std::vector<float> doc(sp.out.data(), sp.out.data() + B * 2 * Hs);
   if (drop) dropout_inplace(doc.size(), doc.data(), cfg_.dropout, *train_rng, c.doc_mask);
   // classifier: (B,2Hs) -> (B,C)
@@ -443,7 +460,7 @@ HANOutput HAN::forward(const std::vector<const HANDoc*>& docs, Cache* cache, Rng
     out.word_weights[b].resize(c.slen[b]);
     for (size_t s = 0; s < c.slen[b]; ++s) out.word_weights[b][s] = std::move(ww[c.first[b] + s]);
   }
-  if (cache) c.doc = std::move(doc);
+  if (keep) c.doc = std::move(doc);
   return out;
 }
 

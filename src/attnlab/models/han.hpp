@@ -144,6 +144,10 @@ class HAN {
     // forward_path: document b (a copy of path->doc) is the point alpha[b] of the path
     Path* path = nullptr;
     std::vector<float> path_alpha;  // (B)
+    // the sentence vectors (N,2Hw) of a forward pass with a cache (the sentence level's input)
+    std::vector<float> sv;
+    // forward_given: sv_given[n] set = sentence n's vector (2Hw) is known (no word level)
+    std::vector<const float*> sv_given;
   };
 
   // Fresh model with random weights (seeded); cfg.vocab is set from vocab.
@@ -169,6 +173,12 @@ class HAN {
   // forward + mean cross-entropy + backward; returns the loss
   double loss_and_grad(const std::vector<const HANDoc*>& docs, const std::vector<int>& labels,
                        Rng* train_rng = nullptr);
+  // forward() (inference, no cache) with some sentence vectors known from an earlier pass:
+  // given (N: every sentence of docs in order) holds, per sentence, a (2Hw) row of that pass's
+  // Cache::sv or nullptr; the given sentences skip the word level (the sentence level runs on
+  // all) and their word weights are left empty
+  HANOutput forward_given(const std::vector<const HANDoc*>& docs,
+                          const std::vector<const float*>& given) const;
   // P(class 1) for every document, in batches of `batch` (inference, no cache)
   std::vector<double> predict_positive(const std::vector<const HANDoc*>& docs,
                                        size_t batch = 64) const;
@@ -230,6 +240,9 @@ class HAN {
                                 bool keep, std::vector<std::vector<float>>& ww) const;
   attention::PoolingResult sentence_level(Cache& c, const attention::Tensor2& sv, bool keep) const;
   void head(const std::vector<float>& doc, HANOutput& out) const;
+  // forward() into the cache c; keep: leave the layer caches (for backward)
+  HANOutput run_forward(const std::vector<const HANDoc*>& docs, Cache& c, bool keep,
+                        Rng* train_rng) const;
   // backward() (grads == this) and backward_input() (grads == nullptr)
   void backward_pass(const std::vector<float>& dlogits, Cache& c, HAN* grads) const;
   HANConfig cfg_;
