@@ -154,6 +154,129 @@ TEST(Explain, HANEmbeddingGradientMatchesFiniteDifferences) {
   std::printf("[explain han grad] %zu values checked, max relative error %.2e\n", checked, max_rel);
 }
 
+// IG by linearity (HAN::Path): forward_path at each point gives forward_embedded's output at
+// base + alpha (x - base); path_input_grad after backward_path is the sum of backward_input's
+// embedding gradients over the points (one gemm instead of one per point), over several passes;
+// attribute_han's IG equals the point-by-point integrated gradients.
+TEST(Explain, HANPathMatchesPointByPoint) {
+  const HANConfig c = attnlab::testing::tiny_han_config();
+  HAN m(c, attnlab::testing::numbered_vocab(12), 7);
+  for (auto& it : m.params().items())
+    for (size_t i = 0; i < it.second->size(); ++i) it.second->data()[i] *= 1.5f;
+  const HANDoc d = {{4, 5, 6}, {7}, {8, 9, 10, 11, 5}};
+  const std::vector<float> x = m.word_embeddings({&d});
+  std::vector<float> base(x.size());
+  Rng rng(3);
+  for (size_t s = 0; s < d.size(); ++s)  // a random baseline at the words, zeros at padding
+    for (size_t t = 0; t < d[s].size(); ++t)
+      for (size_t e = 0; e < c.emb; ++e) base[(s * 5 + t) * c.emb + e] = rng.uniform(-1.f, 1.f);
+  const size_t y = 1;
+  const std::vector<std::vector<float>> passes = {{0.1f, 0.5f, 0.9f}, {0.3f}, {1.0f, 0.0f}};
+  std::vector<double> ref(x.size(), 0.0);
+  HAN::Path path = m.begin_path(d, x, base);
+  double worst_p = 0, worst_g = 0;
+  for (const auto& alphas : passes) {
+    HAN::Cache pc;
+    const models::HANOutput po = m.forward_path(path, alphas, pc);
+    std::vector<float> dl(alphas.size() * 2);
+    for (size_t i = 0; i < alphas.size(); ++i) {
+      std::vector<float> e(x.size());
+      for (size_t j = 0; j < x.size(); ++j) e[j] = base[j] + alphas[i] * (x[j] - base[j]);
+      HAN::Cache ec;
+      const models::HANOutput eo = m.forward_embedded({&d}, e, ec);
+      for (size_t k = 0; k < 2; ++k) {
+        worst_p = std::max(worst_p, double(std::fabs(po.probs[i * 2 + k] - eo.probs[k])));
+        dl[i * 2 + k] = (k == y ? 1.f : 0.f) - po.probs[i * 2 + k];
+      }
+      for (size_t s = 0; s < d.size(); ++s)
+        for (size_t t = 0; t < d[s].size(); ++t)
+          EXPECT_NEAR(po.word_weights[i][s][t], eo.word_weights[0][s][t], 1e-5);
+      const std::vector<float> g = m.backward_input({dl[i * 2], dl[i * 2 + 1]}, ec);
+      for (size_t j = 0; j < x.size(); ++j) ref[j] += g[j];
+    }
+    m.backward_path(dl, pc, path);
+  }
+  EXPECT_LT(worst_p, 1e-5);
+  const std::vector<float> g = m.path_input_grad(path);
+  ASSERT_EQ(g.size(), x.size());
+  for (size_t j = 0; j < x.size(); ++j) {
+    worst_g = std::max(worst_g, std::fabs(g[j] - ref[j]) / (1e-3 + std::fabs(ref[j])));
+    EXPECT_NEAR(g[j], ref[j], 1e-5 * (1 + std::fabs(ref[j]))) << "at " << j;
+  }
+  std::printf("[explain han path] worst |dp| %.2e, worst relative gradient error %.2e\n", worst_p,
+              worst_g);
+  // a forward_path cache has input gradients only
+  HAN::Cache pc;
+  m.forward_path(path, {0.5f}, pc);
+  EXPECT_THROW(m.backward({0.5f, -0.5f}, pc), Error);
+  // attribute_han's IG (the path) against the point-by-point integral, 16 midpoints
+  explain::Options o;
+  o.method = Method::IG;
+  o.steps = 16;
+  std::vector<float> bw;  // the baseline in reading order
+  for (size_t s = 0; s < d.size(); ++s)
+    for (size_t t = 0; t < d[s].size(); ++t)
+      bw.insert(bw.end(), base.begin() + long((s * 5 + t) * c.emb),
+                base.begin() + long((s * 5 + t + 1) * c.emb));
+  o.baseline = bw;
+  const explain::HANAttribution r = explain::attribute_han(m, d, o);
+  std::vector<double> gs(x.size(), 0.0);
+  for (size_t k = 0; k < o.steps; ++k) {
+    const float a = float((double(k) + 0.5) / double(o.steps));
+    std::vector<float> e(x.size());
+    for (size_t j = 0; j < x.size(); ++j) e[j] = base[j] + a * (x[j] - base[j]);
+    HAN::Cache ec;
+    const models::HANOutput eo = m.forward_embedded({&d}, e, ec);
+    const size_t yy = size_t(r.target);
+    const std::vector<float> g1 =
+        m.backward_input({(yy == 0 ? 1.f : 0.f) - eo.probs[0], (yy == 1 ? 1.f : 0.f) - eo.probs[1]}, ec);
+    for (size_t j = 0; j < x.size(); ++j) gs[j] += g1[j];
+  }
+  for (size_t s = 0; s < d.size(); ++s)
+    for (size_t t = 0; t < d[s].size(); ++t) {
+      double v = 0;
+      for (size_t e = 0; e < c.emb; ++e) {
+        const size_t j = (s * 5 + t) * c.emb + e;
+        v += (double(x[j]) - base[j]) * gs[j] / double(o.steps);
+      }
+      EXPECT_NEAR(r.attribution[s][t], v, 1e-5 * (1 + std::fabs(v))) << "s" << s << " t" << t;
+    }
+}
+
+// The removal check reuses the sentence vectors of sentences with no removed word
+// (HAN::forward_given): its probabilities equal a full forward of the reduced documents, for
+// both methods, also when removal empties a sentence; forward_given equals forward.
+TEST(Explain, HANRemovalReusesUntouchedSentences) {
+  const HANConfig c = attnlab::testing::tiny_han_config();
+  HAN m(c, attnlab::testing::numbered_vocab(12), 11);
+  for (auto& it : m.params().items())
+    for (size_t i = 0; i < it.second->size(); ++i) it.second->data()[i] *= 1.5f;
+  const HANDoc d = {{4, 5, 6}, {7}, {8, 9, 10, 11, 5}, {6, 4}};
+  HAN::Cache cache;
+  const models::HANOutput full = m.forward({&d}, &cache);
+  ASSERT_EQ(cache.sv.size(), d.size() * 2 * c.word_hidden);
+  std::vector<const float*> given(d.size(), nullptr);
+  given[1] = cache.sv.data() + 1 * 2 * c.word_hidden;
+  given[3] = cache.sv.data() + 3 * 2 * c.word_hidden;
+  const models::HANOutput g = m.forward_given({&d}, given);
+  for (size_t j = 0; j < 2; ++j) EXPECT_NEAR(g.probs[j], full.probs[j], 1e-6);
+  EXPECT_TRUE(g.word_weights[0][1].empty());
+  EXPECT_EQ(g.word_weights[0][0].size(), 3u);
+  EXPECT_THROW(m.forward_given({&d}, {given[0]}), Error);  // one per sentence
+  for (Method meth : {Method::Grad, Method::IG})
+    for (size_t k : {size_t(1), size_t(3), size_t(8)}) {  // 8 of 11 words empties sentences
+      explain::Options o;
+      o.method = meth;
+      o.steps = 8;
+      o.topk = k;
+      const explain::HANAttribution r = explain::attribute_han(m, d, o);
+      EXPECT_NEAR(r.prob_without_attention,
+                  explain::han_prob_without(m, d, r.removed_attention, r.target), 1e-6);
+      EXPECT_NEAR(r.prob_without_attribution,
+                  explain::han_prob_without(m, d, r.removed_attribution, r.target), 1e-6);
+    }
+}
+
 // The IG baseline: by name, the <unk> embedding at every word is what f_baseline is computed
 // at (a document of <unk> words); given per word, the input's own embeddings as the baseline
 // leave nothing to attribute; one embedding given once equals it given at every word; bad

@@ -1,10 +1,13 @@
 // GRU / LSTM / cells / bidirectional: finite-difference gradient checks at
 // several shapes (T=1, partly padded batches, with and without initial state), of backward and
-// of backward_input (the input gradient alone, equal to backward's bit for bit)
+// of backward_input (the input gradient alone, equal to backward's bit for bit), of the split
+// entry points (project_input / forward_gates, backward_gates / input_grad_from)
 // and parity with PyTorch (nn.GRU / nn.LSTM + pack_padded_sequence) on the
 // committed fixture tests/fixtures/nn_rnn.json.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "attnlab/nn/rnn.hpp"
@@ -25,6 +28,11 @@ std::vector<float> all_grads(ParamList& ps) {
 void expect_same(const Tensor& a, const Tensor& b, const char* what) {
   ASSERT_EQ(a.size(), b.size()) << what;
   for (size_t i = 0; i < a.size(); ++i) ASSERT_EQ(a.data()[i], b.data()[i]) << what << " at " << i;
+}
+void expect_close(const Tensor& a, const Tensor& b, const char* what) {
+  ASSERT_EQ(a.size(), b.size()) << what;
+  for (size_t i = 0; i < a.size(); ++i)
+    ASSERT_NEAR(a.data()[i], b.data()[i], 1e-6 * (1 + std::fabs(b.data()[i]))) << what << " at " << i;
 }
 
 struct Shape4 {
@@ -84,6 +92,34 @@ double gradcheck_uni(const Shape4& s, uint64_t seed) {
   expect_same(ds0_in.h, ds0.h, "backward_input ds0.h");
   if (RNN::kHasCell) expect_same(ds0_in.c, ds0.c, "backward_input ds0.c");
   EXPECT_EQ(all_grads(ps), grads_before) << "backward_input changed a parameter grad";
+  // the split entry points: forward = forward_gates(project_input(x)) and backward_input =
+  // input_grad_from(backward_gates), bit for bit; d/d(gi) against finite differences below
+  Tensor gi = rnn.project_input(x);
+  typename RNN::Cache gcache;
+  Tensor gout, dgi;
+  RnnState gsn, ds0_g;
+  rnn.forward_gates(gi, s.lengths, s.with_s0 ? &s0 : nullptr, gout, gsn, &gcache);
+  expect_same(gout, out, "forward_gates out");
+  expect_same(gsn.h, sn.h, "forward_gates sn.h");
+  rnn.backward_gates(R, dsn, gcache, dgi, ds0_g);
+  expect_same(rnn.input_grad_from(dgi), dx_in, "input_grad_from(backward_gates)");
+  expect_same(ds0_g.h, ds0.h, "backward_gates ds0.h");
+  {  // a forward_gates cache has no input: backward (dW_ih) is an Error, grads untouched
+    Tensor dxx;
+    RnnState dd;
+    EXPECT_THROW(rnn.backward(R, dsn, gcache, dxx, dd), Error);
+    EXPECT_EQ(all_grads(ps), grads_before) << "a failed backward changed a parameter grad";
+  }
+  auto gate_loss = [&]() {
+    Tensor o;
+    RnnState sg;
+    rnn.forward_gates(gi, s.lengths, s.with_s0 ? &s0 : nullptr, o, sg, nullptr);
+    double l = dot_sum(o, R) + dot_sum(sg.h, Rh);
+    if (RNN::kHasCell) l += dot_sum(sg.c, Rc);
+    return l;
+  };
+  std::vector<GradTarget> tg_gates = {tensor_target("gi (backward_gates)", gi, dgi)};
+  const double worst_gates = check_grads(gate_loss, tg_gates);
   std::vector<GradTarget> tg;
   tg.push_back(tensor_target("x", x, dx));
   tg.push_back(tensor_target("x (backward_input)", x, dx_in));
@@ -92,7 +128,7 @@ double gradcheck_uni(const Shape4& s, uint64_t seed) {
     if (RNN::kHasCell) tg.push_back(tensor_target("c0", s0.c, ds0.c));
   }
   for (auto& it : ps.items()) tg.push_back(param_target(it.first, *it.second));
-  return check_grads(loss, tg);
+  return std::max(worst_gates, check_grads(loss, tg));
 }
 
 template <class RNN>
@@ -141,6 +177,33 @@ double gradcheck_bi(const Shape4& s, uint64_t seed) {
     if (RNN::kHasCell) expect_same(ds0_in[d].c, ds0[d].c, "bidirectional backward_input ds0.c");
   }
   EXPECT_EQ(all_grads(ps), grads_before) << "backward_input changed a parameter grad";
+  // the split entry points, both directions' projections in input order: forward_gates gives
+  // forward's output bit for bit; input_grad_from(backward_gates) gives backward_input's dx (to
+  // rounding: the reverse direction's rows meet the gemm in another order)
+  Tensor gi[2];
+  rnn.project_input(x, gi);
+  typename Bidirectional<RNN>::Cache gcache;
+  Tensor gout, dgi[2];
+  RnnState gsn[2], ds0_g[2];
+  rnn.forward_gates(gi, s.lengths, s.with_s0 ? s0 : nullptr, gout, gsn, &gcache);
+  expect_same(gout, out, "bidirectional forward_gates out");
+  rnn.backward_gates(R, dsn, gcache, dgi, ds0_g);
+  expect_close(rnn.input_grad_from(dgi), dx_in, "bidirectional input_grad_from(backward_gates)");
+  for (int d = 0; d < 2; ++d) expect_same(ds0_g[d].h, ds0[d].h, "bidirectional backward_gates ds0.h");
+  auto gate_loss = [&]() {
+    Tensor o;
+    RnnState sg[2];
+    rnn.forward_gates(gi, s.lengths, s.with_s0 ? s0 : nullptr, o, sg, nullptr);
+    double l = dot_sum(o, R);
+    for (int d = 0; d < 2; ++d) {
+      l += dot_sum(sg[d].h, Rh[d]);
+      if (RNN::kHasCell) l += dot_sum(sg[d].c, Rc[d]);
+    }
+    return l;
+  };
+  std::vector<GradTarget> tg_gates = {tensor_target("gi fwd (backward_gates)", gi[0], dgi[0]),
+                                      tensor_target("gi bwd (backward_gates)", gi[1], dgi[1])};
+  const double worst_gates = check_grads(gate_loss, tg_gates);
   std::vector<GradTarget> tg;
   tg.push_back(tensor_target("x", x, dx));
   tg.push_back(tensor_target("x (backward_input)", x, dx_in));
@@ -150,7 +213,7 @@ double gradcheck_bi(const Shape4& s, uint64_t seed) {
       if (RNN::kHasCell) tg.push_back(tensor_target("c0", s0[d].c, ds0[d].c));
     }
   for (auto& it : ps.items()) tg.push_back(param_target(it.first, *it.second));
-  return check_grads(loss, tg);
+  return std::max(worst_gates, check_grads(loss, tg));
 }
 
 }  // namespace

@@ -168,35 +168,44 @@ HANAttribution attribute_han_with(const models::HAN& m, const models::HANDoc& do
   const size_t R = std::max<size_t>(1, std::min(r.steps, kBatchFloats / std::max<size_t>(per, 1)));
   std::vector<double> gsum(per, 0.0);
   size_t y = 0;
+  std::vector<float> sv_x;  // the sentence vectors (S,2Hw) at the input, for the removal check
   if (o.method == Method::IG) {  // the prediction and f at the baseline: one batch of two
     std::vector<float> xb(x);
     xb.insert(xb.end(), base.begin(), base.end());
     models::HAN::Cache cb;
     pred = m.forward_embedded({&doc, &doc}, xb, cb);
+    sv_x.assign(cb.sv.begin(), cb.sv.begin() + long(S * 2 * m.config().word_hidden));
     y = size_t(std::max_element(pred.probs.begin(), pred.probs.begin() + long(C)) - pred.probs.begin());
     r.f_baseline = std::log(std::max(double(pred.probs[C + y]), 1e-300));
   }
-  for (size_t k0 = 0; k0 < r.steps; k0 += R) {
-    const size_t n = std::min(R, r.steps - k0);
-    std::vector<const models::HANDoc*> docs(n, &doc);
-    std::vector<float> emb(checked_product("HAN attribution batch", {n, per}));
-    for (size_t i = 0; i < n; ++i) {
-      const float a = float(alpha(o, k0 + i));
-      float* e = emb.data() + i * per;
-      for (size_t j = 0; j < per; ++j) e[j] = base[j] + a * (x[j] - base[j]);
+  // d log p_y / d logits = onehot(y) - p, for n points
+  auto dlogits_of = [&](const models::HANOutput& oi, size_t n) {
+    std::vector<float> d(n * C);
+    for (size_t i = 0; i < n; ++i)
+      for (size_t j = 0; j < C; ++j) d[i * C + j] = (j == y ? 1.f : 0.f) - oi.probs[i * C + j];
+    return d;
+  };
+  if (o.method == Method::IG) {
+    // by linearity (HAN::Path): the word GRU's input projections at every point from two made
+    // once, and the gradient summed over the points before its one product with W_ih
+    models::HAN::Path path = m.begin_path(doc, x, base);
+    for (size_t k0 = 0; k0 < r.steps; k0 += R) {
+      const size_t n = std::min(R, r.steps - k0);
+      std::vector<float> alphas(n);
+      for (size_t i = 0; i < n; ++i) alphas[i] = float(alpha(o, k0 + i));
+      models::HAN::Cache c;
+      const models::HANOutput oi = m.forward_path(path, alphas, c);
+      m.backward_path(dlogits_of(oi, n), c, path);
     }
+    const std::vector<float> g = m.path_input_grad(path);  // (S,Tw,E)
+    for (size_t j = 0; j < per; ++j) gsum[j] = g[j];
+  } else {  // gradient x input: one point, the input itself
     models::HAN::Cache c;
-    models::HANOutput oi = m.forward_embedded(docs, emb, c);
-    if (o.method == Method::Grad) {
-      pred = oi;
-      y = size_t(std::max_element(oi.probs.begin(), oi.probs.end()) - oi.probs.begin());
-    }
-    std::vector<float> dlogits(n * C);  // d log p_y / d logits = onehot(y) - p
-    for (size_t i = 0; i < n; ++i)
-      for (size_t j = 0; j < C; ++j) dlogits[i * C + j] = (j == y ? 1.f : 0.f) - oi.probs[i * C + j];
-    const std::vector<float> g = m.backward_input(dlogits, c);  // (n*S,Tw,E)
-    for (size_t i = 0; i < n; ++i)
-      for (size_t j = 0; j < per; ++j) gsum[j] += g[i * per + j];
+    pred = m.forward_embedded({&doc}, x, c);
+    sv_x = std::move(c.sv);
+    y = size_t(std::max_element(pred.probs.begin(), pred.probs.end()) - pred.probs.begin());
+    const std::vector<float> g = m.backward_input(dlogits_of(pred, 1), c);  // (S,Tw,E)
+    for (size_t j = 0; j < per; ++j) gsum[j] = g[j];
   }
   // the prediction and its attention
   r.target = int(y);
@@ -233,9 +242,22 @@ HANAttribution attribute_han_with(const models::HAN& m, const models::HANDoc& do
   r.k = removal_count(o.topk, n_words);
   for (size_t i : top_k(flat_att, r.k)) r.removed_attention.push_back(pos[i]);
   for (size_t i : top_k(flat_attr, r.k)) r.removed_attribution.push_back(pos[i]);
+  // (a sentence without a removed word keeps its vector: only the others rerun the word level)
   const models::HANDoc d_att = remove_words(doc, r.removed_attention);
   const models::HANDoc d_attr = remove_words(doc, r.removed_attribution);
-  const models::HANOutput ow = m.forward({&d_att, &d_attr});
+  std::vector<const float*> given;
+  for (const auto* where : {&r.removed_attention, &r.removed_attribution}) {
+    size_t kept = 0;  // the sentences of remove_words(doc, *where), in order
+    for (size_t s = 0; s < S; ++s) {
+      size_t removed = 0;
+      for (const auto& p : *where) removed += p.first == s;
+      if (removed == doc[s].size()) continue;  // dropped
+      given.push_back(removed ? nullptr : sv_x.data() + s * 2 * m.config().word_hidden);
+      ++kept;
+    }
+    if (kept == 0) given.push_back(nullptr);  // [<unk>]
+  }
+  const models::HANOutput ow = m.forward_given({&d_att, &d_attr}, given);
   r.prob_without_attention = ow.probs[y];
   r.prob_without_attribution = ow.probs[C + y];
   return r;

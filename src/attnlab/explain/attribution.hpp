@@ -20,7 +20,9 @@
 //   identity (residual), rows renormalized, multiplied over the layers.
 //
 // Both attribution functions run the model's own backward pass. HAN's is its input-gradient-only
-// form (HAN::backward_input: no parameter gradients), so its functions take a const model; the
+// form (HAN::backward_input: no parameter gradients; for IG HAN::Path, which forms the word GRU's
+// input projections along the straight line by linearity and multiplies the summed projection
+// gradients by W_ih once), so its functions take a const model; the
 // seq2seq one leaves the parameter gradients zero afterwards and needs a non-const model. The
 // model's predictions do not change.
 #pragma once

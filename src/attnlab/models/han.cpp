@@ -8,6 +8,7 @@
 #include "attnlab/core/error.hpp"
 #include "attnlab/core/rng.hpp"
 #include "attnlab/io/config_reader.hpp"
+#include "attnlab/kernels/kernels.hpp"
 #include "attnlab/nn/loss.hpp"
 
 namespace attnlab::models {
@@ -266,10 +267,11 @@ std::vector<const std::vector<int>*> HAN::flatten(const std::vector<const HANDoc
 void HAN::plan_chunks(Cache& c) {
   // c.wlen (N) -> c.chunks: sentences sorted longest first, split into chunks minimising
   // sum_chunks T * (rows + kStepCost): each GRU step has a fixed cost (about kStepCost rows
-  // of work) besides its rows
-  const size_t N = c.N;
-  std::vector<size_t> order(N);
-  for (size_t n = 0; n < N; ++n) order[n] = n;
+  // of work) besides its rows; sentences with a given vector (c.sv_given) are left out
+  std::vector<size_t> order;
+  for (size_t n = 0; n < c.N; ++n)
+    if (c.sv_given.empty() || !c.sv_given[n]) order.push_back(n);
+  const size_t N = order.size();
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t x, size_t y) { return c.wlen[x] > c.wlen[y]; });
   std::vector<double> best(N + 1, 0.0);
@@ -291,11 +293,9 @@ void HAN::plan_chunks(Cache& c) {
   }
 }
 
-nn::Tensor HAN::chunk_input(const Cache& c, WordChunk& ch,
-                            const std::vector<const std::vector<int>*>& sents) const {
-  // chunk of R sentences -> ch.ids (R,T), ch.len (R); returns x (R,T,E): the word embeddings
-  // (looked up, or copied from c.emb_in), times the dropout mask when there is one
-  const size_t R = ch.rows.size(), T = ch.T, E = cfg_.emb, Tw = c.Tw;
+void HAN::chunk_rows(WordChunk& ch, const std::vector<const std::vector<int>*>& sents) {
+  // chunk of R sentences -> ch.ids (R,T) padded with <pad>, ch.len (R)
+  const size_t R = ch.rows.size(), T = ch.T;
   ch.ids.assign(R * T, data::Vocab::kPad);
   ch.len.resize(R);
   for (size_t r = 0; r < R; ++r) {
@@ -303,6 +303,14 @@ nn::Tensor HAN::chunk_input(const Cache& c, WordChunk& ch,
     std::copy(sent.begin(), sent.end(), ch.ids.begin() + static_cast<std::ptrdiff_t>(r * T));
     ch.len[r] = sent.size();
   }
+}
+
+nn::Tensor HAN::chunk_input(const Cache& c, WordChunk& ch,
+                            const std::vector<const std::vector<int>*>& sents) const {
+  // chunk of R sentences -> ch.ids (R,T), ch.len (R); returns x (R,T,E): the word embeddings
+  // (looked up, or copied from c.emb_in), times the dropout mask when there is one
+  const size_t R = ch.rows.size(), T = ch.T, E = cfg_.emb, Tw = c.Tw;
+  chunk_rows(ch, sents);
   Tensor x = nn::empty({R, T, E});
   if (c.emb_in) {  // given embeddings (attribution): sentence n's row n*Tw+t
     for (size_t r = 0; r < R; ++r)
@@ -314,6 +322,23 @@ nn::Tensor HAN::chunk_input(const Cache& c, WordChunk& ch,
   }
   if (!c.emb_mask.empty()) mask_chunk(c, ch, x.data());
   return x;
+}
+
+void HAN::chunk_gates(const Cache& c, const WordChunk& ch, Tensor gi[2]) const {
+  // path mode: chunk rows (sentence s of copy b) -> gi[2] (R,T,G), the word GRU's input
+  // projections P(base) + alpha_b (P(x) - P(base)) of that sentence, both directions
+  const Path& p = *c.path;
+  const size_t R = ch.rows.size(), T = ch.T, G = 3 * cfg_.word_hidden, S = p.S, Tw = p.Tw;
+  for (int d = 0; d < 2; ++d) {
+    gi[d] = nn::empty({R, T, G});
+    for (size_t r = 0; r < R; ++r) {
+      const size_t n = ch.rows[r], s = n % S;
+      const float* p0 = p.p0[d].data() + s * Tw * G;
+      float* g = gi[d].data() + r * T * G;
+      std::copy(p0, p0 + T * G, g);
+      kernels::axpy(T * G, c.path_alpha[n / S], p.dp[d].data() + s * Tw * G, g);
+    }
+  }
 }
 
 void HAN::mask_chunk(const Cache& c, const WordChunk& ch, float* x) const {
@@ -334,12 +359,21 @@ attention::Tensor2 HAN::word_level(Cache& c, const std::vector<const std::vector
   const size_t N = c.N, H2 = 2 * cfg_.word_hidden;
   Tensor2 sv = Tensor2::from_shape({N, H2});
   ww.assign(N, {});
+  for (size_t n = 0; n < c.sv_given.size(); ++n)  // known sentences (forward_given)
+    if (c.sv_given[n]) std::copy(c.sv_given[n], c.sv_given[n] + H2, sv.data() + n * H2);
   for (WordChunk& ch : c.chunks) {
     const size_t R = ch.rows.size(), T = ch.T;
-    const Tensor x = chunk_input(c, ch, sents);
     Tensor hw;
     nn::RnnState sn[2];
-    word_gru_.forward(x, ch.len, nullptr, hw, sn, keep ? &ch.gru : nullptr);
+    if (c.path) {  // the input projections from the path's, one axpy per word
+      chunk_rows(ch, sents);
+      Tensor gi[2];
+      chunk_gates(c, ch, gi);
+      word_gru_.forward_gates(gi, ch.len, nullptr, hw, sn, keep ? &ch.gru : nullptr);
+    } else {
+      const Tensor x = chunk_input(c, ch, sents);
+      word_gru_.forward(x, ch.len, nullptr, hw, sn, keep ? &ch.gru : nullptr);
+    }
     const attention::PoolingResult wp =
         word_attn_.forward(to3(hw), ch.len, keep ? &ch.attn : nullptr);
     for (size_t r = 0; r < R; ++r) {
@@ -382,11 +416,24 @@ void HAN::head(const std::vector<float>& doc, HANOutput& out) const {
 }
 
 HANOutput HAN::forward(const std::vector<const HANDoc*>& docs, Cache* cache, Rng* train_rng) const {
+  Cache local;
+  return run_forward(docs, cache ? *cache : local, cache != nullptr, train_rng);
+}
+
+HANOutput HAN::forward_given(const std::vector<const HANDoc*>& docs,
+                             const std::vector<const float*>& given) const {
+  Cache c;
+  c.sv_given = given;
+  return run_forward(docs, c, false, nullptr);
+}
+
+HANOutput HAN::run_forward(const std::vector<const HANDoc*>& docs, Cache& c, bool keep,
+                           Rng* train_rng) const {
   // docs: B documents of S_b sentences of L_bs ids
   //   -> logits, probs: (B,C); sentence weights [b](S_b); word weights [b][s](L_bs)
-  Cache local;
-  Cache& c = cache ? *cache : local;
   const std::vector<const std::vector<int>*> sents = flatten(docs, c);
+  ATTNLAB_CHECK(c.sv_given.empty() || c.sv_given.size() == c.N, "HAN forward: expected ", c.N,
+                " given sentence vectors (one per sentence, or none), got ", c.sv_given.size());
   const size_t B = c.B, Ts = c.Ts, E = cfg_.emb, Hs = cfg_.sent_hidden;
   const bool drop = train_rng && cfg_.dropout > 0.f;
   c.emb_mask.clear();
@@ -398,8 +445,9 @@ HANOutput HAN::forward(const std::vector<const HANDoc*>& docs, Cache* cache, Rng
   plan_chunks(c);
   // word level: sv (N,2Hw), ww [n](wlen[n]); sentence level: document vectors (B,2Hs)
   std::vector<std::vector<float>> ww;
-  const Tensor2 sv = word_level(c, sents, cache != nullptr, ww);
-  const attention::PoolingResult sp = sentence_level(c, sv, cache != nullptr);
+  const Tensor2 sv = word_level(c, sents, keep, ww);
+  const attention::PoolingResult sp = sentence_level(c, sv, keep);
+  if (keep) c.sv.assign(sv.data(), sv.data() + sv.size());
   std::vector<float> doc(sp.out.data(), sp.out.data() + B * 2 * Hs);
   if (drop) dropout_inplace(doc.size(), doc.data(), cfg_.dropout, *train_rng, c.doc_mask);
   // classifier: (B,2Hs) -> (B,C)
@@ -412,7 +460,7 @@ HANOutput HAN::forward(const std::vector<const HANDoc*>& docs, Cache* cache, Rng
     out.word_weights[b].resize(c.slen[b]);
     for (size_t s = 0; s < c.slen[b]; ++s) out.word_weights[b][s] = std::move(ww[c.first[b] + s]);
   }
-  if (cache) c.doc = std::move(doc);
+  if (keep) c.doc = std::move(doc);
   return out;
 }
 
@@ -436,6 +484,8 @@ void HAN::backward_pass(const std::vector<float>& dlogits, Cache& c, HAN* grads)
                 "HAN backward: the cache does not come from a forward with a cache");
   ATTNLAB_CHECK(dlogits.size() == B * C, "HAN backward: expected dlogits (", B, ",", C, "), got ",
                 dlogits.size(), " values");
+  ATTNLAB_CHECK(!c.path || !grads, "HAN backward: a forward_path pass has input gradients only "
+                                   "(backward_path); run forward for parameter gradients");
   // classifier: ddoc (B,2Hs)
   Tensor2 ddoc = Tensor2::from_shape({B, 2 * Hs});
   if (grads)
@@ -468,6 +518,16 @@ void HAN::backward_pass(const std::vector<float>& dlogits, Cache& c, HAN* grads)
     Tensor3 dhw3;
     if (grads) grads->word_attn_.backward(dsv_c, ch.attn, dhw3);
     else word_attn_.backward_input(dsv_c, ch.attn, dhw3);
+    if (c.path) {  // path mode: sum d/d(input projections) per sentence of the document
+      Tensor dgi[2];
+      word_gru_.backward_gates(toA(dhw3), dsn, ch.gru, dgi, ds0);
+      const size_t S = c.path->S, G = 3 * Hw;
+      for (int d = 0; d < 2; ++d)
+        for (size_t r = 0; r < R; ++r)
+          kernels::add(ch.len[r] * G, dgi[d].data() + r * T * G,
+                       c.path->dg[d].data() + (ch.rows[r] % S) * c.path->Tw * G);
+      continue;
+    }
     Tensor dx;
     if (grads) grads->word_gru_.backward(toA(dhw3), dsn, ch.gru, dx, ds0);
     else word_gru_.backward_input(toA(dhw3), dsn, ch.gru, dx, ds0);
@@ -514,6 +574,7 @@ HANOutput HAN::forward_embedded(const std::vector<const HANDoc*>& docs, const st
   ATTNLAB_CHECK(emb.size() == N * Tw * cfg_.emb, "HAN forward_embedded: expected embeddings (", N,
                 ",", Tw, ",", cfg_.emb, "), got ", emb.size(), " values");
   cache.emb_in = emb.data();
+  cache.path = nullptr;
   HANOutput o = forward(docs, &cache);
   cache.emb_in = nullptr;
   return o;
@@ -524,6 +585,51 @@ std::vector<float> HAN::backward_embedded(const std::vector<float>& dlogits, Cac
   backward(dlogits, cache);
   cache.keep_demb = false;
   return std::move(cache.demb);
+}
+
+HAN::Path HAN::begin_path(const HANDoc& doc, const std::vector<float>& x,
+                          const std::vector<float>& base) const {
+  // x, base: (S,Tw,E) -> p0 = P(base), dp = P(x) - P(base): (S,Tw,G) per direction
+  Path p;
+  p.doc = &doc;
+  p.S = doc.size();
+  for (const auto& s : doc) p.Tw = std::max(p.Tw, s.size());
+  const size_t E = cfg_.emb, n = p.S * p.Tw * E;
+  ATTNLAB_CHECK(p.S > 0 && p.Tw > 0, "HAN path: expected a non-empty document");
+  ATTNLAB_CHECK(x.size() == n && base.size() == n, "HAN path: expected x and base (", p.S, ",", p.Tw,
+                ",", E, "), got ", x.size(), " and ", base.size(), " values");
+  Tensor xt = nn::empty({p.S, p.Tw, E}), bt = nn::empty({p.S, p.Tw, E});
+  std::copy(x.begin(), x.end(), xt.data());
+  std::copy(base.begin(), base.end(), bt.data());
+  word_gru_.project_input(bt, p.p0);
+  word_gru_.project_input(xt, p.dp);
+  for (int d = 0; d < 2; ++d) {
+    kernels::axpy(p.dp[d].size(), -1.f, p.p0[d].data(), p.dp[d].data());
+    p.dg[d] = nn::zeros({p.S, p.Tw, 3 * cfg_.word_hidden});
+  }
+  return p;
+}
+
+HANOutput HAN::forward_path(Path& p, const std::vector<float>& alphas, Cache& cache) const {
+  // alphas (B) -> the output of B copies of p.doc at the points base + alphas[b] (x - base)
+  ATTNLAB_CHECK(p.doc != nullptr && !alphas.empty(),
+                "HAN forward_path: expected a Path from begin_path and at least one point");
+  const std::vector<const HANDoc*> docs(alphas.size(), p.doc);
+  cache.path = &p;
+  cache.path_alpha = alphas;
+  return forward(docs, &cache);
+}
+
+void HAN::backward_path(const std::vector<float>& dlogits, Cache& cache, Path& p) const {
+  ATTNLAB_CHECK(cache.path == &p, "HAN backward_path: the cache does not come from forward_path "
+                                  "with this path");
+  backward_pass(dlogits, cache, nullptr);
+}
+
+std::vector<float> HAN::path_input_grad(const Path& p) const {
+  // p.dg[2] (S,Tw,G) -> (S,Tw,E) = dg[0] W_ih(fwd) + dg[1] W_ih(bwd)
+  const Tensor d = word_gru_.input_grad_from(p.dg);
+  return std::vector<float>(d.data(), d.data() + d.size());
 }
 
 double HAN::loss_and_grad(const std::vector<const HANDoc*>& docs, const std::vector<int>& labels,

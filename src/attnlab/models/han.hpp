@@ -101,6 +101,18 @@ struct HANClassification {
 
 class HAN {
  public:
+  // Integrated gradients' straight-line path through one document's word embeddings (explain/):
+  // point i's embeddings are base + alpha_i (x - base), x and base (S,Tw,E) laid out as
+  // word_embeddings({&doc}) gives them. The word GRU's input projection is linear, so it is
+  // P(base) + alpha_i (P(x) - P(base)): both made once (begin_path), then one axpy per point and
+  // word instead of a gemm; backward_path sums the gradients with respect to the projections
+  // over the points, and path_input_grad multiplies that sum by W_ih once.
+  struct Path {
+    const HANDoc* doc = nullptr;
+    size_t S = 0, Tw = 0;
+    nn::Tensor p0[2], dp[2];  // (S,Tw,G) per word-GRU direction {fwd, bwd}: P(base), P(x) - P(base)
+    nn::Tensor dg[2];         // (S,Tw,G) sum over backward_path's points of d/d(projection)
+  };
   // The word level runs in chunks of sentences of similar length (sorted
   // longest first; a chunk keeps sentences >= 2/3 of its longest), so padding
   // costs little: (rows, T) per chunk instead of (N, longest sentence).
@@ -129,6 +141,13 @@ class HAN {
     const float* emb_in = nullptr;
     bool keep_demb = false;
     std::vector<float> demb;
+    // forward_path: document b (a copy of path->doc) is the point alpha[b] of the path
+    Path* path = nullptr;
+    std::vector<float> path_alpha;  // (B)
+    // the sentence vectors (N,2Hw) of a forward pass with a cache (the sentence level's input)
+    std::vector<float> sv;
+    // forward_given: sv_given[n] set = sentence n's vector (2Hw) is known (no word level)
+    std::vector<const float*> sv_given;
   };
 
   // Fresh model with random weights (seeded); cfg.vocab is set from vocab.
@@ -154,6 +173,12 @@ class HAN {
   // forward + mean cross-entropy + backward; returns the loss
   double loss_and_grad(const std::vector<const HANDoc*>& docs, const std::vector<int>& labels,
                        Rng* train_rng = nullptr);
+  // forward() (inference, no cache) with some sentence vectors known from an earlier pass:
+  // given (N: every sentence of docs in order) holds, per sentence, a (2Hw) row of that pass's
+  // Cache::sv or nullptr; the given sentences skip the word level (the sentence level runs on
+  // all) and their word weights are left empty
+  HANOutput forward_given(const std::vector<const HANDoc*>& docs,
+                          const std::vector<const float*>& given) const;
   // P(class 1) for every document, in batches of `batch` (inference, no cache)
   std::vector<double> predict_positive(const std::vector<const HANDoc*>& docs,
                                        size_t batch = 64) const;
@@ -179,6 +204,20 @@ class HAN {
   // parameter grads accumulate as in backward().
   std::vector<float> backward_embedded(const std::vector<float>& dlogits, Cache& cache);
 
+  // The Path of doc from x to base (both (S,Tw,E) as word_embeddings({&doc}) gives them);
+  // doc must outlive the Path
+  Path begin_path(const HANDoc& doc, const std::vector<float>& x,
+                  const std::vector<float>& base) const;
+  // forward_embedded() of B = alphas.size() copies of the path's document at the points
+  // base + alphas[b] (x - base); cache (which keeps a pointer to p) for backward_path
+  HANOutput forward_path(Path& p, const std::vector<float>& alphas, Cache& cache) const;
+  // backward_input() of a forward_path() pass, dlogits (B,C): adds each point's d/d(word-GRU
+  // input projections) to p.dg (no parameter grads, no gemm with W_ih)
+  void backward_path(const std::vector<float>& dlogits, Cache& cache, Path& p) const;
+  // p.dg W_ih: the sum over every point given to backward_path of d/d(word embeddings), (S,Tw,E)
+  // laid out as word_embeddings() gives, 0 at padding
+  std::vector<float> path_input_grad(const Path& p) const;
+
   std::vector<uint8_t> save(const io::SaveOptions& o) const;
   std::vector<uint8_t> save(io::DType dtype = io::DType::F16,
                             const std::map<std::string, std::string>& extra = {}) const;
@@ -192,13 +231,18 @@ class HAN {
   std::vector<const std::vector<int>*> flatten(const std::vector<const HANDoc*>& docs,
                                                Cache& c) const;
   static void plan_chunks(Cache& c);
+  static void chunk_rows(WordChunk& ch, const std::vector<const std::vector<int>*>& sents);
   nn::Tensor chunk_input(const Cache& c, WordChunk& ch,
                          const std::vector<const std::vector<int>*>& sents) const;
+  void chunk_gates(const Cache& c, const WordChunk& ch, nn::Tensor gi[2]) const;
   void mask_chunk(const Cache& c, const WordChunk& ch, float* x) const;
   attention::Tensor2 word_level(Cache& c, const std::vector<const std::vector<int>*>& sents,
                                 bool keep, std::vector<std::vector<float>>& ww) const;
   attention::PoolingResult sentence_level(Cache& c, const attention::Tensor2& sv, bool keep) const;
   void head(const std::vector<float>& doc, HANOutput& out) const;
+  // forward() into the cache c; keep: leave the layer caches (for backward)
+  HANOutput run_forward(const std::vector<const HANDoc*>& docs, Cache& c, bool keep,
+                        Rng* train_rng) const;
   // backward() (grads == this) and backward_input() (grads == nullptr)
   void backward_pass(const std::vector<float>& dlogits, Cache& c, HAN* grads) const;
   HANConfig cfg_;

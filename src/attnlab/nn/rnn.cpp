@@ -86,14 +86,36 @@ void RnnLayer::project(size_t rows, const float* in, bool hidden, float* g) cons
   k::gemm(false, true, rows, G, K, 1.f, in, K, w.value.data(), K, 1.f, g, G);
 }
 
-RnnLayer::Run RnnLayer::begin_forward(const Tensor& x, const std::vector<size_t>& lengths,
+Tensor RnnLayer::project_input(const Tensor& x, const char* who) const {
+  // x: (B,T,I) -> gi: (B,T,G) = x W_ih^T + b_ih for every timestep at once
+  const Dims d = check_input(x, input_size, hidden_size, who);
+  Tensor gi = empty({d.B, d.T, gate_rows()});
+  project(d.B * d.T, x.data(), false, gi.data());
+  return gi;
+}
+
+Tensor RnnLayer::input_grad_from(const Tensor& dgi) const {
+  // dgi: (B,T,G) -> dx: (B,T,I) = dgi W_ih
+  const size_t I = input_size, G = gate_rows();
+  ATTNLAB_CHECK(dgi.dimension() == 3 && dgi.shape()[2] == G,
+                "RNN input gradient: expected gate grads (B,T,", G, "), got ", shape_str(dgi));
+  const size_t B = dgi.shape()[0], T = dgi.shape()[1];
+  Tensor dx = empty({B, T, I});
+  k::gemm(false, false, B * T, I, G, 1.f, dgi.data(), G, weight_ih.value.data(), I, 0.f,
+          dx.data(), I);
+  return dx;
+}
+
+RnnLayer::Run RnnLayer::begin_forward(const Tensor& gi, const std::vector<size_t>& lengths,
                                       const RnnState* s0, CacheBase* cache,
                                       const char* who, const char* h_name) const {
-  // x: (B,T,I) -> gi: (B,T,G) = x W_ih^T + b_ih for every timestep at once, h: (B,H)
-  const Dims d = check_input(x, input_size, hidden_size, who);
-  const size_t B = d.B, T = d.T, H = d.H, G = gate_rows();
-  Run r{B, T, resolve_lengths(lengths, B, T, who), empty({B, T, G}), zeros({B, H})};
-  project(B * T, x.data(), false, r.gi.data());
+  // gi: (B,T,G) the input projection -> h: (B,H) the initial state
+  const size_t G = gate_rows(), H = hidden_size;
+  ATTNLAB_CHECK(gi.dimension() == 3 && gi.shape()[2] == G && gi.shape()[0] > 0 &&
+                    gi.shape()[1] > 0,
+                who, ": expected a non-empty input projection (B,T,", G, "), got ", shape_str(gi));
+  const size_t B = gi.shape()[0], T = gi.shape()[1];
+  Run r{B, T, resolve_lengths(lengths, B, T, who), gi.data(), zeros({B, H})};
   if (s0 && !is_empty(s0->h)) {
     check_state(s0->h, B, H, (std::string(who) + " initial " + h_name).c_str());
     std::copy(s0->h.data(), s0->h.data() + B * H, r.h.data());
@@ -102,7 +124,7 @@ RnnLayer::Run RnnLayer::begin_forward(const Tensor& x, const std::vector<size_t>
     cache->B = B;
     cache->T = T;
     cache->lengths = r.len;
-    cache->x = x;
+    cache->x = Tensor();  // forward() keeps it
     cache->hs = empty({T + 1, B, H});
     cache->gates = zeros({T, B, G});
     std::copy(r.h.data(), r.h.data() + B * H, cache->hs.data());
@@ -133,20 +155,15 @@ void RnnLayer::param_grads(const CacheBase& cache, const Tensor& dgi, const Tens
   // dgi (B,T,G), dgh (T,B,G) -> dW_ih (G,I), dW_hh (G,H), db_ih, db_hh (G): one gemm each
   // over all timesteps, accumulated
   const size_t B = cache.B, T = cache.T, I = input_size, H = hidden_size, G = gate_rows();
+  ATTNLAB_CHECK(cache.x.size() == B * T * I,
+                "RNN backward: the cache comes from forward_gates (no input kept), which serves "
+                "backward_gates and backward_input; run forward for parameter gradients");
   k::gemm(true, false, G, H, T * B, 1.f, dgh.data(), G, cache.hs.data(), H, 1.f,
           weight_hh.grad.data(), H);
   k::gemm(true, false, G, I, B * T, 1.f, dgi.data(), G, cache.x.data(), I, 1.f,
           weight_ih.grad.data(), I);
   add_rows(B * T, G, dgi.data(), bias_ih.grad.data());
   add_rows(B * T, G, dbhh_rows, bias_hh.grad.data());
-}
-
-void RnnLayer::input_grad(const CacheBase& cache, const Tensor& dgi, Tensor& dx) const {
-  // dgi (B,T,G) -> dx (B,T,I) = dgi W_ih
-  const size_t B = cache.B, T = cache.T, I = input_size, G = gate_rows();
-  dx = empty({B, T, I});
-  k::gemm(false, false, B * T, I, G, 1.f, dgi.data(), G, weight_ih.value.data(), I, 0.f,
-          dx.data(), I);
 }
 
 void RnnLayer::project_step(size_t B, const float* x, const float* h, float* gi,
@@ -168,7 +185,7 @@ void RnnLayer::forward_steps(Run& run, Tensor& out, CellFn&& cell, EndFn&& end_s
         std::fill(ob, ob + H, 0.f);
         continue;
       }
-      cell(t, b, run.gi.data() + (b * T + t) * G, gh.data() + b * G, ob);
+      cell(t, b, run.gi + (b * T + t) * G, gh.data() + b * G, ob);
     }
     end_step(t);
   }
@@ -206,7 +223,14 @@ void RnnLayer::backward_steps(const CacheBase& cache, const Tensor& dout, Tensor
 void GRU::forward(const Tensor& x, const std::vector<size_t>& lengths, const RnnState* s0,
                   Tensor& out, RnnState& sn, Cache* cache) const {
   // x: (B,T,I), s0.h: (B,H) -> out: (B,T,H), sn.h: (B,H)
-  Run run = begin_forward(x, lengths, s0, cache, "GRU", "state");
+  forward_gates(project_input(x, "GRU"), lengths, s0, out, sn, cache);
+  if (cache) cache->x = x;
+}
+
+void GRU::forward_gates(const Tensor& gi, const std::vector<size_t>& lengths, const RnnState* s0,
+                        Tensor& out, RnnState& sn, Cache* cache) const {
+  // gi: (B,T,G) = x W_ih^T + b_ih, s0.h: (B,H) -> out: (B,T,H), sn.h: (B,H)
+  Run run = begin_forward(gi, lengths, s0, cache, "GRU", "state");
   const size_t B = run.B, T = run.T, H = hidden_size, G = 3 * H;
   Tensor& h = run.h;
   if (cache) cache->hn_pre = zeros({T, B, H});
@@ -277,16 +301,23 @@ void GRU::backward(const Tensor& dout, const RnnState& dsn, const Cache& cache, 
   ds0.h = gate_grads(dout, dsn, cache, dgi, dgh);
   ds0.c = Tensor();
   param_grads(cache, dgi, dgh, dgh.data());
-  input_grad(cache, dgi, dx);
+  dx = input_grad_from(dgi);
 }
 
 // dout: (B,T,H), dsn.h: (B,H) -> dx: (B,T,I), ds0.h: (B,H); no parameter grads
 void GRU::backward_input(const Tensor& dout, const RnnState& dsn, const Cache& cache, Tensor& dx,
                          RnnState& ds0) const {
-  Tensor dgi, dgh;
+  Tensor dgi;
+  backward_gates(dout, dsn, cache, dgi, ds0);
+  dx = input_grad_from(dgi);
+}
+
+// dout: (B,T,H), dsn.h: (B,H) -> dgi: (B,T,G) d/d(input projection), ds0.h: (B,H)
+void GRU::backward_gates(const Tensor& dout, const RnnState& dsn, const Cache& cache, Tensor& dgi,
+                         RnnState& ds0) const {
+  Tensor dgh;
   ds0.h = gate_grads(dout, dsn, cache, dgi, dgh);
   ds0.c = Tensor();
-  input_grad(cache, dgi, dx);
 }
 
 void gru_update(size_t H, const float* gi, const float* gh, const float* h, float* hout,
@@ -323,7 +354,14 @@ inline void lstm_activate(size_t H, float* g) {
 void LSTM::forward(const Tensor& x, const std::vector<size_t>& lengths, const RnnState* s0,
                    Tensor& out, RnnState& sn, Cache* cache) const {
   // x: (B,T,I), s0: h,c (B,H) -> out: (B,T,H), sn: h,c (B,H)
-  Run run = begin_forward(x, lengths, s0, cache, "LSTM", "h");
+  forward_gates(project_input(x, "LSTM"), lengths, s0, out, sn, cache);
+  if (cache) cache->x = x;
+}
+
+void LSTM::forward_gates(const Tensor& gi, const std::vector<size_t>& lengths, const RnnState* s0,
+                         Tensor& out, RnnState& sn, Cache* cache) const {
+  // gi: (B,T,G) = x W_ih^T + b_ih, s0: h,c (B,H) -> out: (B,T,H), sn: h,c (B,H)
+  Run run = begin_forward(gi, lengths, s0, cache, "LSTM", "h");
   const size_t B = run.B, T = run.T, H = hidden_size, G = 4 * H;
   Tensor& h = run.h;
   Tensor c = zeros({B, H});
@@ -403,15 +441,22 @@ void LSTM::backward(const Tensor& dout, const RnnState& dsn, const Cache& cache,
   Tensor dgi, dga;
   gate_grads(dout, dsn, cache, dgi, dga, ds0);
   param_grads(cache, dgi, dga, dgi.data());
-  input_grad(cache, dgi, dx);
+  dx = input_grad_from(dgi);
 }
 
 // dout: (B,T,H), dsn: h,c (B,H) -> dx: (B,T,I), ds0: h,c (B,H); no parameter grads
 void LSTM::backward_input(const Tensor& dout, const RnnState& dsn, const Cache& cache, Tensor& dx,
                           RnnState& ds0) const {
-  Tensor dgi, dga;
+  Tensor dgi;
+  backward_gates(dout, dsn, cache, dgi, ds0);
+  dx = input_grad_from(dgi);
+}
+
+// dout: (B,T,H), dsn: h,c (B,H) -> dgi: (B,T,G) d/d(input projection), ds0: h,c (B,H)
+void LSTM::backward_gates(const Tensor& dout, const RnnState& dsn, const Cache& cache, Tensor& dgi,
+                          RnnState& ds0) const {
+  Tensor dga;
   gate_grads(dout, dsn, cache, dgi, dga, ds0);
-  input_grad(cache, dgi, dx);
 }
 
 void lstm_update(size_t H, const float* gi, const float* gh, const float* c, float* hout,
@@ -458,18 +503,53 @@ void Bidirectional<RNN>::forward(const Tensor& x, const std::vector<size_t>& len
                                  Cache* cache) const {
   // x: (B,T,I) -> out: (B,T,2H), sn: {fwd, bwd} (B,H)
   check_rank(x, 3, "Bidirectional RNN input", "(B,T,I)");
-  const size_t B = x.shape()[0], T = x.shape()[1], H = fwd.hidden_size;
+  const size_t B = x.shape()[0], T = x.shape()[1];
   const std::vector<size_t> len = resolve_lengths(lengths, B, T, "Bidirectional RNN");
   Tensor of, obr;
   fwd.forward(x, len, s0 ? &s0[0] : nullptr, of, sn[0], cache ? &cache->fwd : nullptr);
   bwd.forward(reverse_valid(x, len), len, s0 ? &s0[1] : nullptr, obr, sn[1],
               cache ? &cache->bwd : nullptr);
+  out = merge_out(of, obr, len);
+  if (cache) cache->lengths = len;
+}
+
+template <class RNN>
+Tensor Bidirectional<RNN>::merge_out(const Tensor& of, const Tensor& obr,
+                                     const std::vector<size_t>& len) {
+  // of (B,T,H), obr (B,T,H) reversed within each sequence -> out (B,T,2H)
+  const size_t B = of.shape()[0], T = of.shape()[1], H = of.shape()[2];
   const Tensor ob = reverse_valid(obr, len);
-  out = empty({B, T, 2 * H});
+  Tensor out = empty({B, T, 2 * H});
   for (size_t r = 0; r < B * T; ++r) {
     std::copy(of.data() + r * H, of.data() + (r + 1) * H, out.data() + r * 2 * H);
     std::copy(ob.data() + r * H, ob.data() + (r + 1) * H, out.data() + r * 2 * H + H);
   }
+  return out;
+}
+
+template <class RNN>
+void Bidirectional<RNN>::project_input(const Tensor& x, Tensor gi[2]) const {
+  // x: (B,T,I) -> gi[0] = x W_f^T + b_f, gi[1] = x W_b^T + b_b: (B,T,G) each, input order
+  gi[0] = fwd.project_input(x, "Bidirectional RNN");
+  gi[1] = bwd.project_input(x, "Bidirectional RNN");
+}
+
+template <class RNN>
+void Bidirectional<RNN>::forward_gates(const Tensor gi[2], const std::vector<size_t>& lengths,
+                                       const RnnState* s0, Tensor& out, RnnState sn[2],
+                                       Cache* cache) const {
+  // gi[2]: (B,T,G) in input order -> out: (B,T,2H), sn: {fwd, bwd} (B,H)
+  check_rank(gi[0], 3, "Bidirectional RNN input projection", "(B,T,G)");
+  ATTNLAB_CHECK(gi[1].shape() == gi[0].shape(),
+                "Bidirectional RNN: expected both directions' projections of one shape, got ",
+                shape_str(gi[0]), " and ", shape_str(gi[1]));
+  const size_t B = gi[0].shape()[0], T = gi[0].shape()[1];
+  const std::vector<size_t> len = resolve_lengths(lengths, B, T, "Bidirectional RNN");
+  Tensor of, obr;
+  fwd.forward_gates(gi[0], len, s0 ? &s0[0] : nullptr, of, sn[0], cache ? &cache->fwd : nullptr);
+  bwd.forward_gates(reverse_valid(gi[1], len), len, s0 ? &s0[1] : nullptr, obr, sn[1],
+                    cache ? &cache->bwd : nullptr);
+  out = merge_out(of, obr, len);
   if (cache) cache->lengths = len;
 }
 
@@ -521,6 +601,29 @@ void Bidirectional<RNN>::backward_input(const Tensor& dout, const RnnState dsn[2
   fwd.backward_input(dof, dsn[0], cache.fwd, dxf, ds0[0]);
   bwd.backward_input(dob, dsn[1], cache.bwd, dxr, ds0[1]);
   dx = merge_dx(std::move(dxf), dxr, cache);
+}
+
+// dout: (B,T,2H), dsn[2] -> dgi[2]: (B,T,G) each in input order, ds0[2]; no parameter grads
+template <class RNN>
+void Bidirectional<RNN>::backward_gates(const Tensor& dout, const RnnState dsn[2],
+                                        const Cache& cache, Tensor dgi[2], RnnState ds0[2]) const {
+  Tensor dof, dob, dgr;
+  split_dout(dout, cache, dof, dob);
+  fwd.backward_gates(dof, dsn[0], cache.fwd, dgi[0], ds0[0]);
+  bwd.backward_gates(dob, dsn[1], cache.bwd, dgr, ds0[1]);
+  dgi[1] = reverse_valid(dgr, cache.lengths);
+}
+
+template <class RNN>
+Tensor Bidirectional<RNN>::input_grad_from(const Tensor dgi[2]) const {
+  // dgi[2]: (B,T,G) in input order -> dx: (B,T,I) = dgi[0] W_f + dgi[1] W_b
+  Tensor dx = fwd.input_grad_from(dgi[0]);
+  const Tensor dxb = bwd.input_grad_from(dgi[1]);
+  ATTNLAB_CHECK(dxb.shape() == dx.shape(),
+                "Bidirectional RNN input gradient: expected both directions' gate grads of one "
+                "shape");
+  k::add(dx.size(), dxb.data(), dx.data());
+  return dx;
 }
 
 template class Bidirectional<GRU>;

@@ -42,6 +42,14 @@ class RnnLayer {
   size_t input_size = 0, hidden_size = 0;
   Param weight_ih, weight_hh, bias_ih, bias_hh;
 
+  // forward's first step, split out so callers can form input projections themselves (by
+  // linearity: the projection of b + a (x - b) is P(b) + a (P(x) - P(b)), one axpy per point):
+  // x (B,T,I) -> gi (B,T,G) = x W_ih^T + b_ih, every timestep in one gemm
+  Tensor project_input(const Tensor& x, const char* who = "RNN input projection") const;
+  // backward's last step: the input projection's gradient dgi (B,T,G) -> dx (B,T,I) = dgi W_ih
+  // (linear in dgi: a sum of gradients needs one gemm)
+  Tensor input_grad_from(const Tensor& dgi) const;
+
   // What a cache of every recurrent layer holds.
   struct CacheBase {
     size_t B = 0, T = 0;
@@ -55,25 +63,26 @@ class RnnLayer {
   size_t gate_rows() const { return weight_ih.value.shape()[0]; }
   // rows of g (rows, G) = in (rows, K) W^T + b, for W_ih (K = I) or W_hh (K = H)
   void project(size_t rows, const float* in, bool hidden, float* g) const;
-  // the shared checks and set-up of forward: the sizes, the lengths, the input projection
-  // gi (B,T,G), the initial hidden state h (B,H) and, with a cache, its common part;
-  // who and h_name name the layer and its hidden state in error messages
+  // the shared checks and set-up of forward from the input projection gi (B,T,G): the sizes,
+  // the lengths, the initial hidden state h (B,H) and, with a cache, its common part (all but
+  // the input x, which forward() keeps); who and h_name name the layer and its hidden state
+  // in error messages
   struct Run {
     size_t B, T;
     std::vector<size_t> len;
-    Tensor gi, h;
+    const float* gi;
+    Tensor h;
   };
-  Run begin_forward(const Tensor& x, const std::vector<size_t>& lengths, const RnnState* s0,
+  Run begin_forward(const Tensor& gi, const std::vector<size_t>& lengths, const RnnState* s0,
                     CacheBase* cache, const char* who, const char* h_name) const;
   // the shared checks of backward; returns dh (B,H) from dsn.h (zeros when empty)
   Tensor begin_backward(const Tensor& dout, const RnnState& dsn, const CacheBase& cache,
                         const char* who, const char* h_name) const;
   // parameter grads (accumulated) from the gate grads: dgi (B,T,G) batch-major, dgh (T,B,G)
-  // time-major; db_hh sums the B*T rows of dbhh_rows (either of the two)
+  // time-major; db_hh sums the B*T rows of dbhh_rows (either of the two); needs cache.x (a
+  // cache of forward(), not of forward_gates())
   void param_grads(const CacheBase& cache, const Tensor& dgi, const Tensor& dgh,
                    const float* dbhh_rows);
-  // dx (B,T,I) = dgi W_ih from the input gate grads dgi (B,T,G)
-  void input_grad(const CacheBase& cache, const Tensor& dgi, Tensor& dx) const;
   // The time loop of forward: per step gh (B,G) = h W_hh^T + b_hh, then
   // cell(t, b, gi_row, gh_row, out_row) for each sequence still running (the others
   // output zeros and keep their state), then end_step(t). out: (B,T,H).
@@ -103,12 +112,20 @@ class GRU : public RnnLayer {
   //   -> out: (B,T,H), sn: h (B,H); cache (optional) for backward
   void forward(const Tensor& x, const std::vector<size_t>& lengths, const RnnState* s0,
                Tensor& out, RnnState& sn, Cache* cache) const;
+  // forward() from the input projection gi = project_input(x): (B,T,G) -> out, sn as forward;
+  // the cache keeps no input, so it serves backward_gates() / backward_input(), not backward()
+  void forward_gates(const Tensor& gi, const std::vector<size_t>& lengths, const RnnState* s0,
+                     Tensor& out, RnnState& sn, Cache* cache) const;
   // dout: (B,T,H) or empty, dsn.h: (B,H) or empty -> dx: (B,T,I), ds0.h: (B,H)
   void backward(const Tensor& dout, const RnnState& dsn, const Cache& cache, Tensor& dx,
                 RnnState& ds0);
   // backward() without the parameter grads (no dW gemms, no bias sums): dx and ds0 only, the
   // same values; for gradients with respect to the input (attribution)
   void backward_input(const Tensor& dout, const RnnState& dsn, const Cache& cache, Tensor& dx,
+                      RnnState& ds0) const;
+  // backward_input() without its last gemm: dgi (B,T,G) = d/d(input projection), ds0.h (B,H);
+  // backward_input's dx = input_grad_from(dgi)
+  void backward_gates(const Tensor& dout, const RnnState& dsn, const Cache& cache, Tensor& dgi,
                       RnnState& ds0) const;
   // Inference step without cache: x (B,I), h (B,H) -> hout (B,H) (may alias h).
   void step(size_t B, const float* x, const float* h, float* hout) const;
@@ -145,11 +162,18 @@ class LSTM : public RnnLayer {
   //   -> out: (B,T,H), sn: h,c (B,H)
   void forward(const Tensor& x, const std::vector<size_t>& lengths, const RnnState* s0,
                Tensor& out, RnnState& sn, Cache* cache) const;
+  // forward() from the input projection gi = project_input(x) (B,T,G); the cache serves
+  // backward_gates() / backward_input(), not backward()
+  void forward_gates(const Tensor& gi, const std::vector<size_t>& lengths, const RnnState* s0,
+                     Tensor& out, RnnState& sn, Cache* cache) const;
   // dout: (B,T,H) or empty, dsn.h/.c: (B,H) or empty -> dx: (B,T,I), ds0.h/.c: (B,H)
   void backward(const Tensor& dout, const RnnState& dsn, const Cache& cache, Tensor& dx,
                 RnnState& ds0);
   // backward() without the parameter grads: dx and ds0 only
   void backward_input(const Tensor& dout, const RnnState& dsn, const Cache& cache, Tensor& dx,
+                      RnnState& ds0) const;
+  // backward_input() without its last gemm: dgi (B,T,G) = d/d(input projection), ds0
+  void backward_gates(const Tensor& dout, const RnnState& dsn, const Cache& cache, Tensor& dgi,
                       RnnState& ds0) const;
   // Inference step: x (B,I), h,c (B,H) -> hout, cout (B,H) (may alias h, c).
   void step(size_t B, const float* x, const float* h, const float* c, float* hout,
@@ -222,9 +246,26 @@ class Bidirectional {
   // backward() without the parameter grads: dx and ds0 only
   void backward_input(const Tensor& dout, const RnnState dsn[2], const Cache& cache, Tensor& dx,
                       RnnState ds0[2]) const;
+
+  // The same split as the single direction's (forward = project_input + forward_gates,
+  // backward_input = backward_gates + input_grad_from), both directions' projections in input
+  // order (the reverse direction reverses its own within each sequence):
+  // x (B,T,I) -> gi[2]: {fwd, bwd} (B,T,G) each
+  void project_input(const Tensor& x, Tensor gi[2]) const;
+  // gi[2] (B,T,G) -> out (B,T,2H), sn[2] as forward(); the cache serves backward_gates() and
+  // backward_input(), not backward()
+  void forward_gates(const Tensor gi[2], const std::vector<size_t>& lengths, const RnnState* s0,
+                     Tensor& out, RnnState sn[2], Cache* cache) const;
+  // dout: (B,T,2H), dsn[2] -> dgi[2]: d/d(gi[2]) (B,T,G) each, in input order; ds0[2]
+  void backward_gates(const Tensor& dout, const RnnState dsn[2], const Cache& cache, Tensor dgi[2],
+                      RnnState ds0[2]) const;
+  // dgi[2] (B,T,G) -> dx (B,T,I) = dgi[0] W_ih(fwd) + dgi[1] W_ih(bwd)
+  Tensor input_grad_from(const Tensor dgi[2]) const;
   RNN fwd, bwd;
 
  private:
+  // of (B,T,H) and obr (B,T,H) in reversed order -> out (B,T,2H)
+  static Tensor merge_out(const Tensor& of, const Tensor& obr, const std::vector<size_t>& len);
   void split_dout(const Tensor& dout, const Cache& cache, Tensor& dof, Tensor& dob) const;
   static Tensor merge_dx(Tensor dxf, const Tensor& dxr, const Cache& cache);
 };
