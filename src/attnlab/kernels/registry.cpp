@@ -11,7 +11,8 @@
 #include <random>
 #include <set>
 #include <iterator>
-#include <sstream>
+#include <cstdio>
+#include <string>
 #include <tuple>
 #include <type_traits>
 
@@ -613,26 +614,33 @@ void check_case(const KernelCase& c, const std::vector<uint32_t>& seeds,
 }
 
 std::string run_kernel_selftest(uint32_t seed) {
-  std::ostringstream os;
-  os << "{\"arch\":\"" << simd_arch_name() << "\",\"lanes\":" << simd_lanes()
-     << ",\"cases\":[";
+  // JSON by hand with snprintf: a string stream would link the iostream machinery into the .wasm.
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "{\"arch\":\"%s\",\"lanes\":%zu,\"cases\":[", simd_arch_name(),
+                static_cast<size_t>(simd_lanes()));
+  std::string os = buf;
   size_t failed = 0;
   bool first = true;
   for (const auto& c : kernel_cases()) {
     check_case(c, {seed}, [&](const CheckRecord& r) {
       const CheckResult& res = r.result;
       if (!res.passed()) ++failed;
-      os << (first ? "" : ",") << "{\"name\":\"" << r.label << "\",\"shape\":[" << r.shape[0]
-         << "," << r.shape[1] << "," << r.shape[2]
-         << "],\"in_place\":" << (r.in_place ? "true" : "false")
-         << ",\"max_abs_err\":" << (std::isfinite(res.max_abs_err) ? res.max_abs_err : -1)
-         << ",\"worst_ratio\":" << (std::isfinite(res.worst_ratio) ? res.worst_ratio : 1e300)
-         << ",\"passed\":" << (res.passed() ? "true" : "false") << "}";
+      std::snprintf(buf, sizeof buf,
+                    "%s{\"name\":\"%s\",\"shape\":[%zu,%zu,%zu],\"in_place\":%s,"
+                    "\"max_abs_err\":%.17g,\"worst_ratio\":%.17g,\"passed\":%s}",
+                    first ? "" : ",", r.label.c_str(), static_cast<size_t>(r.shape[0]),
+                    static_cast<size_t>(r.shape[1]), static_cast<size_t>(r.shape[2]),
+                    r.in_place ? "true" : "false",
+                    std::isfinite(res.max_abs_err) ? double(res.max_abs_err) : -1.0,
+                    std::isfinite(res.worst_ratio) ? double(res.worst_ratio) : 1e300,
+                    res.passed() ? "true" : "false");
+      os += buf;
       first = false;
     });
   }
-  os << "],\"failed\":" << failed << "}";
-  return os.str();
+  std::snprintf(buf, sizeof buf, "],\"failed\":%zu}", failed);
+  os += buf;
+  return os;
 }
 
 }  // namespace attnlab::kernels

@@ -3,14 +3,14 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <ostream>
 #include <type_traits>
+#include <utility>
 
 namespace attnlab::nn {
 
 // ============================================================== progress bar
-ProgressBar::ProgressBar(std::ostream* out, bool enabled, size_t total_steps)
-    : out_(out), enabled_(enabled && out != nullptr), total_(total_steps) {
+ProgressBar::ProgressBar(Sink out, bool enabled, size_t total_steps)
+    : out_(std::move(out)), enabled_(enabled && out_), total_(total_steps) {
   start_ = last_ = std::chrono::steady_clock::now();
 }
 
@@ -43,11 +43,11 @@ void ProgressBar::update(size_t step, double loss, size_t samples) {
   std::snprintf(buf, sizeof buf, "\r[%.*s%.*s] %zu/%zu loss %.4f  %.0f samples/s  ETA %s ", fill,
                 "########################", width - fill, "........................", step,
                 total_, loss, sps, fmt_time(eta).c_str());
-  *out_ << buf << std::flush;
+  out_(buf);
 }
 
 void ProgressBar::finish() {
-  if (enabled_ && drawn_) *out_ << "\n" << std::flush;
+  if (enabled_ && drawn_) out_("\n");
   drawn_ = false;
 }
 

@@ -8,8 +8,8 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
-#include <iosfwd>
 #include <map>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -23,16 +23,22 @@ namespace attnlab::nn {
 
 // One-line progress on a stream (stderr in the CLI): step, loss, samples/s,
 // ETA. Disabled (prints nothing) when `enabled` is false, e.g. not a TTY or
-// --quiet. Redraws at most every 100 ms.
+// --quiet. Redraws at most every 100 ms. The stream is written through a
+// callback made here, in the caller's code, so the library (and the .wasm,
+// which never draws a bar) does not link the iostream machinery.
 class ProgressBar {
  public:
-  ProgressBar(std::ostream* out, bool enabled, size_t total_steps);
+  using Sink = std::function<void(const char*)>;
+  ProgressBar(Sink out, bool enabled, size_t total_steps);
+  ProgressBar(std::ostream* out, bool enabled, size_t total_steps)
+      : ProgressBar(out ? Sink([out](const char* s) { *out << s << std::flush; }) : Sink(),
+                    enabled && out != nullptr, total_steps) {}
   void update(size_t step, double loss, size_t samples);
   void finish();
   bool enabled() const { return enabled_; }
 
  private:
-  std::ostream* out_;
+  Sink out_;
   bool enabled_;
   size_t total_;
   std::chrono::steady_clock::time_point start_, last_;
