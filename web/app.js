@@ -16,7 +16,7 @@ import { parseHash, routeState } from './lib/urlstate.js';
 
 const VIEWS = [initTranslate, initTrainSeq2Seq, initHAN, initMMoE, initRecsys, initLM, initPlayground, initEngine, initOffline];
 
-const client = new WorkerClient((msg) => setStatus(`worker failed: ${msg}`, true));
+const client = new WorkerClient((msg) => setStatus(`worker failed: ${msg}`, true), { boot: true });
 export const call = (op, args, onProgress) => client.call(op, args, onProgress);
 
 const $ = (sel) => document.querySelector(sel);

@@ -1,19 +1,39 @@
 // All compute runs here, off the main thread. Messages: {id, op, args} in,
 // {id, progress} (any number) then {id, ok, result} or {id, ok: false, error} out.
-import { load } from './pkg/index.js';
 import { fileBytes } from './lib/offline.js';
 
 // The .wasm and the models come through the offline cache (lib/offline.js): one
 // download per visit, kept for offline use (the service worker does not precache the .wasm).
-const ready = fileBytes(new URL('./pkg/attnlab.wasm', import.meta.url).href)
-  .then((wasmBinary) => load({ wasmBinary }), () => load());
+// The .wasm's download starts first, beside the package's modules (a dynamic import), not
+// after them: on a first visit that is what the first result waits for.
+const wasmBytes = fileBytes(new URL('./pkg/attnlab.wasm', import.meta.url).href);
+const ready = import('./pkg/index.js').then(({ load }) => wasmBytes.then((wasmBinary) => load({ wasmBinary }), () => load()));
+// The model file of a call that loads one starts downloading when the call arrives, not once
+// the module is ready (on a first visit the first translation waits for both): each shipped
+// model's bytes are fetched early once per visit, and taken by the first cachedModel of its url.
+const MODEL_OPS = new Set(['translate', 'classify', 'lmGenerate', 'mmoeShipped']);
+const early = new Map();  // url -> Promise<Uint8Array>
+const fetched = new Set();  // urls whose bytes were asked for (early or not)
+function prefetch(op, url) {
+  if (!MODEL_OPS.has(op) || typeof url !== 'string' || url.startsWith('file:') || fetched.has(url)) return;
+  fetched.add(url);
+  const p = fileBytes(url);
+  p.catch(() => {});  // a failure is reported by the call that uses the bytes
+  early.set(url, p);
+}
+function bytesOf(url) {
+  fetched.add(url);
+  const p = early.get(url);
+  early.delete(url);
+  return p || fileBytes(url);
+}
 const models = new Map();  // url -> loaded model (kept for repeated calls)
 const tasks = new WeakMap();  // Seq2Seq -> its config's task ('dates', 'g2p', ...), read once
 let files = 0;  // models opened from the user's files: keys 'file:<n>:<name>'
 
 async function cachedModel(al, cls, url) {
   const key = `${cls}:${url}`;
-  if (!models.has(key)) models.set(key, fileBytes(url).then((bytes) => al[cls].fromBytes(bytes)));
+  if (!models.has(key)) models.set(key, bytesOf(url).then((bytes) => al[cls].fromBytes(bytes)));
   try {
     return await models.get(key);
   } catch (e) {
@@ -172,6 +192,7 @@ const ops = {
 
 self.onmessage = async ({ data: { id, op, args } }) => {
   try {
+    prefetch(op, args?.url);
     const al = await ready;
     if (!ops[op]) throw new Error(`unknown operation '${op}'`);
     const progress = (p) => self.postMessage({ id, progress: p });

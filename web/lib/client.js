@@ -1,8 +1,10 @@
 // A promise-based client of a compute Worker. Requests: {id, op, args};
 // replies: {id, ok, result} | {id, ok: false, error} | {id, progress}.
+// { boot: true }: the worker boot.js started early, when there is one (the page's main worker).
 export class WorkerClient {
-  constructor(onError) {
-    this.worker = new Worker(new URL('../worker.js', import.meta.url), { type: 'module' });
+  constructor(onError, { boot: early = false } = {}) {
+    const boot = early ? globalThis.attnlabBoot?.take() : null;
+    this.worker = boot?.worker ?? new Worker(new URL('../worker.js', import.meta.url), { type: 'module' });
     this.nextId = 1;
     this.pending = new Map();
     this.worker.onmessage = ({ data }) => {
@@ -17,6 +19,7 @@ export class WorkerClient {
       for (const p of this.pending.values()) p.reject(new Error(e.message || 'worker failed'));
       this.pending.clear();
     };
+    if (boot?.errors.length) queueMicrotask(() => onError?.(boot.errors[0]));
   }
   call(op, args = {}, onProgress = null, transfer = []) {
     const id = this.nextId++;
