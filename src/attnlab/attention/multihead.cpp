@@ -122,9 +122,8 @@ void check_attn_mask_shape(const char* name, const std::vector<size_t>& sh, size
 }
 }  // namespace
 
-MhaResult MultiheadAttention::forward(const Tensor3& query, const Tensor3& key,
-                                      const Tensor3& value, const MhaOptions& opt, Cache* cache) {
-  // query: (B,T,E) key,value: (B,S,E) -> out: (B,T,E), weights: (B,T,S) or (B,H,T,S)
+bool MultiheadAttention::check_forward(const Tensor3& query, const Tensor3& key,
+                                       const Tensor3& value, const MhaOptions& opt) const {
   ATTNLAB_CHECK(E_ > 0, "MultiheadAttention: not initialized");
   ATTNLAB_CHECK(query.shape(2) == E_ && key.shape(2) == E_ && value.shape(2) == E_,
                 "MultiheadAttention: expected last dim E = ", E_, " for query, key and value, got ",
@@ -136,8 +135,7 @@ MhaResult MultiheadAttention::forward(const Tensor3& query, const Tensor3& key,
     detail::check_param_shape("in_proj_bias", in_proj_bias, {3 * E_});
     detail::check_param_shape("out_proj.bias", out_proj_bias, {E_});
   }
-  const size_t B = query.shape(0), T = query.shape(1), S = key.shape(1), E = E_, H = H_,
-               Dh = E / H;
+  const size_t B = query.shape(0), T = query.shape(1), S = key.shape(1), H = H_;
   if (opt.key_padding_mask.size() != 0)
     ATTNLAB_CHECK(opt.key_padding_mask.shape(0) == B && opt.key_padding_mask.shape(1) == S,
                   "MultiheadAttention: key_padding_mask must be (", B, ",", S, "), got ",
@@ -162,6 +160,15 @@ MhaResult MultiheadAttention::forward(const Tensor3& query, const Tensor3& key,
                           H, T, S);
     per_head = opt.attn_mask_bool.dimension() == 3;
   }
+  return per_head;
+}
+
+MhaResult MultiheadAttention::forward(const Tensor3& query, const Tensor3& key,
+                                      const Tensor3& value, const MhaOptions& opt, Cache* cache) {
+  // query: (B,T,E) key,value: (B,S,E) -> out: (B,T,E), weights: (B,T,S) or (B,H,T,S)
+  const bool per_head = check_forward(query, key, value, opt);
+  const size_t B = query.shape(0), T = query.shape(1), S = key.shape(1), E = E_, H = H_,
+               Dh = E / H;
 
   // ---- input projections
   const bool packed = (&query == &key) && (&key == &value);

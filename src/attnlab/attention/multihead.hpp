@@ -97,6 +97,9 @@ class MultiheadAttention {
   Param in_proj_weight, in_proj_bias, out_proj_weight, out_proj_bias;
 
  private:
+  // checks forward's inputs (shapes, masks, parameters); returns whether a mask is per head
+  bool check_forward(const Tensor3& query, const Tensor3& key, const Tensor3& value,
+                     const MhaOptions& opt) const;
   // builds the additive mask for batch item b, head h into mask_; returns the row
   // stride to use (0 = single broadcast row) and sets *ptr (nullptr = no mask)
   size_t build_mask(const MhaOptions& opt, size_t B, size_t T, size_t S, size_t b, size_t h,
