@@ -52,12 +52,7 @@ val din(val o) {
     const m::DinData data = m::din_synthetic_split(n_train, n_test, bo, fo.seed);
     const d::BehaviorData& train = data.train;
     const d::BehaviorData& test = data.test;
-    m::DINConfig cfg;
-    cfg.items = bo.items;
-    cfg.categories = bo.categories;
-    cfg.attention = pooling != "sum";
-    cfg.normalize = pooling == "softmax";
-    m::DIN model(cfg, fo.seed);
+    m::DIN model(m::din_config_for(bo, pooling), fo.seed);
     const auto hist = m::fit_din(model, train, test, fo);
     val out = val::object();
     out.set("history", history_js(hist));

@@ -133,12 +133,7 @@ int cmd_train_din(const Argv& argv) {
   const models::DinData split = models::din_synthetic_split(a.u64("train", 1, 1 << 22), n_test, bo, fo.seed);
   const data::BehaviorData& train = split.train;
   const data::BehaviorData& test = split.test;
-  models::DINConfig cfg;
-  cfg.items = bo.items;
-  cfg.categories = bo.categories;
-  cfg.attention = pooling != "sum";
-  cfg.normalize = pooling == "softmax";
-  models::DIN m(cfg, fo.seed);
+  models::DIN m(models::din_config_for(bo, pooling), fo.seed);
   const double auc = report_epochs(run, models::fit_din(m, train, test, fo));
   const json rec = {{"generator", "behavior"}, {"test", n_test}, {"test_seed", 2000 + fo.seed},
                     {"world_seed", bo.world_seed}};

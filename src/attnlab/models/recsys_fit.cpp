@@ -150,6 +150,17 @@ DinData din_synthetic_split(size_t n_train, size_t n_test, const data::BehaviorO
           data::make_behavior_data(n_test, o, 2000 + seed)};
 }
 
+DINConfig din_config_for(const data::BehaviorOptions& o, const std::string& pooling) {
+  ATTNLAB_CHECK(pooling == "attention" || pooling == "softmax" || pooling == "sum",
+                "DIN pooling: expected attention, softmax or sum, got '", pooling, "'");
+  DINConfig cfg;
+  cfg.items = o.items;
+  cfg.categories = o.categories;
+  cfg.attention = pooling != "sum";
+  cfg.normalize = pooling == "softmax";
+  return cfg;
+}
+
 CtrData ctr_synthetic_split(size_t n_train, size_t n_test, data::CtrSyntheticConfig cfg,
                             uint64_t seed) {
   cfg.task_seed = seed;

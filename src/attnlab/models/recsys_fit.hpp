@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "attnlab/attention/common.hpp"
@@ -52,6 +53,10 @@ struct DinData {
 };
 DinData din_synthetic_split(size_t n_train, size_t n_test, const data::BehaviorOptions& o,
                             uint64_t seed);
+// The DIN for that data with one interest pooling: "attention" (the activation unit's weights,
+// unnormalized as in the paper), "softmax" (the same scores normalized) or "sum" (no
+// attention); another name is an Error listing these.
+DINConfig din_config_for(const data::BehaviorOptions& o, const std::string& pooling);
 struct CtrData {
   data::CtrSyntheticData train, test;
 };
