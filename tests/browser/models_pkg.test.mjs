@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { serve } from '../../scripts/serve.mjs';
-import { ROOT } from './helpers.mjs';
+import { ROOT, watchErrors } from './helpers.mjs';
 
 const PKG = join(ROOT, 'build', 'pkg');
 const MPKG = join(ROOT, 'build', 'pkg-models');
@@ -62,9 +62,7 @@ after(async () => {
 
 test('a page and a Worker load a model by name (hash checked), and a changed file is refused', { skip }, async () => {
   const page = await browser.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  const errors = watchErrors(page);
   await page.goto(base);
   await page.waitForFunction(() => window.result && window.workerResult, null, { timeout: 30000 });
   for (const r of await page.evaluate(() => [window.result, window.workerResult])) {

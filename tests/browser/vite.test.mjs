@@ -8,7 +8,7 @@ import { cpSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync, r
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
-import { ROOT } from './helpers.mjs';
+import { ROOT, watchErrors } from './helpers.mjs';
 import { serve } from '../../scripts/serve.mjs';
 
 let dir;
@@ -35,9 +35,7 @@ test('vite build emits the .wasm as an asset and the built app runs in page and 
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'] });
   try {
     const page = await browser.newPage();
-    const errors = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+    const errors = watchErrors(page);
     await page.goto(`http://127.0.0.1:${server.address().port}/`);
     await page.waitForFunction(() => !document.querySelector('#out').textContent.includes('…'), null, { timeout: 20000 });
     assert.equal(await page.textContent('#out'), '0.090, 0.245, 0.665');
