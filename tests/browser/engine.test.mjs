@@ -3,23 +3,19 @@
 // results from the page.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { browserForTests, openView, pageReady, waitForData, artifact } from './helpers.mjs';
+import { browserForTests, viewTest, pageReady, waitForData, artifact } from './helpers.mjs';
 
 const ctx = browserForTests();
 
-test('page loads the wasm module in a worker and shows the SIMD arch', async () => {
-  const { page, errors } = await openView(ctx, '#engine');
+viewTest(ctx, 'page loads the wasm module in a worker and shows the SIMD arch', '#engine', async (page) => {
   const info = await page.textContent('#simd-info');
   await page.evaluate(() => { location.hash = 'home'; });
   await artifact(page, 'home');
   assert.match(info, /wasm-simd128/);
   assert.match(info, /4 lanes/);
-  assert.deepEqual(errors, []);
-  await page.close();
 });
 
-test('every kernel check passes inside chromium', async () => {
-  const { page, errors } = await openView(ctx, '#engine');
+viewTest(ctx, 'every kernel check passes inside chromium', '#engine', async (page) => {
   await page.click('#engine-selftest');
   await page.waitForSelector('#selftest-result[data-failed]', { timeout: 60000 });
   const failed = await page.getAttribute('#selftest-result', 'data-failed');
@@ -27,12 +23,9 @@ test('every kernel check passes inside chromium', async () => {
   assert.equal(failed, '0', await page.textContent('#selftest-result'));
   await artifact(page, 'engine');
   assert.ok(total > 300);
-  assert.deepEqual(errors, []);
-  await page.close();
 });
 
-test('playground: scores, mask and weights recompute; causal and padding masks apply; heads side by side', async () => {
-  const { page, errors } = await openView(ctx, '#playground');
+viewTest(ctx, 'playground: scores, mask and weights recompute; causal and padding masks apply; heads side by side', '#playground', async (page) => {
   await page.fill('#pg-text', 'a b c a');
   await waitForData(page, '#pg-out', 'rows', '4', 30000);
   let sums = JSON.parse(await page.getAttribute('#pg-out', 'data-row-sums'));
@@ -56,21 +49,16 @@ test('playground: scores, mask and weights recompute; causal and padding masks a
   await page.waitForFunction(() => document.querySelectorAll('#pg-out canvas').length === 5);
   sums = JSON.parse(await page.getAttribute('#pg-out', 'data-row-sums'));
   assert.ok(sums.every((s) => Math.abs(s - 1) < 1e-4));
-  assert.deepEqual(errors, []);
-  await page.close();
 });
 
-test('usable at 360 px: no view overflows the viewport horizontally', async () => {
-  const { page, errors } = await openView(ctx, '#home', { viewport: { width: 360, height: 740 } });
+viewTest(ctx, 'usable at 360 px: no view overflows the viewport horizontally', '#home', async (page) => {
   for (const v of ['home', 'translate', 'han', 'mmoe', 'playground', 'engine']) {
     await page.evaluate((h) => { location.hash = h; }, v);
     await page.waitForTimeout(300);
     const over = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     assert.ok(over <= 1, `#${v} overflows by ${over}px at 360 px`);
   }
-  assert.deepEqual(errors, []);
-  await page.close();
-});
+}, { viewport: { width: 360, height: 740 } });
 
 test('works offline once loaded (service worker cache)', async () => {
   const context = await ctx.browser.newContext();

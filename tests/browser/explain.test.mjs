@@ -2,16 +2,14 @@
 // Attribution draws its own heatmap next to (both) or instead of (attribution) the attention map,
 // with Kendall tau, the removal check and the sourced caption; a Transformer model says that
 // attribution is for RNN models and shows the rollout of its encoder self-attention.
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { browserForTests, openView, waitForData, waitForText, chooseOption, optionTexts, artifact } from './helpers.mjs';
+import { browserForTests, viewTest, waitForData, waitForText, chooseOption, optionTexts, artifact } from './helpers.mjs';
 
 const ctx = browserForTests();
 
 const shown = (prefix) => document.querySelector(`#${prefix}-explain-maps`).dataset.shown;
 
-test('HAN: the switch shows attention, attribution or both, with tau, removal and the caption', async () => {
-  const { page, errors } = await openView(ctx, '#han');
+viewTest(ctx, 'HAN: the switch shows attention, attribution or both, with tau, removal and the caption', '#han', async (page) => {
   await page.fill('#han-text', 'Subject: FREE MONEY\n\nYou have WON a prize. Click here now to claim it. Act now, limited offer!');
   await page.click('#han-run');
   await waitForText(page, '#han-verdict', /p = /);
@@ -35,11 +33,9 @@ test('HAN: the switch shows attention, attribution or both, with tau, removal an
   await page.selectOption('#han-explain-mode', 'attention');
   await page.waitForFunction(() => document.querySelector('#han-explain-maps').children.length === 0, null, { timeout: 20000 });
   assert.ok(await page.$('#han-heatmap canvas'));  // the view's own attention map stays
-  assert.deepEqual(errors, []);
 });
 
-test('Translate: attribution of a G2P word beside its attention; a Transformer model shows its rollout', async () => {
-  const { page, errors } = await openView(ctx, '#translate');
+viewTest(ctx, 'Translate: attribution of a G2P word beside its attention; a Transformer model shows its rollout', '#translate', async (page) => {
   await chooseOption(page, '#tr-model', (t) => /G2P|CMUdict|spelling/i.test(t) && !/Transformer/i.test(t));
   const titles = await optionTexts(page, '#tr-model');
   await page.selectOption('#tr-explain-mode', 'both');
@@ -59,5 +55,4 @@ test('Translate: attribution of a G2P word beside its attention; a Transformer m
     assert.match(await page.textContent('#tr-explain-stats [data-stat="rollout"]'), /attention rollout \(Abnar & Zuidema 2020\)/);
     assert.equal(await page.textContent('#tr-explain-error'), '');
   }
-  assert.deepEqual(errors, []);
 });

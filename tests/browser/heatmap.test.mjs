@@ -2,9 +2,8 @@
 // uses it: a legend and axis titles on every map, keyboard navigation that
 // announces the value, exports that hold the values and labels, masked cells,
 // and big maps that scroll on a phone instead of shrinking their labels.
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { browserForTests, openView, waitForData, runForm, download, canvasPixels, artifact } from './helpers.mjs';
+import { browserForTests, viewTest, waitForData, runForm, download, canvasPixels, artifact } from './helpers.mjs';
 
 const ctx = browserForTests();
 
@@ -34,8 +33,7 @@ function assertMaps(maps, view, n) {
   }
 }
 
-test('every view: each heatmap has axis titles and a legend (own or its group\'s)', async () => {
-  const { page, errors } = await openView(ctx, '#translate');
+viewTest(ctx, 'every view: each heatmap has axis titles and a legend (own or its group\'s)', '#translate', async (page) => {
   await page.waitForSelector('#tr-heatmap canvas', { timeout: 20000 });
   assertMaps(await mapsIn(page, '#tr-heatmap'), 'translate', 1);
   assert.deepEqual((await mapsIn(page, '#tr-heatmap')).map((m) => [m.rowTitle, m.colTitle]), [['output token', 'input token']]);
@@ -85,12 +83,9 @@ test('every view: each heatmap has axis titles and a legend (own or its group\'s
   const [lo, hi] = await page.$eval('#mmoe-runs .strip canvas', (c) => [Number(c.dataset.min), Number(c.dataset.max)]);
   assert.ok(lo > 0 && hi < 1 && hi > lo, `strip scale ${lo}..${hi}`);
   await artifact(page, 'heatmap-mmoe-strip');
-  assert.deepEqual(errors, []);
-  await page.close();
 });
 
-test('head view: thumbnails share one scale with one legend per group; own scale on request; causal maps masked', async () => {
-  const { page, errors } = await openView(ctx, '#home');
+viewTest(ctx, 'head view: thumbnails share one scale with one legend per group; own scale on request; causal maps masked', '#home', async (page) => {
   const r = await page.evaluate(async () => {
     const { renderHeads } = await import('./views/heads.js');
     // a synthetic result: 2 layers x 3 heads, 3 outputs x 4 inputs, head h peaks at weight (h + 1) / 4
@@ -130,12 +125,9 @@ test('head view: thumbnails share one scale with one legend per group; own scale
   assert.equal(r.own.bigLegend, 1);
   assert.equal(r.dec.masked, true);
   assert.equal(r.dec.big[0][2], '3');  // 3 x 3 causal: the 3 cells above the diagonal
-  assert.deepEqual(errors, []);
-  await page.close();
 });
 
-test('keyboard: arrow keys move the cell cursor and the value is announced; exports hold the values and labels', async () => {
-  const { page, errors } = await openView(ctx, '#translate');
+viewTest(ctx, 'keyboard: arrow keys move the cell cursor and the value is announced; exports hold the values and labels', '#translate', async (page) => {
   await page.fill('#tr-input', '7/4/1976');
   await waitForData(page, '#tr-output', 'text', '1976-07-04');
   const json = JSON.parse((await download(page, '#tr-heatmap .hm-json')).bytes.toString());
@@ -186,12 +178,9 @@ test('keyboard: arrow keys move the cell cursor and the value is announced; expo
   assert.deepEqual([...png.bytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
   // the view's PNG button exports the same map
   assert.match((await download(page, '#tr-png')).name, /\.png$/);
-  assert.deepEqual(errors, []);
-  await page.close();
 });
 
-test('masked cells: a causal mask is hatched, announced as masked, and left out of the exported values', async () => {
-  const { page, errors } = await openView(ctx, '#playground');
+viewTest(ctx, 'masked cells: a causal mask is hatched, announced as masked, and left out of the exported values', '#playground', async (page) => {
   await page.fill('#pg-text', 'a b c d');
   await page.check('#pg-causal');
   await page.waitForFunction(() => document.querySelector('#pg-out').dataset.rows === '4' &&
@@ -212,12 +201,9 @@ test('masked cells: a causal mask is hatched, announced as masked, and left out 
   await page.keyboard.press('End');
   assert.match(await page.textContent(`${weights} .hm-live`), /: masked$/);
   assert.equal(await page.$eval(`${weights} .hm-legend`, (l) => l.textContent.includes('masked')), true);
-  assert.deepEqual(errors, []);
-  await page.close();
 });
 
-test('phone (390 x 844): big maps scroll sideways with labels of at least 10 px; the page itself does not overflow', async () => {
-  const { page, errors } = await openView(ctx, '#playground', { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 });
+viewTest(ctx, 'phone (390 x 844): big maps scroll sideways with labels of at least 10 px; the page itself does not overflow', '#playground', async (page) => {
   const words = Array.from({ length: 24 }, (_, i) => `word${i}`).join(' ');
   await page.fill('#pg-text', words);
   await waitForData(page, '#pg-out', 'rows', '24', 30000);
@@ -252,6 +238,4 @@ test('phone (390 x 844): big maps scroll sideways with labels of at least 10 px;
     assert.ok(Math.abs(m.shown - m.css) < 1 && m.labelPx >= 10 && m.fits, JSON.stringify(m));
   }
   assert.ok(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth) <= 1);
-  assert.deepEqual(errors, []);
-  await page.close();
-});
+}, { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 });

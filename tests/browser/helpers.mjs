@@ -1,6 +1,6 @@
 // Browser tier helpers: serve build/site on 127.0.0.1 and drive Debian's
 // chromium with playwright-core (never a downloaded browser).
-import { before, after } from 'node:test';
+import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
@@ -63,6 +63,17 @@ export async function openView(ctx, path = '', options = {}) {
   const opened = await openPage(ctx, path, options);
   await pageReady(opened.page);
   return opened;
+}
+
+// A test of one view: opens it (openView, with pageOptions for browser.newPage), runs
+// body(page, errors), then asserts that the page logged no error and closes it.
+export function viewTest(ctx, name, path, body, pageOptions = {}) {
+  test(name, async () => {
+    const { page, errors } = await openView(ctx, path, pageOptions);
+    await body(page, errors);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
 }
 
 // Waits until the element's data-<key> is `want`, or has any non-empty value when want is undefined.

@@ -1,13 +1,11 @@
 // Browser tier: the MMoE view trains softmax- and attention-gated models in
 // two Web Workers and shows loss curves and gate weights.
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { browserForTests, openView, runForm, artifact } from './helpers.mjs';
+import { browserForTests, viewTest, runForm, artifact } from './helpers.mjs';
 
 const ctx = browserForTests();
 
-test('race: both gate kinds train in workers, the shown loss falls, gates are distributions', async () => {
-  const { page, errors } = await openView(ctx, '#mmoe');
+viewTest(ctx, 'race: both gate kinds train in workers, the shown loss falls, gates are distributions', '#mmoe', async (page) => {
   await runForm(page, { '#mmoe-n': '2000', '#mmoe-epochs': '4' }, '#mmoe-race',
     () => document.querySelectorAll('#mmoe-runs .run[data-done="1"]').length === 2);
   const runs = await page.$$eval('#mmoe-runs .run', (els) => els.map((e) => ({
@@ -29,12 +27,9 @@ test('race: both gate kinds train in workers, the shown loss falls, gates are di
     assert.ok(r.heat);
     assert.ok(r.loss.at(-1) < r.loss[0], `training did not lower the loss: ${r.loss}`);
   }
-  assert.deepEqual(errors, []);
-  await page.close();
 });
 
-test('a training run can be stopped: the epochs done stay, the buttons come back', async () => {
-  const { page, errors } = await openView(ctx, '#mmoe');
+viewTest(ctx, 'a training run can be stopped: the epochs done stay, the buttons come back', '#mmoe', async (page) => {
   await runForm(page, { '#mmoe-n': '50000', '#mmoe-epochs': '100' }, '#mmoe-train',
     () => Number(document.querySelector('#mmoe-runs progress').value) >= 1);
   await page.click('#mmoe-runs .stop');
@@ -46,6 +41,4 @@ test('a training run can be stopped: the epochs done stay, the buttons come back
   assert.equal(await page.$('#mmoe-runs .stop'), null);
   assert.equal(await page.isEnabled('#mmoe-train'), true);
   assert.equal(await page.$('#mmoe-runs .run[data-error]'), null);
-  assert.deepEqual(errors, []);
-  await page.close();
 });

@@ -1,13 +1,11 @@
 // Browser tier: the Translate and HAN views run the shipped models in the
 // worker and show their attention.
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { browserForTests, openView, waitForData, waitForText, chooseOption, artifact } from './helpers.mjs';
+import { browserForTests, viewTest, waitForData, waitForText, chooseOption, artifact } from './helpers.mjs';
 
 const ctx = browserForTests();
 
-test('translate: a date in several formats normalizes, with a heatmap of outputs x inputs', async () => {
-  const { page, errors } = await openView(ctx, '#translate');
+viewTest(ctx, 'translate: a date in several formats normalizes, with a heatmap of outputs x inputs', '#translate', async (page) => {
   await waitForData(page, '#tr-output', 'text');
   for (const [input, want] of [['23JAN2015', '2015-01-23'], ['7/4/1976', '1976-07-04'], ['2049.12.31', '2049-12-31']]) {
     await page.fill('#tr-input', input);
@@ -41,12 +39,9 @@ test('translate: a date in several formats normalizes, with a heatmap of outputs
   await waitForText(page, '#tr-latency', /float32|f32/);
   assert.deepEqual((await page.getAttribute('#tr-output', 'data-text')).split(' '), phones);
   await artifact(page, 'translate-g2p');
-  assert.deepEqual(errors, []);
-  await page.close();
 });
 
-test('HAN: a held-out spam sample is classified, sentences and words carry weights', async () => {
-  const { page, errors } = await openView(ctx, '#han');
+viewTest(ctx, 'HAN: a held-out spam sample is classified, sentences and words carry weights', '#han', async (page) => {
   await page.waitForFunction(() => document.querySelectorAll('#han-sample option').length > 1, null, { timeout: 20000 });
   const labels = await page.$$eval('#han-sample option', (o) => o.map((x) => x.textContent));
   const idx = labels.findIndex((l) => l.startsWith('spam'));
@@ -66,6 +61,4 @@ test('HAN: a held-out spam sample is classified, sentences and words carry weigh
   await page.waitForFunction(() => /p = /.test(document.querySelector('#han-verdict').textContent) &&
     document.querySelector('#han-doc').textContent.includes('WON'), null, { timeout: 20000 });
   assert.equal(await page.getAttribute('#han-verdict', 'data-label'), 'spam');
-  assert.deepEqual(errors, []);
-  await page.close();
 });

@@ -1,14 +1,12 @@
 // Browser tier: the Translate view's n-best list. Beam search lists every finished
 // hypothesis with its score, best first, the first being the output; choosing one
 // shows its attention; greedy decoding has no list.
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { browserForTests, openView, waitForData, chooseOption, download, artifact } from './helpers.mjs';
+import { browserForTests, viewTest, waitForData, chooseOption, download, artifact } from './helpers.mjs';
 
 const ctx = browserForTests();
 
-test('n-best: beam 4 lists the finished hypotheses with scores, best first; a click shows one\'s attention', async () => {
-  const { page, errors } = await openView(ctx, '#translate');
+viewTest(ctx, 'n-best: beam 4 lists the finished hypotheses with scores, best first; a click shows one\'s attention', '#translate', async (page) => {
   await waitForData(page, '#tr-output', 'text');
   await chooseOption(page, '#tr-model', /^Spelling → pronunciation \(CMUdict, additive/);
   await page.fill('#tr-input', 'KNIGHT');
@@ -43,6 +41,4 @@ test('n-best: beam 4 lists the finished hypotheses with scores, best first; a cl
   // back to greedy: the list goes
   await page.selectOption('#tr-beam', '1');
   await page.waitForFunction(() => document.querySelector('#tr-nbest').hidden, null, { timeout: 20000 });
-  assert.deepEqual(errors, []);
-  await page.close();
 });

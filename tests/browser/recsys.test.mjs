@@ -1,13 +1,11 @@
 // Browser tier: the DIN · AutoInt view trains both click-through models in the
 // worker and draws their attention.
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { browserForTests, openView, runForm, waitForText, artifact } from './helpers.mjs';
+import { browserForTests, viewTest, runForm, waitForText, artifact } from './helpers.mjs';
 
 const ctx = browserForTests();
 
-test('DIN: compare the three poolings, histories shaded by weight; AutoInt: a heatmap per head', async () => {
-  const { page, errors } = await openView(ctx, '#recsys');
+viewTest(ctx, 'DIN: compare the three poolings, histories shaded by weight; AutoInt: a heatmap per head', '#recsys', async (page) => {
   await runForm(page, { '#din-n': '6000', '#din-epochs': '4' }, '#din-compare', '#din-out[data-done="3"]');
   const din = await page.$eval('#din-out', (el) => ({
     rows: Array.from(el.querySelectorAll('tbody tr')).map((tr) => Array.from(tr.children).map((td) => td.textContent)),
@@ -36,12 +34,9 @@ test('DIN: compare the three poolings, histories shaded by weight; AutoInt: a he
   await runForm(page, { '#autoint-layers': '0' }, '#autoint-train', () => document.querySelector('#autoint-out canvas') === null &&
     document.querySelector('#autoint-out[data-auc]') !== null && !document.querySelector('#autoint-train').disabled);
   assert.equal(await page.$eval('#autoint-error', (el) => el.textContent), '');
-  assert.deepEqual(errors, []);
-  await page.close();
 });
 
-test('AutoInt and DIN: a run shows its time while it trains and Stop ends it; the next run works', async () => {
-  const { page, errors } = await openView(ctx, '#recsys');
+viewTest(ctx, 'AutoInt and DIN: a run shows its time while it trains and Stop ends it; the next run works', '#recsys', async (page) => {
   await runForm(page, { '#autoint-epochs': '50' }, '#autoint-train', '#autoint-stop:not([hidden])', { timeout: 30000 });
   assert.equal(await page.isHidden('#autoint-progress'), false);
   // the time so far moves while the model trains
@@ -64,6 +59,4 @@ test('AutoInt and DIN: a run shows its time while it trains and Stop ends it; th
   await waitForText(page, '#din-out .stat', /stopped after/, 30000);
   assert.equal(await page.isEnabled('#din-compare'), true);
   assert.equal(await page.$('#din-out[data-done]'), null);
-  assert.deepEqual(errors, []);
-  await page.close();
 });

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { browserForTests, openView, pageReady, waitForData, waitForText, runForm, chooseOption, download, canvasPixels, artifact, ROOT } from './helpers.mjs';
+import { browserForTests, viewTest, openView, pageReady, waitForData, waitForText, runForm, chooseOption, download, canvasPixels, artifact, ROOT } from './helpers.mjs';
 
 const ctx = browserForTests();
 
@@ -15,8 +15,7 @@ const trState = (page) => page.evaluate(() => ({
   output: document.querySelector('#tr-output').dataset.text,
 }));
 
-test('URL: Translate\'s model, input and options round-trip on reload and when pasted into a new page', async () => {
-  const { page, errors } = await openView(ctx, '#translate');
+viewTest(ctx, 'URL: Translate\'s model, input and options round-trip on reload and when pasted into a new page', '#translate', async (page) => {
   await waitForData(page, '#tr-output', 'text');
   await chooseOption(page, '#tr-model', /^Spelling → pronunciation \(CMUdict/);
   await page.fill('#tr-input', 'KNIGHTS');
@@ -46,12 +45,9 @@ test('URL: Translate\'s model, input and options round-trip on reload and when p
   await waitForData(other, '#tr-output', 'text', '1976-07-04');
   assert.equal((await trState(other)).beam, '1', 'an option left out of the URL is back at its default');
   await other.close();
-  assert.deepEqual(errors, []);
-  await page.close();
 });
 
-test('URL: the Playground\'s words and options round-trip; HAN\'s shading and message too', async () => {
-  const { page, errors } = await openView(ctx, '#playground');
+viewTest(ctx, 'URL: the Playground\'s words and options round-trip; HAN\'s shading and message too', '#playground', async (page) => {
   await page.fill('#pg-text', 'one two three four five');
   await page.selectOption('#pg-mode', 'local-p');
   await page.fill('#pg-window', '3');
@@ -84,12 +80,9 @@ test('URL: the Playground\'s words and options round-trip; HAN\'s shading and me
   assert.equal(await third.inputValue('#han-mode'), 'sentence');
   assert.match(await third.textContent('#han-doc'), /cruise/);
   await third.close();
-  assert.deepEqual(errors, []);
-  await page.close();
 });
 
-test('keyboard: a skip link to the view; choosing a view moves the focus to its heading', async () => {
-  const { page, errors } = await openView(ctx, '');
+viewTest(ctx, 'keyboard: a skip link to the view; choosing a view moves the focus to its heading', '', async (page) => {
   await page.keyboard.press('Tab');
   assert.equal(await page.evaluate(() => document.activeElement.id), 'skip-link');
   assert.ok(await page.$eval('#skip-link', (a) => a.getBoundingClientRect().top >= 0), 'the focused skip link is on screen');
@@ -110,8 +103,6 @@ test('keyboard: a skip link to the view; choosing a view moves the focus to its 
   await page.focus('#skip-link');
   await page.keyboard.press('Enter');
   assert.equal(await page.evaluate(() => document.activeElement.closest('.view')?.id), 'view-playground');
-  assert.deepEqual(errors, []);
-  await page.close();
 });
 
 test('dark mode follows the system: dark page, readable text, heatmaps still drawn on their light scale', async () => {
@@ -152,8 +143,7 @@ test('dark mode follows the system: dark page, readable text, heatmaps still dra
   assert.notDeepEqual(shots.light.bg, shots.dark.bg);
 });
 
-test('file picker: your own Seq2Seq and HAN .safetensors load in the worker and run', async () => {
-  const { page, errors } = await openView(ctx, '#translate');
+viewTest(ctx, 'file picker: your own Seq2Seq and HAN .safetensors load in the worker and run', '#translate', async (page) => {
   await waitForData(page, '#tr-output', 'text');
   const n = await page.$$eval('#tr-model option', (o) => o.length);
   await page.setInputFiles('#tr-file', join(ROOT, 'models', 'dates-additive', 'model.safetensors'));
@@ -196,12 +186,9 @@ test('file picker: your own Seq2Seq and HAN .safetensors load in the worker and 
   await waitForText(page, '#han-error', /could not load/);
   assert.equal(await page.isDisabled('#han-json'), true);
   await artifact(page, 'han-file');
-  assert.deepEqual(errors, []);
-  await page.close();
 });
 
-test('file picker: your own character language model loads in the worker and generates', async () => {
-  const { page, errors } = await openView(ctx, '#lm');
+viewTest(ctx, 'file picker: your own character language model loads in the worker and generates', '#lm', async (page) => {
   await page.setInputFiles('#lm-file', join(ROOT, 'models', 'xl-sotu', 'model.safetensors'));
   await waitForData(page, '#lm-file-status', 'loaded', 'model.safetensors');
   assert.match(await page.$eval('#lm-model', (s) => s.selectedOptions[0].textContent), /^your file: model\.safetensors \(xl, \d+ layers × \d+ heads\)/);
@@ -216,6 +203,4 @@ test('file picker: your own character language model loads in the worker and gen
   // a file of another kind is a clear error
   await page.setInputFiles('#lm-file', join(ROOT, 'models', 'dates', 'model.safetensors'));
   await waitForText(page, '#lm-error', /could not load/);
-  assert.deepEqual(errors, []);
-  await page.close();
 });
