@@ -11,18 +11,23 @@ import { serve } from '../../scripts/serve.mjs';
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const SITE = join(ROOT, 'build', 'site');
 
-export async function startBrowser() {
-  if (!existsSync(join(SITE, 'index.html'))) throw new Error('no site: run scripts/build.sh wasm site');
-  const server = await serve(SITE, 0);
-  const base = `http://127.0.0.1:${server.address().port}/`;
-  const executablePath = process.env.ATTNLAB_CHROMIUM || '/usr/bin/chromium';
-  const browser = await chromium.launch({
-    executablePath,
+// Debian's chromium (or $ATTNLAB_CHROMIUM), headless, quiet on the network.
+export function launchChromium() {
+  return chromium.launch({
+    executablePath: process.env.ATTNLAB_CHROMIUM || '/usr/bin/chromium',
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
       '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     timeout: 30000,  // playwright gives chromium a fresh temporary profile itself
   });
+}
+
+// build/site served on a free port, and a browser: { base, browser, server, close }.
+export async function startBrowser() {
+  if (!existsSync(join(SITE, 'index.html'))) throw new Error('no site: run scripts/build.sh wasm site');
+  const server = await serve(SITE, 0);
+  const base = `http://127.0.0.1:${server.address().port}/`;
+  const browser = await launchChromium();
   return {
     base, browser, server,  // server: the node:http server (tests may listen to its 'request' events)
     async close() { await browser.close(); server.close(); },
