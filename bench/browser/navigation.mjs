@@ -7,7 +7,7 @@
 // Goal: cold <= 500 ms.
 //   node bench/browser/navigation.mjs [--rounds N]      (after scripts/build.sh wasm site)
 import { loadavg } from 'node:os';
-import { startBrowser } from '../../tests/browser/helpers.mjs';
+import { startBrowser, waitForData } from '../../tests/browser/helpers.mjs';
 
 const arg = (name, dflt) => {
   const i = process.argv.indexOf(name);
@@ -18,7 +18,7 @@ const rounds = arg('--rounds', 7);
 // ms from the navigation's start (performance.timeOrigin) to the first translation shown
 async function firstTranslation(page, url) {
   await page.goto(url);
-  await page.waitForFunction(() => document.querySelector('#tr-output')?.dataset.text, null, { timeout: 60000 });
+  await waitForData(page, '#tr-output', 'text', undefined, 60000);
   return page.evaluate(() => performance.now());
 }
 

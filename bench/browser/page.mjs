@@ -2,7 +2,7 @@
 // view and loads every shipped model (goal <= 10 MB), then time to
 // interactive on a second visit with everything cached (goal < 1 s).
 //   node bench/browser/page.mjs      (after scripts/build.sh wasm site)
-import { startBrowser } from '../../tests/browser/helpers.mjs';
+import { startBrowser, pageReady, waitForData } from '../../tests/browser/helpers.mjs';
 
 const ctx = await startBrowser();
 try {
@@ -18,8 +18,8 @@ try {
     } catch { /* redirects, aborted */ }
   });
   await page.goto(ctx.base + '#translate');
-  await page.waitForSelector('body[data-ready="1"]');
-  await page.waitForFunction(() => document.querySelector('#tr-output').dataset.text);
+  await pageReady(page, 30000);
+  await waitForData(page, '#tr-output', 'text', undefined, 30000);
   for (const v of ['1', '2']) {
     await page.selectOption('#tr-model', v);
     await page.waitForTimeout(300);
@@ -27,7 +27,7 @@ try {
   }
   await page.goto(ctx.base + '#han');
   await page.click('#han-run');
-  await page.waitForFunction(() => document.querySelector('#han-verdict').dataset.label, null, { timeout: 30000 });
+  await waitForData(page, '#han-verdict', 'label', undefined, 30000);
   await page.goto(ctx.base + '#mmoe');
   await page.click('#mmoe-shipped');
   await page.waitForFunction(() => document.querySelectorAll('#mmoe-shipped-out .run[data-done="1"]').length === 2);
@@ -39,7 +39,7 @@ try {
   for (let i = 0; i < 5; ++i) {
     const t0 = Date.now();
     await page.goto(ctx.base + '?visit=' + i + '#home');  // a new document, not a hash change
-    await page.waitForSelector('body[data-ready="1"]');
+    await pageReady(page, 30000);
     times.push(Date.now() - t0);
   }
   times.sort((a, b) => a - b);

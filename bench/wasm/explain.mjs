@@ -10,27 +10,18 @@
 // and the ratio (other / this: above 1 means this build is faster). The machine's load shifts
 // wall time; CPU per call is the steadier figure.
 import { readFileSync } from 'node:fs';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { ROOT, PKG, loadPkg, opt, asJson, typicalEmail } from './common.mjs';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const PKG = process.env.ATTNLAB_PKG || join(ROOT, 'build', 'pkg');
-const args = process.argv.slice(2);
-const runs = Number(args[args.indexOf('--runs') + 1]) || 20;
-const asJson = args.includes('--json');
+const runs = Number(opt('--runs')) || 20;
+const AGAINST = opt('--against', null);
 
-const againstAt = args.indexOf('--against');
-const AGAINST = againstAt >= 0 ? args[againstAt + 1] : null;
-
-const { samples } = JSON.parse(readFileSync(join(ROOT, 'web', 'data', 'han-samples.json'), 'utf8'));
-const fits = samples.filter((s) => Buffer.byteLength(s.text) < 2048);
-const msg = fits.sort((a, b) => b.text.length - a.text.length)[0];
+const msg = typicalEmail();
 const bytes = Buffer.byteLength(msg.text);
 
 // one package's models and the calls to time
 async function setup(dir) {
-  const { load } = await import(join(dir, 'node.mjs'));
-  const al = await load();
+  const al = await loadPkg(dir);
   const han = al.HAN.fromBytes(readFileSync(join(ROOT, 'models', 'han-spam', 'model.safetensors')));
   const g2p = al.Seq2Seq.fromBytes(readFileSync(join(ROOT, 'models', 'g2p-cmudict', 'model.safetensors')));
   const calls = [

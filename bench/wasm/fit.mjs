@@ -5,26 +5,20 @@
 // worker), one after the other in this run, with the load average printed.
 //   node bench/wasm/fit.mjs [--target 0.95] [--epochs 10] [--size default|small] [--json]
 // Uses build/pkg (or $ATTNLAB_PKG) and build/native/attnlab.
-import { join, dirname } from 'node:path';
+import { join } from 'node:path';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir, loadavg } from 'node:os';
 import { spawn, execFileSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { ROOT, loadPkg, opt, asJson } from './common.mjs';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const PKG = process.env.ATTNLAB_PKG || join(ROOT, 'build', 'pkg');
 const CLI = join(ROOT, 'build', 'native', 'attnlab');
-const args = process.argv.slice(2);
-const opt = (name, def) => (args.includes(name) ? args[args.indexOf(name) + 1] : def);
 const target = Number(opt('--target', 0.95)), epochs = Number(opt('--epochs', 10));
 const size = opt('--size', 'default');
 const SIZES = { small: { emb: 32, hidden: 64, combine: 128 }, default: {} };
-const asJson = args.includes('--json');
 const rows = [];
 
 // wasm: the package, as the page runs it
-const { load } = await import(join(PKG, 'node.mjs'));
-const al = await load();
+const al = await loadPkg();
 {
   const pairs = al.data.numberPairs({ count: 5000, seed: 1 });
   const m = al.Seq2Seq.create({ srcTokens: 'word', ...SIZES[size] });

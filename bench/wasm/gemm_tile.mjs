@@ -3,17 +3,13 @@
 // choice gives the same tile every time.
 //   node bench/wasm/gemm_tile.mjs [--runs 5]
 import { execFileSync } from 'node:child_process';
-import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { loadPkg, args, opt } from './common.mjs';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const PKG = process.env.ATTNLAB_PKG || join(ROOT, 'build', 'pkg');
-const args = process.argv.slice(2);
-const runs = Number(args[args.indexOf('--runs') + 1]) || 5;
+const runs = Number(opt('--runs')) || 5;
 
 if (args.includes('--child')) {
-  const { load } = await import(join(PKG, 'node.mjs'));
-  const al = await load();
+  const al = await loadPkg();
   al.kernels.bench('gemm_nn', [256, 256, 256], { minMs: 1 });  // the first large GEMM picks the tile
   console.log(al.simdInfo().gemmTile);
   process.exit(0);

@@ -4,22 +4,13 @@
 // Uses build/pkg (or $ATTNLAB_PKG), models/han-spam/model.safetensors and a
 // held-out message from web/data/han-samples.json.
 import { readFileSync } from 'node:fs';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { ROOT, loadPkg, opt, asJson, typicalEmail } from './common.mjs';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const PKG = process.env.ATTNLAB_PKG || join(ROOT, 'build', 'pkg');
-const args = process.argv.slice(2);
-const runs = Number(args[args.indexOf('--runs') + 1]) || 200;
-const asJson = args.includes('--json');
-
-const { load } = await import(join(PKG, 'node.mjs'));
-const al = await load();
+const runs = Number(opt('--runs')) || 200;
+const al = await loadPkg();
 const han = al.HAN.fromBytes(readFileSync(join(ROOT, 'models', 'han-spam', 'model.safetensors')));
-const { samples } = JSON.parse(readFileSync(join(ROOT, 'web', 'data', 'han-samples.json'), 'utf8'));
-// the largest sample under 2 KB: a typical message, not a toy
-const fits = samples.filter((s) => Buffer.byteLength(s.text) < 2048);
-const msg = fits.sort((a, b) => b.text.length - a.text.length)[0];
+const msg = typicalEmail();
 const bytes = Buffer.byteLength(msg.text);
 let sink = 0;
 for (let i = 0; i < 20; ++i) sink += han.classify(msg.text).probs[1];

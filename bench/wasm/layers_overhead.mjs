@@ -7,14 +7,10 @@
 // wall time: on a shared, oversubscribed machine wall time mostly measures waiting.
 // Prints ms per call side by side and the ratio (goal: <= 1.05).
 //   node bench/wasm/layers_overhead.mjs [--cpu-ms 300] [--rounds 3]
-import { loadPkg } from '../../tests/js/helpers.mjs';
+import { loadPkg, opt } from './common.mjs';
 
-const arg = (name, def) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : def;
-};
-const CPU_MS = arg('cpu-ms', 300);
-const ROUNDS = arg('rounds', 3);
+const CPU_MS = Number(opt('--cpu-ms', 300));
+const ROUNDS = Number(opt('--rounds', 3));
 const al = await loadPkg();
 const raw = al.module;
 

@@ -4,23 +4,17 @@
 //   node bench/wasm/lm_generate.mjs [--n 2000] [--runs 3] [--json] [MODEL.safetensors ...]
 // Default models: models/xl-sotu/model.safetensors and
 // models/xl-sotu/baseline.safetensors when present. Uses build/pkg (or $ATTNLAB_PKG).
-import { join, dirname } from 'node:path';
+import { join } from 'node:path';
 import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { ROOT, loadPkg, args, opt, asJson } from './common.mjs';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const PKG = process.env.ATTNLAB_PKG || join(ROOT, 'build', 'pkg');
-const args = process.argv.slice(2);
-const flag = (name, def) => (args.includes(name) ? Number(args[args.indexOf(name) + 1]) : def);
-const n = flag('--n', 2000), runs = flag('--runs', 3);
-const asJson = args.includes('--json');
+const n = Number(opt('--n', 2000)), runs = Number(opt('--runs', 3));
 let models = args.filter((a, i) => a.endsWith('.safetensors') && !['--n', '--runs'].includes(args[i - 1]));
 if (!models.length)
   models = ['model.safetensors', 'baseline.safetensors'].map((f) => join(ROOT, 'models', 'xl-sotu', f)).filter(existsSync);
 if (!models.length) throw new Error('no model: pass MODEL.safetensors paths');
 
-const { load } = await import(join(PKG, 'node.mjs'));
-const al = await load();
+const al = await loadPkg();
 const rows = [];
 for (const path of models) {
   const lm = al.LanguageModel.fromBytes(readFileSync(path));

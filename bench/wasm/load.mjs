@@ -6,9 +6,8 @@ import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { PKG } from './common.mjs';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const PKG = join(ROOT, 'build', 'pkg');
 if (process.argv[2] === '--child') {
   const bytes = readFileSync(join(PKG, 'attnlab.wasm'));
   const { load } = await import(join(PKG, 'node.mjs'));

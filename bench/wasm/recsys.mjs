@@ -3,17 +3,10 @@
 // DIN · AutoInt view runs them, median of --runs whole runs.
 //   node bench/wasm/recsys.mjs [--runs 3] [--json]
 // Uses build/pkg (or $ATTNLAB_PKG).
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { loadPkg, opt, asJson } from './common.mjs';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const PKG = process.env.ATTNLAB_PKG || join(ROOT, 'build', 'pkg');
-const args = process.argv.slice(2);
-const runs = Number(args[args.indexOf('--runs') + 1]) || 3;
-const asJson = args.includes('--json');
-
-const { load } = await import(join(PKG, 'node.mjs'));
-const al = await load();
+const runs = Number(opt('--runs')) || 3;
+const al = await loadPkg();
 const cases = [
   ['DIN, activation unit', () => al.recsys.din({ pooling: 'attention' }), '12,000 x 6 epochs'],
   ['DIN, softmax weights', () => al.recsys.din({ pooling: 'softmax' }), '12,000 x 6 epochs'],

@@ -6,22 +6,17 @@
 //   node bench/wasm/seq2seq.mjs [--runs 300] [--pkg build/pkg] [--precision int8,int16,f32]
 //     [--models en-zh-tatoeba,g2p-cmudict]   (only these models; default: all)
 import { readFileSync, existsSync } from 'node:fs';
-import { join, dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
+import { ROOT, PKG, loadPkg, opt, asJson } from './common.mjs';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const args = process.argv.slice(2);
-const opt = (name, def) => { const i = args.indexOf('--' + name); return i >= 0 ? args[i + 1] : def; };
-const PKG = resolve(opt('pkg', process.env.ATTNLAB_PKG || join(ROOT, 'build', 'pkg')));
-const RUNS = Number(opt('runs', 300));
-const { load } = await import(join(PKG, 'node.mjs'));
-const al = await load();
+const RUNS = Number(opt('--runs', 300));
+const al = await loadPkg(resolve(opt('--pkg', PKG)));
 
 const quantile = (xs, q) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(q * (s.length - 1))]; };
 const median = (xs) => quantile(xs, 0.5);
 
-const PRECISIONS = opt('precision', 'int8,int16,f32').split(',');
-const ONLY = opt('models', '') ? opt('models', '').split(',') : null;
+const PRECISIONS = opt('--precision', 'int8,int16,f32').split(',');
+const ONLY = opt('--models', '') ? opt('--models', '').split(',') : null;
 const wanted = (name) => !ONLY || ONLY.includes(name);
 
 function bench(m, input, beam, precision) {
@@ -109,4 +104,4 @@ for (const t of typical.filter((x) => x.model === 'g2p-transformer')) {
   const gru = typical.find((x) => x.model === 'g2p-cmudict' && x.precision === t.precision && x.beam === t.beam);
   if (gru) console.log(`  Transformer / GRU (g2p-cmudict), beam ${t.beam} ${t.precision}: x${(t.meanMs / gru.meanMs).toFixed(2)} the time per word`);
 }
-if (args.includes('--json')) console.log(JSON.stringify({ results, typical }));
+if (asJson) console.log(JSON.stringify({ results, typical }));

@@ -72,17 +72,28 @@ export interface FitOptions {
   onEpoch?: (e: { epoch: number; loss: number[]; val?: number[] }) => unknown;
 }
 
+/** What every object that owns wasm memory has: call delete() when done (a deleted object throws on use). */
+export interface WasmObject {
+  readonly deleted: boolean;
+  /** frees the wasm memory; the object is unusable afterwards (calling it twice is harmless) */
+  delete(): void;
+}
+
+/** A model or layer: a WasmObject with its configuration and its number of parameters. */
+export interface ModelHandle<Config> extends WasmObject {
+  readonly config: Config;
+  readonly paramCount: number;
+}
+
 /**
  * Multi-task mixture of experts. Owns wasm memory: call delete() when done
  * (a deleted object throws on use).
  */
+export interface MMoE extends ModelHandle<MMoEConfig> {}
 export declare class MMoE {
   constructor(opts?: MMoEOptions);
   static fromBytes(bytes: Uint8Array | ArrayBuffer): MMoE;
   static fromUrl(url: string | URL, init?: RequestInit): Promise<MMoE>;
-  readonly config: MMoEConfig;
-  readonly paramCount: number;
-  readonly deleted: boolean;
   /** x: n * inputDim floats, row-major */
   predict(x: Float32Array | ArrayLike<number>): MMoEPrediction;
   /** One epoch of Adam (state persists between calls); returns train MSE per task. */
@@ -95,7 +106,6 @@ export declare class MMoE {
   resetOptimizer(): void;
   /** The model as a .safetensors file (f16 halves it). */
   save(opts?: { f16?: boolean }): Uint8Array;
-  delete(): void;
 }
 
 export interface MMoESyntheticOptions {
@@ -371,20 +381,17 @@ export interface HANClassification {
  * documents (`attnlab train han --train`). Owns wasm memory: call delete() when
  * done (a deleted object throws).
  */
+export interface HAN extends ModelHandle<HANConfig> {}
 export declare class HAN {
   private constructor();
   static fromBytes(bytes: Uint8Array | ArrayBuffer): HAN;
   static fromUrl(url: string | URL, init?: RequestInit): Promise<HAN>;
-  readonly config: HANConfig;
-  readonly paramCount: number;
   /** the class names, in the order of probs */
   readonly labels: string[];
-  readonly deleted: boolean;
   /** A raw message (RFC 822, plain text or HTML) or plain text (format 'text'), tokenized as in training. */
   classify(text: string): HANClassification;
   /** With attribution beside attention: words get `attribution` and `attention`, the result `explain`. */
   classify(text: string, opts: AttributionOptions): HANClassification & { explain: HANExplain };
-  delete(): void;
 }
 
 export interface Attnlab {
@@ -439,13 +446,18 @@ export interface TranslateOptions {
   topk?: number;
 }
 
-/** One finished hypothesis of the beam (TranslateOptions.nBest). */
+/**
+ * One output of the decoder: a finished hypothesis of the beam (TranslateOptions.nBest), and
+ * the part of a Translation that describes its output.
+ */
 export interface Hypothesis {
+  /** output tokens (phonemes, characters or words), without </s> */
   tokens: string[];
+  /** tokens joined with config.output_sep (' ' for phonemes and word tokens, '' for dates and char tokens) */
   text: string;
   /** probability of each output token when it was chosen */
   probs: Float32Array;
-  /** rows x cols row-major: rows = this hypothesis's output tokens, cols = input tokens */
+  /** attention weights, rows x cols row-major: rows = these output tokens, cols = input tokens */
   attention: Float32Array;
   rows: number;
   cols: number;
@@ -453,7 +465,7 @@ export interface Hypothesis {
   logprob: number;
   /** the beam's ranking score: logprob / ((5 + length) / 6)^alpha (length counts </s>), logprob when alpha = 0 */
   score: number;
-  /** probability of </s> at the end (0 if the hypothesis was cut at maxLen) */
+  /** probability of </s> at the end (0 if the output was cut at maxLen) */
   eosProb: number;
 }
 
@@ -477,30 +489,16 @@ export interface Seq2SeqAttribution {
   removal: RemovalResult;
 }
 
-export interface Translation {
-  /** output tokens (phonemes, characters or words), without </s> */
-  tokens: string[];
-  /** tokens joined with config.output_sep (' ' for phonemes and word tokens, '' for dates and char tokens) */
-  text: string;
-  /** probability of each output token when it was chosen */
-  probs: Float32Array;
-  /** attention weights, rows x cols row-major: rows = output tokens, cols = input characters */
-  attention: Float32Array;
-  rows: number;
-  cols: number;
+/** The output (its Hypothesis fields: tokens, text, probs, attention, score, ...) and what came with it. */
+export interface Translation extends Hypothesis {
   /**
-   * the input tokens as the model saw them: upper-cased characters (G2P, dates), or the
-   * code points / words of config.src_tokens, with '<unk>' for a token outside the vocabulary
+   * the input tokens as the model saw them (the columns of attention): upper-cased characters
+   * (G2P, dates), or the code points / words of config.src_tokens, with '<unk>' for a token
+   * outside the vocabulary
    */
   inputTokens: string[];
-  /** sum of log-probabilities including </s> */
-  logprob: number;
-  /** probability of </s> at the end (0 if the output was cut at maxLen) */
-  eosProb: number;
   /** time spent in wasm, milliseconds */
   ms: number;
-  /** the beam's ranking score of this output (see Hypothesis.score) */
-  score: number;
   /** with TranslateOptions.nBest: every finished hypothesis, best first, each output once (nBest[0] is this output) */
   nBest?: Hypothesis[];
   /**
@@ -532,16 +530,15 @@ export interface HeadMaps {
   data: Float32Array;
 }
 
+export interface Seq2Seq extends WasmObject {}
 export declare class Seq2Seq {
   private constructor();
   static fromBytes(bytes: Uint8Array | ArrayBuffer): Seq2Seq;
   static fromUrl(url: string | URL, init?: RequestInit): Promise<Seq2Seq>;
-  readonly deleted: boolean;
   info(): Seq2SeqInfo;
   translate(text: string, opts?: TranslateOptions): Translation;
   /** Attention rollout (Abnar & Zuidema 2020) of self-attention maps (layers, heads, n, n) -> (n, n) row-major. */
   rollout(maps: Float32Array | number[], layers: number, heads: number, n: number): Float32Array;
-  delete(): void;
   /** A new, untrained RNN seq2seq model to train on your own pairs (see TrainableSeq2Seq). */
   static create(config?: Seq2SeqCreateConfig): TrainableSeq2Seq;
 }
@@ -624,6 +621,7 @@ export interface Seq2SeqFitOptions {
  * validationSplit, batchSize, lr, warmup, clip, labelSmoothing and seed (an Error if a later
  * call gives another value).
  */
+export interface TrainableSeq2Seq extends WasmObject {}
 export declare class TrainableSeq2Seq {
   private constructor();
   /** pairs: [source, target][] or TSV text (one "source<TAB>target" per line) */
@@ -635,8 +633,6 @@ export declare class TrainableSeq2Seq {
   info(): Seq2SeqInfo;
   /** the model file: Seq2Seq.fromBytes and the CLI load it */
   save(dtype?: 'f32' | 'f16'): Uint8Array;
-  readonly deleted: boolean;
-  delete(): void;
 }
 
 export interface Attnlab {
@@ -702,16 +698,13 @@ export interface Generated {
  * Character language model trained by `attnlab train lm` (Transformer-XL or its
  * baseline). Owns wasm memory: call delete() when done (a deleted object throws).
  */
+export interface LanguageModel extends ModelHandle<LanguageModelConfig> {}
 export declare class LanguageModel {
   private constructor();
   static fromBytes(bytes: Uint8Array | ArrayBuffer): LanguageModel;
   static fromUrl(url: string | URL, init?: RequestInit): Promise<LanguageModel>;
-  readonly config: LanguageModelConfig;
-  readonly paramCount: number;
-  readonly deleted: boolean;
   /** continues prompt ('' = the start of an address) */
   generate(prompt?: string, opts?: GenerateOptions): Generated;
-  delete(): void;
 }
 
 export interface Attnlab {
@@ -740,16 +733,15 @@ export interface MaskInput {
 }
 export type LayerKind = 'MultiheadAttention' | 'GRU' | 'LSTM' | 'TransformerEncoderLayer' | 'TransformerDecoderLayer';
 
-/** Common to every layer loaded from a layer file; owns wasm memory (call delete()). */
+/**
+ * Common to every layer loaded from a layer file; owns wasm memory (call delete()). config: its
+ * constructor arguments, PyTorch names (embed_dim, num_heads, batch_first, ...).
+ */
+export interface Layer extends ModelHandle<Record<string, number | boolean | string>> {}
 export declare class Layer {
   protected constructor();
   /** the PyTorch class of the exported module */
   readonly kind: LayerKind;
-  /** its constructor arguments, PyTorch names (embed_dim, num_heads, batch_first, ...) */
-  readonly config: Record<string, number | boolean | string>;
-  readonly paramCount: number;
-  readonly deleted: boolean;
-  delete(): void;
 }
 
 /** Options of forward(); PyTorch's arguments, camelCase. batchFirst overrides the file's config. */

@@ -3,17 +3,15 @@
 // training results), in light and dark mode and on a phone: no serious or
 // critical violation. axe is injected through the DevTools protocol
 // (page.evaluate), so the page keeps its strict Content-Security-Policy.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { startBrowser, openPage } from './helpers.mjs';
+import { browserForTests, openView, waitForData, runForm } from './helpers.mjs';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
-let ctx;
-before(async () => { ctx = await startBrowser(); });
-after(async () => { await ctx?.close(); });
+const ctx = browserForTests();
 
 // What runs in each view before it is scanned (small sizes: the scan wants every
 // kind of result on screen, not good models), and what shows that it has finished.
@@ -21,7 +19,7 @@ const VIEWS = {
   home: null,
   translate: {
     async run(page) {
-      await page.waitForFunction(() => document.querySelector('#tr-output').dataset.text, null, { timeout: 30000 });
+      await waitForData(page, '#tr-output', 'text', undefined, 30000);
       const tf = (await page.$$eval('#tr-model option', (os) => os.map((o) => ({ value: o.value, text: o.textContent }))))
         .find((o) => /Transformer/.test(o.text));
       await page.selectOption('#tr-model', tf.value);
@@ -33,33 +31,26 @@ const VIEWS = {
   },
   han: {
     async run(page) {
-      await page.fill('#han-text', 'Subject: lunch\n\nCan we move the budget meeting to Thursday at noon?\n\nClick here to claim your free prize now!');
-      await page.click('#han-run');
+      await runForm(page, { '#han-text': 'Subject: lunch\n\nCan we move the budget meeting to Thursday at noon?\n\nClick here to claim your free prize now!' }, '#han-run');
     },
     shown: () => document.querySelector('#han-verdict').dataset.label,
   },
   mmoe: {
     async run(page) {
-      await page.fill('#mmoe-n', '1000');
-      await page.fill('#mmoe-epochs', '2');
-      await page.click('#mmoe-race');
+      await runForm(page, { '#mmoe-n': '1000', '#mmoe-epochs': '2' }, '#mmoe-race');
     },
     shown: () => document.querySelectorAll('#mmoe-runs .run[data-done="1"]').length === 2,
   },
   recsys: {
     async run(page) {
-      await page.fill('#din-n', '3000');
-      await page.fill('#din-epochs', '1');
-      await page.click('#din-compare');
-      await page.waitForSelector('#din-out[data-done="3"]', { timeout: 90000 });
+      await runForm(page, { '#din-n': '3000', '#din-epochs': '1' }, '#din-compare', '#din-out[data-done="3"]', { timeout: 90000 });
       await page.click('#autoint-train');
     },
     shown: () => document.querySelector('#autoint-out[data-auc]'),
   },
   lm: {
     async run(page) {
-      await page.fill('#lm-n', '20');
-      await page.click('#lm-generate');
+      await runForm(page, { '#lm-n': '20' }, '#lm-generate');
     },
     shown: () => (document.querySelector('#lm-output').dataset.text || '').length > 0 && document.querySelector('#lm-attention canvas'),
   },
@@ -86,10 +77,7 @@ for (const [scheme, viewport] of [['light', { width: 1280, height: 800 }], ['dar
   ['light', { width: 390, height: 844 }]]) {
   const where = `${scheme}, ${viewport.width}x${viewport.height}`;
   test(`axe: no serious or critical violation in any view, before and after it runs (${where})`, async () => {
-    const { page, errors } = await openPage(ctx, '');
-    await page.emulateMedia({ colorScheme: scheme });
-    await page.setViewportSize(viewport);
-    await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
+    const { page, errors } = await openView(ctx, '', { colorScheme: scheme, viewport });
     const found = [];
     let scanned = 0;
     for (const [view, how] of Object.entries(VIEWS)) {
@@ -117,8 +105,7 @@ for (const [scheme, viewport] of [['light', { width: 1280, height: 800 }], ['dar
 }
 
 test('axe: the scan has teeth (an image without alt text and an unlabelled input are reported)', async () => {
-  const { page } = await openPage(ctx, '#playground');
-  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
+  const { page } = await openView(ctx, '#playground');
   await page.evaluate(() => {
     const v = document.querySelector('#view-playground');
     v.append(document.createElement('img'), Object.assign(document.createElement('input'), { type: 'text' }));

@@ -1,30 +1,22 @@
 // Browser tier: the Translate view with the English -> Chinese model: its first example is the
 // articles' sentence, translated with a heatmap of Chinese characters (rows) x English words
 // (columns), the note that the sentence is in the training data, and test-split examples.
-import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startBrowser, openPage, artifact, ROOT } from './helpers.mjs';
+import { browserForTests, viewTest, waitForData, chooseOption, artifact, ROOT } from './helpers.mjs';
 
 // the greedy translation the model card's table gives for a sentence
 const card = readFileSync(join(ROOT, 'models', 'en-zh-tatoeba', 'CARD.md'), 'utf8');
 const greedy = (en) => card.split('\n').map((l) => l.split('|').map((c) => c.trim())).find((c) => c[2] === en)?.[5];
 
-let ctx;
-before(async () => { ctx = await startBrowser(); });
-after(async () => { await ctx?.close(); });
+const ctx = browserForTests();
 
-test('translate: "I am Chinese." with its attention, as the model card gives it', async () => {
-  const { page, errors } = await openPage(ctx, '#translate');
-  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
-  await page.waitForFunction(() => document.querySelector('#tr-output').dataset.text, null, { timeout: 20000 });
-  const titles = await page.$$eval('#tr-model option', (o) => o.map((x) => x.textContent));
-  const i = titles.findIndex((t) => /English → Chinese/.test(t));
-  assert.ok(i >= 0, `no English → Chinese model in ${titles}`);
-  await page.selectOption('#tr-model', String(i));
+viewTest(ctx, 'translate: "I am Chinese." with its attention, as the model card gives it', '#translate', async (page) => {
+  await waitForData(page, '#tr-output', 'text');
+  await chooseOption(page, '#tr-model', /English → Chinese/);
   // the first example replaces the previous model's example
-  await page.waitForFunction(() => document.querySelector('#tr-heatmap').dataset.cols === '4', null, { timeout: 30000 });
+  await waitForData(page, '#tr-heatmap', 'cols', '4', 30000);
   assert.equal(await page.inputValue('#tr-input'), 'I am Chinese.');
   const text = await page.getAttribute('#tr-output', 'data-text');
   assert.equal(text, greedy('I am Chinese.'));
@@ -38,9 +30,8 @@ test('translate: "I am Chinese." with its attention, as the model card gives it'
   await artifact(page, 'translate-en-zh');
   // a test-split example: five English tokens as columns, Chinese characters out
   await page.click('#tr-examples .chip >> text="It snowed last night."');
-  await page.waitForFunction(() => document.querySelector('#tr-heatmap').dataset.cols === '5', null, { timeout: 20000 });
+  await waitForData(page, '#tr-heatmap', 'cols', '5');
   const snowed = await page.getAttribute('#tr-output', 'data-text');
   assert.equal(snowed, greedy('It snowed last night.'));
   assert.match(snowed, /^[^ ]*[\u4e00-\u9fff][^ ]*$/);
-  assert.deepEqual(errors, []);
 });

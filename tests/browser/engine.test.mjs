@@ -1,29 +1,21 @@
 // Browser tier: the static page, served on 127.0.0.1 under a strict CSP, runs
 // the wasm SIMD kernels in a Web Worker in Debian's chromium; we read the
 // results from the page.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startBrowser, openPage, artifact } from './helpers.mjs';
+import { browserForTests, viewTest, pageReady, waitForData, artifact } from './helpers.mjs';
 
-let ctx;
-before(async () => { ctx = await startBrowser(); });
-after(async () => { await ctx?.close(); });
+const ctx = browserForTests();
 
-test('page loads the wasm module in a worker and shows the SIMD arch', async () => {
-  const { page, errors } = await openPage(ctx, '#engine');
-  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
+viewTest(ctx, 'page loads the wasm module in a worker and shows the SIMD arch', '#engine', async (page) => {
   const info = await page.textContent('#simd-info');
   await page.evaluate(() => { location.hash = 'home'; });
   await artifact(page, 'home');
   assert.match(info, /wasm-simd128/);
   assert.match(info, /4 lanes/);
-  assert.deepEqual(errors, []);
-  await page.close();
 });
 
-test('every kernel check passes inside chromium', async () => {
-  const { page, errors } = await openPage(ctx, '#engine');
-  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
+viewTest(ctx, 'every kernel check passes inside chromium', '#engine', async (page) => {
   await page.click('#engine-selftest');
   await page.waitForSelector('#selftest-result[data-failed]', { timeout: 60000 });
   const failed = await page.getAttribute('#selftest-result', 'data-failed');
@@ -31,15 +23,11 @@ test('every kernel check passes inside chromium', async () => {
   assert.equal(failed, '0', await page.textContent('#selftest-result'));
   await artifact(page, 'engine');
   assert.ok(total > 300);
-  assert.deepEqual(errors, []);
-  await page.close();
 });
 
-test('playground: scores, mask and weights recompute; causal and padding masks apply; heads side by side', async () => {
-  const { page, errors } = await openPage(ctx, '#playground');
-  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
+viewTest(ctx, 'playground: scores, mask and weights recompute; causal and padding masks apply; heads side by side', '#playground', async (page) => {
   await page.fill('#pg-text', 'a b c a');
-  await page.waitForFunction(() => document.querySelector('#pg-out').dataset.rows === '4');
+  await waitForData(page, '#pg-out', 'rows', '4', 30000);
   let sums = JSON.parse(await page.getAttribute('#pg-out', 'data-row-sums'));
   assert.deepEqual(sums.map((s) => Math.round(s * 1e4) / 1e4), [1, 1, 1, 1]);
   assert.equal(await page.$$eval('#pg-out canvas', (c) => c.length), 3 + 4);  // 3 panels + 4 heads
@@ -56,42 +44,33 @@ test('playground: scores, mask and weights recompute; causal and padding masks a
   await page.waitForFunction(() => document.querySelector('#pg-out').textContent.includes('local-p centres'));
   await page.selectOption('#pg-mode', 'global');
   await page.selectOption('#pg-heads', '2');
-  await page.waitForFunction(() => document.querySelector('#pg-out').dataset.heads === '2');
+  await waitForData(page, '#pg-out', 'heads', '2', 30000);
   await page.check('#pg-causal');
   await page.waitForFunction(() => document.querySelectorAll('#pg-out canvas').length === 5);
   sums = JSON.parse(await page.getAttribute('#pg-out', 'data-row-sums'));
   assert.ok(sums.every((s) => Math.abs(s - 1) < 1e-4));
-  assert.deepEqual(errors, []);
-  await page.close();
 });
 
-test('usable at 360 px: no view overflows the viewport horizontally', async () => {
-  const page = await ctx.browser.newPage({ viewport: { width: 360, height: 740 } });
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(ctx.base + '#home');
-  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
+viewTest(ctx, 'usable at 360 px: no view overflows the viewport horizontally', '#home', async (page) => {
   for (const v of ['home', 'translate', 'han', 'mmoe', 'playground', 'engine']) {
     await page.evaluate((h) => { location.hash = h; }, v);
     await page.waitForTimeout(300);
     const over = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     assert.ok(over <= 1, `#${v} overflows by ${over}px at 360 px`);
   }
-  assert.deepEqual(errors, []);
-  await page.close();
-});
+}, { viewport: { width: 360, height: 740 } });
 
 test('works offline once loaded (service worker cache)', async () => {
   const context = await ctx.browser.newContext();
   const page = await context.newPage();
   await page.goto(ctx.base + '#playground');
-  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
+  await pageReady(page);
   await page.waitForFunction(() => navigator.serviceWorker?.controller || null, null, { timeout: 10000 }).catch(() => {});
   await page.reload();  // now controlled by the service worker, which caches what it serves
-  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
+  await pageReady(page);
   await context.setOffline(true);
   await page.goto(ctx.base + '?offline=1#playground');
-  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
-  await page.waitForFunction(() => document.querySelector('#pg-out').dataset.rows);
+  await pageReady(page);
+  await waitForData(page, '#pg-out', 'rows', undefined, 30000);
   await context.close();
 });

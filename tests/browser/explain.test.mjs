@@ -2,22 +2,17 @@
 // Attribution draws its own heatmap next to (both) or instead of (attribution) the attention map,
 // with Kendall tau, the removal check and the sourced caption; a Transformer model says that
 // attribution is for RNN models and shows the rollout of its encoder self-attention.
-import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startBrowser, openPage, artifact } from './helpers.mjs';
+import { browserForTests, viewTest, waitForData, waitForText, chooseOption, optionTexts, artifact } from './helpers.mjs';
 
-let ctx;
-before(async () => { ctx = await startBrowser(); });
-after(async () => { await ctx?.close(); });
+const ctx = browserForTests();
 
 const shown = (prefix) => document.querySelector(`#${prefix}-explain-maps`).dataset.shown;
 
-test('HAN: the switch shows attention, attribution or both, with tau, removal and the caption', async () => {
-  const { page, errors } = await openPage(ctx, '#han');
-  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
+viewTest(ctx, 'HAN: the switch shows attention, attribution or both, with tau, removal and the caption', '#han', async (page) => {
   await page.fill('#han-text', 'Subject: FREE MONEY\n\nYou have WON a prize. Click here now to claim it. Act now, limited offer!');
   await page.click('#han-run');
-  await page.waitForFunction(() => /p = /.test(document.querySelector('#han-verdict').textContent), null, { timeout: 20000 });
+  await waitForText(page, '#han-verdict', /p = /);
   assert.match(await page.textContent('#han-explain-caption'), /Jain & Wallace.*Wiegreffe & Pinter/s);
   // attention (the default): no attribution computed, a hint instead
   assert.equal(await page.$$eval('#han-explain-maps canvas', (c) => c.length), 0);
@@ -33,21 +28,16 @@ test('HAN: the switch shows attention, attribution or both, with tau, removal an
     /without the top \d+ words by attention \(.+\) \d\.\d{3}; by attribution \(.+\) \d\.\d{3}/);
   await artifact(page, 'han-explain-both');
   await page.selectOption('#han-explain-mode', 'attribution');
-  await page.waitForFunction((p) => document.querySelector(`#${p}-explain-maps`).dataset.shown === 'attribution', 'han', { timeout: 30000 });
+  await waitForData(page, '#han-explain-maps', 'shown', 'attribution', 30000);
   assert.equal(await page.$$eval('#han-explain-maps canvas', (c) => c.length), 1);
   await page.selectOption('#han-explain-mode', 'attention');
   await page.waitForFunction(() => document.querySelector('#han-explain-maps').children.length === 0, null, { timeout: 20000 });
   assert.ok(await page.$('#han-heatmap canvas'));  // the view's own attention map stays
-  assert.deepEqual(errors, []);
 });
 
-test('Translate: attribution of a G2P word beside its attention; a Transformer model shows its rollout', async () => {
-  const { page, errors } = await openPage(ctx, '#translate');
-  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
-  const titles = await page.$$eval('#tr-model option', (o) => o.map((x) => x.textContent));
-  const g2p = titles.findIndex((t) => /G2P|CMUdict|spelling/i.test(t) && !/Transformer/i.test(t));
-  assert.ok(g2p >= 0, titles.join(' | '));
-  await page.selectOption('#tr-model', String(g2p));
+viewTest(ctx, 'Translate: attribution of a G2P word beside its attention; a Transformer model shows its rollout', '#translate', async (page) => {
+  await chooseOption(page, '#tr-model', (t) => /G2P|CMUdict|spelling/i.test(t) && !/Transformer/i.test(t));
+  const titles = await optionTexts(page, '#tr-model');
   await page.selectOption('#tr-explain-mode', 'both');
   await page.fill('#tr-input', 'PHONE');
   await page.waitForFunction(shown, 'tr', { timeout: 30000 });
@@ -65,5 +55,4 @@ test('Translate: attribution of a G2P word beside its attention; a Transformer m
     assert.match(await page.textContent('#tr-explain-stats [data-stat="rollout"]'), /attention rollout \(Abnar & Zuidema 2020\)/);
     assert.equal(await page.textContent('#tr-explain-error'), '');
   }
-  assert.deepEqual(errors, []);
 });

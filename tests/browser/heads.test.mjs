@@ -1,23 +1,18 @@
 // Browser tier: the head view of the Transformer G2P models in the Translate view:
 // one thumbnail per head of a layer on one colour scale, click to enlarge, every
 // attention kind and all layers, and a second model side by side on the same word.
-import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startBrowser, openPage, artifact } from './helpers.mjs';
+import { browserForTests, viewTest, waitForData, artifact } from './helpers.mjs';
 
-let ctx;
-before(async () => { ctx = await startBrowser(); });
-after(async () => { await ctx?.close(); });
+const ctx = browserForTests();
 
-test('head view: thumbnails per head, enlarge, attention kinds, all layers, two models side by side', async () => {
-  const { page, errors } = await openPage(ctx, '#translate');
-  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
+viewTest(ctx, 'head view: thumbnails per head, enlarge, attention kinds, all layers, two models side by side', '#translate', async (page) => {
   const options = await page.$$eval('#tr-model option', (os) => os.map((o) => ({ value: o.value, text: o.textContent })));
   const tf = options.filter((o) => /Transformer/.test(o.text));
   assert.ok(tf.length >= 2, `expected two Transformer models in the list, got ${JSON.stringify(options)}`);
   // an RNN model has no head view
   await page.selectOption('#tr-model', options.find((o) => !/Transformer/.test(o.text)).value);
-  await page.waitForFunction(() => (document.querySelector('#tr-output').dataset.text || '').length > 0, null, { timeout: 20000 });
+  await waitForData(page, '#tr-output', 'text');
   assert.equal(await page.isHidden('#tr-heads'), true);
 
   await page.selectOption('#tr-model', tf[0].value);
@@ -52,5 +47,4 @@ test('head view: thumbnails per head, enlarge, attention kinds, all layers, two 
   assert.ok(side >= 2);
   assert.equal(await page.$$eval('#hv-side p.stat[data-similarity]', (p) => p.length), 1);
   await artifact(page, 'translate-heads');
-  assert.deepEqual(errors, []);
 });

@@ -2,14 +2,10 @@
 // uses it: a legend and axis titles on every map, keyboard navigation that
 // announces the value, exports that hold the values and labels, masked cells,
 // and big maps that scroll on a phone instead of shrinking their labels.
-import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { startBrowser, openPage, artifact } from './helpers.mjs';
+import { browserForTests, viewTest, waitForData, runForm, download, canvasPixels, artifact } from './helpers.mjs';
 
-let ctx;
-before(async () => { ctx = await startBrowser(); });
-after(async () => { await ctx?.close(); });
+const ctx = browserForTests();
 
 // Every full heatmap in root: its axis titles, and a legend (its own, or its group's)
 function mapsIn(page, root) {
@@ -37,14 +33,7 @@ function assertMaps(maps, view, n) {
   }
 }
 
-async function download(page, selector) {
-  const [dl] = await Promise.all([page.waitForEvent('download'), page.click(selector)]);
-  return { name: dl.suggestedFilename(), bytes: readFileSync(await dl.path()) };
-}
-
-test('every view: each heatmap has axis titles and a legend (own or its group\'s)', async () => {
-  const { page, errors } = await openPage(ctx, '#translate');
-  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
+viewTest(ctx, 'every view: each heatmap has axis titles and a legend (own or its group\'s)', '#translate', async (page) => {
   await page.waitForSelector('#tr-heatmap canvas', { timeout: 20000 });
   assertMaps(await mapsIn(page, '#tr-heatmap'), 'translate', 1);
   assert.deepEqual((await mapsIn(page, '#tr-heatmap')).map((m) => [m.rowTitle, m.colTitle]), [['output token', 'input token']]);
@@ -72,10 +61,8 @@ test('every view: each heatmap has axis titles and a legend (own or its group\'s
   assert.ok(pg.filter((m) => m.legend.masked).length >= 6, 'causal masks shown in the legends');
 
   await page.evaluate(() => { location.hash = 'lm'; });
-  await page.fill('#lm-n', '12');
-  await page.click('#lm-generate');
-  await page.waitForFunction(() => document.querySelectorAll('#lm-attention canvas').length > 0 && !document.querySelector('#lm-generate').disabled,
-    null, { timeout: 60000 });
+  await runForm(page, { '#lm-n': '12' }, '#lm-generate',
+    () => document.querySelectorAll('#lm-attention canvas').length > 0 && !document.querySelector('#lm-generate').disabled);
   assertMaps(await mapsIn(page, '#lm-attention'), 'lm', 1);
   // the memory bar is in the SVG export too (a view's marks over the cells)
   const memory = Number(/(\d+) keys from the memory/.exec(await page.textContent('#lm-attention p'))[1]);
@@ -83,34 +70,22 @@ test('every view: each heatmap has axis titles and a legend (own or its group\'s
   assert.match((await download(page, '#lm-attention .hm-svg')).bytes.toString(), /<image [^>]*href="data:image\/png;base64,/);
 
   await page.evaluate(() => { location.hash = 'recsys'; });
-  await page.fill('#autoint-layers', '1');
-  await page.fill('#autoint-epochs', '1');
-  await page.click('#autoint-train');
-  await page.waitForSelector('#autoint-out[data-auc]', { timeout: 60000 });
-  const ai = await mapsIn(page, '#autoint-out');
-  assertMaps(ai, 'autoint', 2);
+  await runForm(page, { '#autoint-layers': '1', '#autoint-epochs': '1' }, '#autoint-train', '#autoint-out[data-auc]');
+  assertMaps(await mapsIn(page, '#autoint-out'), 'autoint', 2);
   // the heads share one scale (one legend for the grid)
   assert.equal(await page.$$eval('#autoint-out .hm-legend', (l) => l.length), 1);
   assert.equal(new Set(await page.$$eval('#autoint-out canvas', (c) => c.map((x) => x.dataset.max))).size, 1);
 
   await page.evaluate(() => { location.hash = 'mmoe'; });
-  await page.fill('#mmoe-n', '1000');
-  await page.fill('#mmoe-epochs', '1');
-  await page.click('#mmoe-train');
-  await page.waitForSelector('#mmoe-runs .run[data-done="1"]', { timeout: 60000 });
-  const strip = await mapsIn(page, '#mmoe-runs .strip');
-  assertMaps(strip, 'mmoe', 1);
+  await runForm(page, { '#mmoe-n': '1000', '#mmoe-epochs': '1' }, '#mmoe-train', '#mmoe-runs .run[data-done="1"]');
+  assertMaps(await mapsIn(page, '#mmoe-runs .strip'), 'mmoe', 1);
   // the gate strip's colours span its own data (weights near 1/8), not 0..1
   const [lo, hi] = await page.$eval('#mmoe-runs .strip canvas', (c) => [Number(c.dataset.min), Number(c.dataset.max)]);
   assert.ok(lo > 0 && hi < 1 && hi > lo, `strip scale ${lo}..${hi}`);
   await artifact(page, 'heatmap-mmoe-strip');
-  assert.deepEqual(errors, []);
-  await page.close();
 });
 
-test('head view: thumbnails share one scale with one legend per group; own scale on request; causal maps masked', async () => {
-  const { page, errors } = await openPage(ctx, '#home');
-  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
+viewTest(ctx, 'head view: thumbnails share one scale with one legend per group; own scale on request; causal maps masked', '#home', async (page) => {
   const r = await page.evaluate(async () => {
     const { renderHeads } = await import('./views/heads.js');
     // a synthetic result: 2 layers x 3 heads, 3 outputs x 4 inputs, head h peaks at weight (h + 1) / 4
@@ -150,15 +125,11 @@ test('head view: thumbnails share one scale with one legend per group; own scale
   assert.equal(r.own.bigLegend, 1);
   assert.equal(r.dec.masked, true);
   assert.equal(r.dec.big[0][2], '3');  // 3 x 3 causal: the 3 cells above the diagonal
-  assert.deepEqual(errors, []);
-  await page.close();
 });
 
-test('keyboard: arrow keys move the cell cursor and the value is announced; exports hold the values and labels', async () => {
-  const { page, errors } = await openPage(ctx, '#translate');
-  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
+viewTest(ctx, 'keyboard: arrow keys move the cell cursor and the value is announced; exports hold the values and labels', '#translate', async (page) => {
   await page.fill('#tr-input', '7/4/1976');
-  await page.waitForFunction(() => document.querySelector('#tr-output').dataset.text === '1976-07-04', null, { timeout: 20000 });
+  await waitForData(page, '#tr-output', 'text', '1976-07-04');
   const json = JSON.parse((await download(page, '#tr-heatmap .hm-json')).bytes.toString());
   assert.equal(json.rows, 10);
   assert.equal(json.cols, 8);
@@ -207,13 +178,9 @@ test('keyboard: arrow keys move the cell cursor and the value is announced; expo
   assert.deepEqual([...png.bytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
   // the view's PNG button exports the same map
   assert.match((await download(page, '#tr-png')).name, /\.png$/);
-  assert.deepEqual(errors, []);
-  await page.close();
 });
 
-test('masked cells: a causal mask is hatched, announced as masked, and left out of the exported values', async () => {
-  const { page, errors } = await openPage(ctx, '#playground');
-  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
+viewTest(ctx, 'masked cells: a causal mask is hatched, announced as masked, and left out of the exported values', '#playground', async (page) => {
   await page.fill('#pg-text', 'a b c d');
   await page.check('#pg-causal');
   await page.waitForFunction(() => document.querySelector('#pg-out').dataset.rows === '4' &&
@@ -225,30 +192,21 @@ test('masked cells: a causal mask is hatched, announced as masked, and left out 
   const csv = (await download(page, `${weights} .hm-csv`)).bytes.toString().trim().split('\n');
   assert.equal(csv[1], `a,${json.values[0][0]},,,`);
   // hatched pixels: grey, not the white of a zero weight
-  const px = await page.$eval(`${weights} canvas`, (c) => {
-    const L = c.heatmap.layout, d = window.devicePixelRatio || 1;
-    const g = c.getContext('2d');
-    const at = (r, col) => Array.from(g.getImageData(Math.round((L.padL + col * L.cellW + 3) * d), Math.round((L.padT + r * L.cellH + 9) * d), 1, 1).data);
-    return { masked: at(0, 3), open: at(3, 0) };
-  });
+  const L = await page.$eval(`${weights} canvas`, (c) => c.heatmap.layout);
+  const at = (r, col) => [L.padL + col * L.cellW + 3, L.padT + r * L.cellH + 9];
+  const [masked, open] = await canvasPixels(page, `${weights} canvas`, [at(0, 3), at(3, 0)]);
+  const px = { masked, open };
   assert.ok(px.masked[0] < 235 && Math.abs(px.masked[0] - px.masked[2]) < 40, `masked pixel ${px.masked}`);
   await page.focus(`${weights} canvas`);
   await page.keyboard.press('End');
   assert.match(await page.textContent(`${weights} .hm-live`), /: masked$/);
   assert.equal(await page.$eval(`${weights} .hm-legend`, (l) => l.textContent.includes('masked')), true);
-  assert.deepEqual(errors, []);
-  await page.close();
 });
 
-test('phone (390 x 844): big maps scroll sideways with labels of at least 10 px; the page itself does not overflow', async () => {
-  const page = await ctx.browser.newPage({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 });
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(`${ctx.base}#playground`);
-  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
+viewTest(ctx, 'phone (390 x 844): big maps scroll sideways with labels of at least 10 px; the page itself does not overflow', '#playground', async (page) => {
   const words = Array.from({ length: 24 }, (_, i) => `word${i}`).join(' ');
   await page.fill('#pg-text', words);
-  await page.waitForFunction(() => document.querySelector('#pg-out').dataset.rows === '24');
+  await waitForData(page, '#pg-out', 'rows', '24', 30000);
   const check = () => page.$$eval('.view:not([hidden]) .heatmap canvas', (cs) => cs.map((c) => {
     const rect = c.getBoundingClientRect();
     const scroller = c.closest('.hm-scroll');
@@ -280,6 +238,4 @@ test('phone (390 x 844): big maps scroll sideways with labels of at least 10 px;
     assert.ok(Math.abs(m.shown - m.css) < 1 && m.labelPx >= 10 && m.fits, JSON.stringify(m));
   }
   assert.ok(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth) <= 1);
-  assert.deepEqual(errors, []);
-  await page.close();
-});
+}, { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 });

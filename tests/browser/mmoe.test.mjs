@@ -1,21 +1,13 @@
 // Browser tier: the MMoE view trains softmax- and attention-gated models in
 // two Web Workers and shows loss curves and gate weights.
-import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startBrowser, openPage, artifact } from './helpers.mjs';
+import { browserForTests, viewTest, runForm, artifact } from './helpers.mjs';
 
-let ctx;
-before(async () => { ctx = await startBrowser(); });
-after(async () => { await ctx?.close(); });
+const ctx = browserForTests();
 
-test('race: both gate kinds train in workers, the shown loss falls, gates are distributions', async () => {
-  const { page, errors } = await openPage(ctx, '#mmoe');
-  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
-  await page.fill('#mmoe-n', '2000');
-  await page.fill('#mmoe-epochs', '4');
-  await page.click('#mmoe-race');
-  await page.waitForFunction(() => document.querySelectorAll('#mmoe-runs .run[data-done="1"]').length === 2,
-    null, { timeout: 60000 });
+viewTest(ctx, 'race: both gate kinds train in workers, the shown loss falls, gates are distributions', '#mmoe', async (page) => {
+  await runForm(page, { '#mmoe-n': '2000', '#mmoe-epochs': '4' }, '#mmoe-race',
+    () => document.querySelectorAll('#mmoe-runs .run[data-done="1"]').length === 2);
   const runs = await page.$$eval('#mmoe-runs .run', (els) => els.map((e) => ({
     title: e.querySelector('h3').textContent,
     val: JSON.parse(e.dataset.valMse),
@@ -35,17 +27,11 @@ test('race: both gate kinds train in workers, the shown loss falls, gates are di
     assert.ok(r.heat);
     assert.ok(r.loss.at(-1) < r.loss[0], `training did not lower the loss: ${r.loss}`);
   }
-  assert.deepEqual(errors, []);
-  await page.close();
 });
 
-test('a training run can be stopped: the epochs done stay, the buttons come back', async () => {
-  const { page, errors } = await openPage(ctx, '#mmoe');
-  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
-  await page.fill('#mmoe-n', '50000');
-  await page.fill('#mmoe-epochs', '100');
-  await page.click('#mmoe-train');
-  await page.waitForFunction(() => Number(document.querySelector('#mmoe-runs progress').value) >= 1, null, { timeout: 60000 });
+viewTest(ctx, 'a training run can be stopped: the epochs done stay, the buttons come back', '#mmoe', async (page) => {
+  await runForm(page, { '#mmoe-n': '50000', '#mmoe-epochs': '100' }, '#mmoe-train',
+    () => Number(document.querySelector('#mmoe-runs progress').value) >= 1);
   await page.click('#mmoe-runs .stop');
   await page.waitForSelector('#mmoe-runs .run[data-stopped]', { timeout: 20000 });
   const done = Number(await page.getAttribute('#mmoe-runs .run', 'data-stopped'));
@@ -55,6 +41,4 @@ test('a training run can be stopped: the epochs done stay, the buttons come back
   assert.equal(await page.$('#mmoe-runs .stop'), null);
   assert.equal(await page.isEnabled('#mmoe-train'), true);
   assert.equal(await page.$('#mmoe-runs .run[data-error]'), null);
-  assert.deepEqual(errors, []);
-  await page.close();
 });

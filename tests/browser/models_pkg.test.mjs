@@ -8,9 +8,8 @@ import assert from 'node:assert/strict';
 import { cpSync, existsSync, mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
 import { serve } from '../../scripts/serve.mjs';
-import { ROOT } from './helpers.mjs';
+import { ROOT, launchChromium, watchErrors } from './helpers.mjs';
 
 const PKG = join(ROOT, 'build', 'pkg');
 const MPKG = join(ROOT, 'build', 'pkg-models');
@@ -48,11 +47,7 @@ async function run() {
   writeFileSync(join(dir, 'index.html'), '<!doctype html><html lang="en"><title>models</title><script type="module" src="main.js"></script></html>');
   server = await serve(dir, 0);
   base = `http://127.0.0.1:${server.address().port}/`;
-  browser = await chromium.launch({
-    executablePath: process.env.ATTNLAB_CHROMIUM || '/usr/bin/chromium', headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
 });
 after(async () => {
   await browser?.close();
@@ -62,9 +57,7 @@ after(async () => {
 
 test('a page and a Worker load a model by name (hash checked), and a changed file is refused', { skip }, async () => {
   const page = await browser.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  const errors = watchErrors(page);
   await page.goto(base);
   await page.waitForFunction(() => window.result && window.workerResult, null, { timeout: 30000 });
   for (const r of await page.evaluate(() => [window.result, window.workerResult])) {

@@ -1,21 +1,14 @@
 // Browser tier: the Translate view's n-best list. Beam search lists every finished
 // hypothesis with its score, best first, the first being the output; choosing one
 // shows its attention; greedy decoding has no list.
-import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { startBrowser, openPage, artifact } from './helpers.mjs';
+import { browserForTests, viewTest, waitForData, chooseOption, download, artifact } from './helpers.mjs';
 
-let ctx;
-before(async () => { ctx = await startBrowser(); });
-after(async () => { await ctx?.close(); });
+const ctx = browserForTests();
 
-test('n-best: beam 4 lists the finished hypotheses with scores, best first; a click shows one\'s attention', async () => {
-  const { page, errors } = await openPage(ctx, '#translate');
-  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
-  await page.waitForFunction(() => document.querySelector('#tr-output').dataset.text, null, { timeout: 20000 });
-  const titles = await page.$$eval('#tr-model option', (o) => o.map((x) => x.textContent));
-  await page.selectOption('#tr-model', String(titles.findIndex((t) => /^Spelling → pronunciation \(CMUdict, additive/.test(t))));
+viewTest(ctx, 'n-best: beam 4 lists the finished hypotheses with scores, best first; a click shows one\'s attention', '#translate', async (page) => {
+  await waitForData(page, '#tr-output', 'text');
+  await chooseOption(page, '#tr-model', /^Spelling → pronunciation \(CMUdict, additive/);
   await page.fill('#tr-input', 'KNIGHT');
   await page.waitForFunction(() => document.querySelector('#tr-output').dataset.text &&
     document.querySelector('#tr-input').value === 'KNIGHT', null, { timeout: 20000 });
@@ -35,20 +28,17 @@ test('n-best: beam 4 lists the finished hypotheses with scores, best first; a cl
   assert.equal(await page.getAttribute('#tr-heatmap', 'data-hypothesis'), '0');
   // choose the second: its attention, one row per its own tokens
   await page.click('#tr-nbest .nbest button[data-k="1"]');
-  await page.waitForFunction(() => document.querySelector('#tr-heatmap').dataset.hypothesis === '1');
+  await waitForData(page, '#tr-heatmap', 'hypothesis', '1', 30000);
   const rows = Number(await page.getAttribute('#tr-heatmap', 'data-rows'));
   assert.equal(rows, list[1].text.split(' ').length);
   assert.equal(await page.getAttribute('#tr-nbest .nbest button[data-k="1"]', 'aria-pressed'), 'true');
   assert.equal(await page.getAttribute('#tr-nbest .nbest button[data-k="0"]', 'aria-pressed'), 'false');
   await artifact(page, 'nbest');
   // the JSON export carries the list, in the same order
-  const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#tr-json')]);
-  const json = JSON.parse(readFileSync(await dl.path(), 'utf8'));
+  const json = JSON.parse((await download(page, '#tr-json')).bytes.toString());
   assert.deepEqual(json.output.nBest.map((h) => h.tokens.join(' ')), list.map((h) => h.text));
   assert.deepEqual(json.output.nBest.map((h) => h.score), list.map((h) => h.score));
   // back to greedy: the list goes
   await page.selectOption('#tr-beam', '1');
   await page.waitForFunction(() => document.querySelector('#tr-nbest').hidden, null, { timeout: 20000 });
-  assert.deepEqual(errors, []);
-  await page.close();
 });

@@ -2,28 +2,23 @@
 // after going offline a reload still runs Translate and HAN; the .wasm is
 // downloaded once on a cold visit; "make all models available offline" saves
 // every listed model with sizes and progress.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startBrowser, artifact } from './helpers.mjs';
+import { browserForTests, watchErrors, pageReady, waitForData, waitForText, chooseOption, artifact } from './helpers.mjs';
 
-let ctx;
-before(async () => { ctx = await startBrowser(); });
-after(async () => { await ctx?.close(); });
+const ctx = browserForTests();
 
 async function newPage() {
   const context = await ctx.browser.newContext();
   const page = await context.newPage();
-  const errors = [];
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-  page.on('pageerror', (e) => errors.push(e.message));
-  return { context, page, errors };
+  return { context, page, errors: watchErrors(page) };
 }
 
 async function translateWorks(page, input, want) {
   await page.evaluate(() => { location.hash = 'translate'; });
-  await page.waitForFunction(() => document.querySelector('#tr-output').dataset.text, null, { timeout: 20000 });
+  await waitForData(page, '#tr-output', 'text');
   await page.fill('#tr-input', input);
-  await page.waitForFunction((w) => document.querySelector('#tr-output').dataset.text === w, want, { timeout: 20000 });
+  await waitForData(page, '#tr-output', 'text', want);
   assert.equal(await page.textContent('#tr-error'), '');
 }
 
@@ -33,7 +28,7 @@ async function hanWorks(page) {
   const labels = await page.$$eval('#han-sample option', (o) => o.map((x) => x.textContent));
   const idx = labels.findIndex((l) => l.startsWith('spam'));
   await page.selectOption('#han-sample', String(idx - 1));
-  await page.waitForFunction(() => document.querySelector('#han-verdict').dataset.label, null, { timeout: 20000 });
+  await waitForData(page, '#han-verdict', 'label');
   assert.equal(await page.getAttribute('#han-verdict', 'data-label'), 'spam');
   assert.equal(await page.textContent('#han-error'), '');
 }
@@ -45,7 +40,7 @@ test('first visit online, then offline: a reload still runs Translate and HAN; t
   const { context, page, errors } = await newPage();
   try {
     await page.goto(`${ctx.base}#translate`);
-    await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
+    await pageReady(page);
     await translateWorks(page, '23JAN2015', '2015-01-23');
     await hanWorks(page);
     // the service worker has installed the page shell (what a user's first minute gives it)
@@ -56,16 +51,15 @@ test('first visit online, then offline: a reload still runs Translate and HAN; t
 
     await context.setOffline(true);
     await page.reload();
-    await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
+    await pageReady(page);
     assert.equal(await page.isVisible('#net-state'), true, 'no offline indicator');
     assert.match(await page.textContent('#net-state'), /offline/);
     await translateWorks(page, '4 JUL 1976', '1976-07-04');
     await hanWorks(page);
     // a model this visit never opened says why it cannot load
     await page.evaluate(() => { location.hash = 'translate'; });
-    const titles = await page.$$eval('#tr-model option', (o) => o.map((x) => x.textContent));
-    await page.selectOption('#tr-model', String(titles.findIndex((t) => /CMUdict/.test(t))));
-    await page.waitForFunction(() => document.querySelector('#tr-error').textContent.length > 0, null, { timeout: 20000 });
+    await chooseOption(page, '#tr-model', /CMUdict/);
+    await waitForText(page, '#tr-error', /./);
     assert.match(await page.textContent('#tr-error'), /not saved for offline use/);
     await artifact(page, 'offline-first-visit');
     // the failed model fetch itself is the only console error allowed
@@ -80,7 +74,7 @@ test('make all models available offline: sizes, progress, then models never open
   const { context, page, errors } = await newPage();
   try {
     await page.goto(`${ctx.base}#home`);
-    await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
+    await pageReady(page);
     await page.waitForFunction(() => !document.querySelector('#offline-all').disabled, null, { timeout: 20000 });
     const total = Number(await page.getAttribute('#offline-summary', 'data-total'));
     const manifest = await page.evaluate(() => fetch('models/index.json').then((r) => r.json()));
@@ -100,11 +94,10 @@ test('make all models available offline: sizes, progress, then models never open
 
     await context.setOffline(true);
     await page.reload();
-    await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
+    await pageReady(page);
     // G2P (never opened online) and the shipped MMoE models
     await page.evaluate(() => { location.hash = 'translate'; });
-    const titles = await page.$$eval('#tr-model option', (o) => o.map((x) => x.textContent));
-    await page.selectOption('#tr-model', String(titles.findIndex((t) => /CMUdict/.test(t))));
+    await chooseOption(page, '#tr-model', /CMUdict/);
     await page.fill('#tr-input', 'PHONE');
     await page.waitForFunction(() => document.querySelector('#tr-heatmap canvas')?.dataset.cols === '5', null, { timeout: 20000 });
     assert.equal(await page.textContent('#tr-error'), '');

@@ -1,20 +1,12 @@
 // Browser tier: the DIN · AutoInt view trains both click-through models in the
 // worker and draws their attention.
-import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startBrowser, openPage, artifact } from './helpers.mjs';
+import { browserForTests, viewTest, runForm, waitForText, artifact } from './helpers.mjs';
 
-let ctx;
-before(async () => { ctx = await startBrowser(); });
-after(async () => { await ctx?.close(); });
+const ctx = browserForTests();
 
-test('DIN: compare the three poolings, histories shaded by weight; AutoInt: a heatmap per head', async () => {
-  const { page, errors } = await openPage(ctx, '#recsys');
-  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
-  await page.fill('#din-n', '6000');
-  await page.fill('#din-epochs', '4');
-  await page.click('#din-compare');
-  await page.waitForSelector('#din-out[data-done="3"]', { timeout: 60000 });
+viewTest(ctx, 'DIN: compare the three poolings, histories shaded by weight; AutoInt: a heatmap per head', '#recsys', async (page) => {
+  await runForm(page, { '#din-n': '6000', '#din-epochs': '4' }, '#din-compare', '#din-out[data-done="3"]');
   const din = await page.$eval('#din-out', (el) => ({
     rows: Array.from(el.querySelectorAll('tbody tr')).map((tr) => Array.from(tr.children).map((td) => td.textContent)),
     polylines: el.querySelectorAll('polyline').length,
@@ -31,8 +23,7 @@ test('DIN: compare the three poolings, histories shaded by weight; AutoInt: a he
   assert.ok(auc['DIN (unnormalized weights)'] > 0.85, JSON.stringify(auc));
   assert.ok(auc['DIN (unnormalized weights)'] > auc['Base (sum pooling)'], JSON.stringify(auc));
 
-  await page.click('#autoint-train');
-  await page.waitForSelector('#autoint-out[data-auc]', { timeout: 60000 });
+  await runForm(page, {}, '#autoint-train', '#autoint-out[data-auc]');
   const ai = await page.$eval('#autoint-out', (el) => ({
     auc: Number(el.dataset.auc), canvases: el.querySelectorAll('canvas').length,
   }));
@@ -40,48 +31,32 @@ test('DIN: compare the three poolings, histories shaded by weight; AutoInt: a he
   assert.ok(ai.auc > 0.8, `AutoInt AUC ${ai.auc}`);
   await artifact(page, 'recsys');
   // a bad value is clamped by the form, and the page stays usable
-  await page.fill('#autoint-layers', '0');
-  await page.click('#autoint-train');
-  await page.waitForFunction(() => document.querySelector('#autoint-out canvas') === null &&
-    document.querySelector('#autoint-out[data-auc]') !== null && !document.querySelector('#autoint-train').disabled,
-  null, { timeout: 60000 });
+  await runForm(page, { '#autoint-layers': '0' }, '#autoint-train', () => document.querySelector('#autoint-out canvas') === null &&
+    document.querySelector('#autoint-out[data-auc]') !== null && !document.querySelector('#autoint-train').disabled);
   assert.equal(await page.$eval('#autoint-error', (el) => el.textContent), '');
-  assert.deepEqual(errors, []);
-  await page.close();
 });
 
-test('AutoInt and DIN: a run shows its time while it trains and Stop ends it; the next run works', async () => {
-  const { page, errors } = await openPage(ctx, '#recsys');
-  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
-  await page.fill('#autoint-epochs', '50');
-  await page.click('#autoint-train');
-  await page.waitForSelector('#autoint-stop:not([hidden])');
+viewTest(ctx, 'AutoInt and DIN: a run shows its time while it trains and Stop ends it; the next run works', '#recsys', async (page) => {
+  await runForm(page, { '#autoint-epochs': '50' }, '#autoint-train', '#autoint-stop:not([hidden])', { timeout: 30000 });
   assert.equal(await page.isHidden('#autoint-progress'), false);
   // the time so far moves while the model trains
-  await page.waitForFunction(() => /training AutoInt, 50 epochs… [0-9.]+ s/.test(document.querySelector('#autoint-status').textContent));
+  await waitForText(page, '#autoint-status', /training AutoInt, 50 epochs… [0-9.]+ s/, 30000);
   const t1 = Number((await page.textContent('#autoint-status')).match(/([0-9.]+) s$/)[1]);
   await page.waitForFunction((t) => Number(document.querySelector('#autoint-status').textContent.match(/([0-9.]+) s$/)?.[1]) > t + 0.4, t1);
   await page.click('#autoint-stop');
-  await page.waitForFunction(() => /stopped after/.test(document.querySelector('#autoint-status').textContent));
+  await waitForText(page, '#autoint-status', /stopped after/, 30000);
   assert.equal(await page.isHidden('#autoint-stop'), true);
   assert.equal(await page.isEnabled('#autoint-train'), true);
   assert.equal(await page.$('#autoint-out[data-auc]'), null, 'a stopped run shows no result');
   assert.equal(await page.textContent('#autoint-error'), '');
   // a short run afterwards finishes
-  await page.fill('#autoint-epochs', '1');
-  await page.click('#autoint-train');
-  await page.waitForSelector('#autoint-out[data-auc]', { timeout: 60000 });
+  await runForm(page, { '#autoint-epochs': '1' }, '#autoint-train', '#autoint-out[data-auc]');
   // DIN: stop in the middle of a comparison
-  await page.fill('#din-n', '100000');
-  await page.fill('#din-epochs', '50');
-  await page.click('#din-compare');
-  await page.waitForSelector('#din-stop:not([hidden])');
+  await runForm(page, { '#din-n': '100000', '#din-epochs': '50' }, '#din-compare', '#din-stop:not([hidden])', { timeout: 30000 });
   assert.equal(await page.isEnabled('#din-stop'), true);
-  await page.waitForFunction(() => /training DIN \(unnormalized weights\) \(1 of 3\)… [0-9.]+ s/.test(document.querySelector('#din-out .stat').textContent));
+  await waitForText(page, '#din-out .stat', /training DIN \(unnormalized weights\) \(1 of 3\)… [0-9.]+ s/, 30000);
   await page.click('#din-stop');
-  await page.waitForFunction(() => /stopped after/.test(document.querySelector('#din-out .stat').textContent));
+  await waitForText(page, '#din-out .stat', /stopped after/, 30000);
   assert.equal(await page.isEnabled('#din-compare'), true);
   assert.equal(await page.$('#din-out[data-done]'), null);
-  assert.deepEqual(errors, []);
-  await page.close();
 });

@@ -4,25 +4,15 @@
 // or cut, marks one-word sentences, and its shading keeps 4.5:1 text contrast
 // (computed from the rendered colours, light and dark); the Playground's controls
 // refuse invalid combinations; line charts have axis titles, ticks and an outside legend.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { startBrowser, openPage, artifact } from './helpers.mjs';
+import { browserForTests, viewTest, openView, waitForData, waitForText, runForm, optionTexts, download, artifact } from './helpers.mjs';
 
-let ctx;
-before(async () => { ctx = await startBrowser(); });
-after(async () => { await ctx?.close(); });
+const ctx = browserForTests();
 
-async function download(page, selector) {
-  const [dl] = await Promise.all([page.waitForEvent('download'), page.click(selector)]);
-  return { name: dl.suggestedFilename(), bytes: readFileSync(await dl.path()) };
-}
+const output = (page, want) => waitForData(page, '#tr-output', 'text', want);
 
-const output = (page, want) => page.waitForFunction((w) => document.querySelector('#tr-output').dataset.text === w, want, { timeout: 20000 });
-
-test('translate: exports hold input and output; an error clears the timing and disables the exports', async () => {
-  const { page, errors } = await openPage(ctx, '#translate');
-  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
+viewTest(ctx, 'translate: exports hold input and output; an error clears the timing and disables the exports', '#translate', async (page) => {
   await page.fill('#tr-input', '4 JUL 1976');
   await output(page, '1976-07-04');
   assert.equal(await page.isEnabled('#tr-json'), true);
@@ -43,7 +33,7 @@ test('translate: exports hold input and output; an error clears the timing and d
   // an input the model cannot read: the previous result, its time and its exports are gone
   assert.notEqual(await page.textContent('#tr-latency'), '');
   await page.fill('#tr-input', '4 JUL 1976@');
-  await page.waitForFunction(() => document.querySelector('#tr-error').textContent.length > 0, null, { timeout: 20000 });
+  await waitForText(page, '#tr-error', /./);
   assert.equal(await page.textContent('#tr-latency'), '');
   assert.equal(await page.isDisabled('#tr-json'), true);
   assert.equal(await page.isDisabled('#tr-png'), true);
@@ -54,24 +44,20 @@ test('translate: exports hold input and output; an error clears the timing and d
   await output(page, '2015-01-23');
   assert.equal(await page.isEnabled('#tr-json'), true);
   assert.equal(JSON.parse((await download(page, '#tr-json')).bytes.toString()).input.text, '2015.1.23');
-  assert.deepEqual(errors, []);
-  await page.close();
 });
 
-test('translate: the typed input is kept when the model changes; a date example gives way to the new model\'s', async () => {
-  const { page, errors } = await openPage(ctx, '#translate');
-  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
+viewTest(ctx, 'translate: the typed input is kept when the model changes; a date example gives way to the new model\'s', '#translate', async (page) => {
   await output(page, '2015-01-23');  // the dates model's first example
-  const titles = await page.$$eval('#tr-model option', (o) => o.map((x) => x.textContent));
+  const titles = await optionTexts(page, '#tr-model');
   const g2p = titles.findIndex((t) => /^Spelling → pronunciation \(CMUdict/.test(t));
   const stress = titles.findIndex((t) => /with stress/.test(t));
   assert.ok(g2p >= 0 && stress >= 0, JSON.stringify(titles));
   // the untouched date example is replaced by an example the G2P model can read
   await page.selectOption('#tr-model', String(g2p));
-  await page.waitForFunction(() => document.querySelector('#tr-heatmap').dataset.cols === '9', null, { timeout: 20000 });
+  await waitForData(page, '#tr-heatmap', 'cols', '9');
   assert.equal(await page.inputValue('#tr-input'), 'ATTENTION');
   await page.fill('#tr-input', 'KNIGHTS');
-  await page.waitForFunction(() => document.querySelector('#tr-heatmap').dataset.cols === '7', null, { timeout: 20000 });
+  await waitForData(page, '#tr-heatmap', 'cols', '7');
   const plain = await page.getAttribute('#tr-output', 'data-text');
   await page.selectOption('#tr-model', String(stress));
   await page.waitForFunction((p) => {
@@ -81,13 +67,9 @@ test('translate: the typed input is kept when the model changes; a date example 
   assert.equal(await page.inputValue('#tr-input'), 'KNIGHTS');
   assert.match(await page.getAttribute('#tr-output', 'data-text'), /[012]/, 'stress digits from the new model on the same word');
   assert.equal(await page.getAttribute('#tr-heatmap', 'data-cols'), '7');
-  assert.deepEqual(errors, []);
-  await page.close();
 });
 
-test('translate: a date that is not in the calendar is flagged', async () => {
-  const { page, errors } = await openPage(ctx, '#translate');
-  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
+viewTest(ctx, 'translate: a date that is not in the calendar is flagged', '#translate', async (page) => {
   await page.fill('#tr-input', '31 FEB 2020');
   await output(page, '2020-02-31');
   assert.equal(await page.getAttribute('#tr-output', 'data-date-valid'), '0');
@@ -103,8 +85,6 @@ test('translate: a date that is not in the calendar is flagged', async () => {
   await page.fill('#tr-input', '29 FEB 2021');
   await output(page, '2021-02-29');
   assert.match(await page.textContent('#tr-warning'), /February 2021 has 28 days/);
-  assert.deepEqual(errors, []);
-  await page.close();
 });
 
 // every shaded element of the HAN text: its text colour and the background it is drawn on
@@ -130,19 +110,14 @@ const contrasts = (page) => page.$$eval('#han-doc .w, #han-doc .sw, #han-doc .se
 
 for (const scheme of ['light', 'dark']) {
   test(`HAN (${scheme}): every shading keeps text contrast >= 4.5, computed from the rendered colours; one-word sentences are explained`, async () => {
-    const page = await ctx.browser.newPage({ colorScheme: scheme });
-    const errors = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-    await page.goto(`${ctx.base}#han`);
-    await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
+    const { page, errors } = await openView(ctx, '#han', { colorScheme: scheme });
     await page.fill('#han-text', 'Subject: lunch\n\nThanks.\n\nCan we move the budget meeting to Thursday at noon? ' +
       'I will bring the printed slides and the numbers from last quarter.\n\nClick here to claim your free prize now!\n\nDana');
     await page.click('#han-run');
-    await page.waitForFunction(() => document.querySelector('#han-verdict').dataset.label, null, { timeout: 20000 });
+    await waitForData(page, '#han-verdict', 'label');
     for (const mode of ['combined', 'word', 'sentence']) {
       await page.selectOption('#han-mode', mode);
-      await page.waitForFunction((m) => document.querySelector('#han-doc').dataset.mode === m, mode);
+      await waitForData(page, '#han-doc', 'mode', mode, 30000);
       const rs = await contrasts(page);
       assert.ok(rs.length > 10, `${mode}: ${rs.length} elements`);
       const worst = rs.reduce((a, b) => (b.ratio < a.ratio ? b : a));
@@ -160,12 +135,10 @@ for (const scheme of ['light', 'dark']) {
   });
 }
 
-test('HAN: an empty message gets no verdict, a long one says it was cut; an error clears the result and the export', async () => {
-  const { page, errors } = await openPage(ctx, '#han');
-  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
+viewTest(ctx, 'HAN: an empty message gets no verdict, a long one says it was cut; an error clears the result and the export', '#han', async (page) => {
   await page.fill('#han-text', '   ');
   await page.click('#han-run');
-  await page.waitForFunction(() => document.querySelector('#han-verdict').dataset.label, null, { timeout: 20000 });
+  await waitForData(page, '#han-verdict', 'label');
   assert.equal(await page.getAttribute('#han-verdict', 'data-label'), 'empty');
   assert.match(await page.textContent('#han-verdict'), /no verdict/);
   assert.doesNotMatch(await page.textContent('#han-verdict'), /^(spam|ham)/);
@@ -174,7 +147,7 @@ test('HAN: an empty message gets no verdict, a long one says it was cut; an erro
   const long = `Subject: minutes\n\n${Array.from({ length: 90 }, (_, i) => `Item ${i} of the meeting was discussed and agreed.`).join(' ')}`;
   await page.fill('#han-text', long);
   await page.click('#han-run');
-  await page.waitForFunction(() => document.querySelector('#han-notes').dataset.truncated === 'true', null, { timeout: 20000 });
+  await waitForData(page, '#han-notes', 'truncated', 'true');
   const kept = await page.$$eval('#han-doc .sent', (s) => s.length);
   const note = await page.textContent('#han-notes');
   assert.match(note, new RegExp(`Truncated: the model reads at most ${kept} sentences of \\d+ words`));
@@ -186,16 +159,12 @@ test('HAN: an empty message gets no verdict, a long one says it was cut; an erro
   // a short message is not flagged
   await page.fill('#han-text', 'Subject: hi\n\nSee you at noon.');
   await page.click('#han-run');
-  await page.waitForFunction(() => document.querySelector('#han-notes').dataset.truncated === 'false', null, { timeout: 20000 });
+  await waitForData(page, '#han-notes', 'truncated', 'false');
   assert.equal(await page.textContent('#han-notes'), '');
-  assert.deepEqual(errors, []);
-  await page.close();
 });
 
-test('playground: the window is at least 1 and only for local modes, causal only for global, the word limit is stated', async () => {
-  const { page, errors } = await openPage(ctx, '#playground');
-  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
-  await page.waitForFunction(() => document.querySelector('#pg-out').dataset.rows === '11');
+viewTest(ctx, 'playground: the window is at least 1 and only for local modes, causal only for global, the word limit is stated', '#playground', async (page) => {
+  await waitForData(page, '#pg-out', 'rows', '11', 30000);
   assert.equal(await page.isDisabled('#pg-window'), true);
   assert.equal(await page.isEnabled('#pg-causal'), true);
   assert.match(await page.textContent('label:has(#pg-text)'), /up to 24/);
@@ -206,25 +175,19 @@ test('playground: the window is at least 1 and only for local modes, causal only
   assert.match(await page.textContent('#pg-causal-note'), /global only/);
   await page.fill('#pg-window', '0');
   await page.waitForFunction(() => document.querySelector('#pg-window').value === '1');
-  await page.waitForFunction(() => /local-m window centres/.test(document.querySelector('#pg-out').textContent));
+  await waitForText(page, '#pg-out', /local-m window centres/, 30000);
   assert.equal(await page.textContent('#pg-error'), '', 'local-m with a leftover causal tick is no error');
   await page.selectOption('#pg-mode', 'local-p');
-  await page.waitForFunction(() => /local-p centres p_t/.test(document.querySelector('#pg-out').textContent));
+  await waitForText(page, '#pg-out', /local-p centres p_t/, 30000);
   // more words than the maps take: cut, and said
   await page.fill('#pg-text', Array.from({ length: 30 }, (_, i) => `w${i}`).join(' '));
-  await page.waitForFunction(() => document.querySelector('#pg-out').dataset.rows === '24');
+  await waitForData(page, '#pg-out', 'rows', '24', 30000);
   assert.match(await page.textContent('#pg-cut'), /30 words typed: only the first 24 are used/);
-  assert.deepEqual(errors, []);
-  await page.close();
 });
 
-test('line charts: axis titles, a tick per epoch, the legend outside the plot', async () => {
-  const { page, errors } = await openPage(ctx, '#mmoe');
-  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
-  await page.fill('#mmoe-n', '1000');
-  await page.fill('#mmoe-epochs', '4');
-  await page.click('#mmoe-train');
-  await page.waitForFunction(() => /done/.test(document.querySelector('#mmoe-runs .stat')?.textContent ?? ''), null, { timeout: 60000 });
+viewTest(ctx, 'line charts: axis titles, a tick per epoch, the legend outside the plot', '#mmoe', async (page) => {
+  await runForm(page, { '#mmoe-n': '1000', '#mmoe-epochs': '4' }, '#mmoe-train',
+    () => /done/.test(document.querySelector('#mmoe-runs .stat')?.textContent ?? ''));
   const c = await page.$eval('#mmoe-runs .chart', (chart) => {
     const svg = chart.querySelector('svg.line-chart');
     const box = svg.getBoundingClientRect();
@@ -244,6 +207,4 @@ test('line charts: axis titles, a tick per epoch, the legend outside the plot', 
   assert.ok(c.yTicks.length >= 2 && c.yTicks.every((v, i) => i === 0 || v > c.yTicks[i - 1]), `y ticks ${c.yTicks}`);
   assert.deepEqual(c.legend, ['task 1 train', 'task 2 train', 'task 1 val', 'task 2 val']);
   assert.ok(c.legendBelow, 'the legend is under the plot');
-  assert.deepEqual(errors, []);
-  await page.close();
 });

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { serve, pickEncoding } from '../../scripts/serve.mjs';
-import { SITE, startBrowser, openPage } from './helpers.mjs';
+import { SITE, startBrowser, openPage, pageReady, waitForData } from './helpers.mjs';
 
 let server, base;
 before(async () => {
@@ -95,8 +95,8 @@ test('in Chromium, the page loads a compressed .wasm and runs', async () => {
       if (r.url().endsWith('.wasm')) encodings.set(r.url(), (await r.allHeaders())['content-encoding']);
     });
     await page.reload();
-    await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
-    await page.waitForFunction(() => document.querySelector('#pg-out').dataset.rows === '11', null, { timeout: 20000 });
+    await pageReady(page);
+    await waitForData(page, '#pg-out', 'rows', '11');
     const seen = [...encodings.values()];
     assert.ok(seen.length >= 1 && seen.every((e) => e === 'br' || e === 'gzip'), `wasm encodings ${JSON.stringify(seen)}`);
     assert.deepEqual(errors, []);

@@ -2,15 +2,12 @@
 // options and round-trips (reload, and pasted into a fresh page); a skip link and
 // focus on the chosen view's heading; dark mode follows the system; your own
 // .safetensors loads from a file picker (Translate and HAN, through the worker).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { readFileSync } from 'node:fs';
-import { startBrowser, openPage, artifact, ROOT } from './helpers.mjs';
+import { browserForTests, viewTest, openView, pageReady, waitForData, waitForText, runForm, chooseOption, download, canvasPixels, artifact, ROOT } from './helpers.mjs';
 
-let ctx;
-before(async () => { ctx = await startBrowser(); });
-after(async () => { await ctx?.close(); });
+const ctx = browserForTests();
 
 const trState = (page) => page.evaluate(() => ({
   model: document.querySelector('#tr-model').selectedOptions[0].textContent, input: document.querySelector('#tr-input').value,
@@ -18,13 +15,9 @@ const trState = (page) => page.evaluate(() => ({
   output: document.querySelector('#tr-output').dataset.text,
 }));
 
-test('URL: Translate\'s model, input and options round-trip on reload and when pasted into a new page', async () => {
-  const { page, errors } = await openPage(ctx, '#translate');
-  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
-  await page.waitForFunction(() => document.querySelector('#tr-output').dataset.text, null, { timeout: 20000 });
-  const titles = await page.$$eval('#tr-model option', (o) => o.map((x) => x.textContent));
-  const g2p = titles.findIndex((t) => /^Spelling → pronunciation \(CMUdict/.test(t));
-  await page.selectOption('#tr-model', String(g2p));
+viewTest(ctx, 'URL: Translate\'s model, input and options round-trip on reload and when pasted into a new page', '#translate', async (page) => {
+  await waitForData(page, '#tr-output', 'text');
+  await chooseOption(page, '#tr-model', /^Spelling → pronunciation \(CMUdict/);
   await page.fill('#tr-input', 'KNIGHTS');
   await page.selectOption('#tr-beam', '4');
   await page.selectOption('#tr-precision', 'f32');
@@ -37,66 +30,59 @@ test('URL: Translate\'s model, input and options round-trip on reload and when p
   assert.deepEqual(Object.fromEntries(params), { model: 'g2p-cmudict', input: 'KNIGHTS', beam: '4', precision: 'f32' });
   // reload
   await page.reload();
-  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
-  await page.waitForFunction(() => document.querySelector('#tr-heatmap').dataset.cols === '7', null, { timeout: 20000 });
+  await pageReady(page);
+  await waitForData(page, '#tr-heatmap', 'cols', '7');
   assert.deepEqual(await trState(page), before);
   assert.equal(await page.isHidden('#view-translate'), false);
   // pasted into a fresh page
   const other = await ctx.browser.newPage();
   await other.goto(url);
-  await other.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
-  await other.waitForFunction(() => document.querySelector('#tr-heatmap').dataset.cols === '7', null, { timeout: 20000 });
+  await pageReady(other);
+  await waitForData(other, '#tr-heatmap', 'cols', '7');
   assert.deepEqual(await trState(other), before);
   // pasted into the address bar of an open page (a hash change only)
   await other.evaluate(() => { location.hash = 'translate?model=dates&input=4%20JUL%201976'; });
-  await other.waitForFunction(() => document.querySelector('#tr-output').dataset.text === '1976-07-04', null, { timeout: 20000 });
+  await waitForData(other, '#tr-output', 'text', '1976-07-04');
   assert.equal((await trState(other)).beam, '1', 'an option left out of the URL is back at its default');
   await other.close();
-  assert.deepEqual(errors, []);
-  await page.close();
 });
 
-test('URL: the Playground\'s words and options round-trip; HAN\'s shading and message too', async () => {
-  const { page, errors } = await openPage(ctx, '#playground');
-  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
+viewTest(ctx, 'URL: the Playground\'s words and options round-trip; HAN\'s shading and message too', '#playground', async (page) => {
   await page.fill('#pg-text', 'one two three four five');
   await page.selectOption('#pg-mode', 'local-p');
   await page.fill('#pg-window', '3');
   await page.selectOption('#pg-heads', '2');
-  await page.waitForFunction(() => document.querySelector('#pg-out').dataset.rows === '5' && document.querySelector('#pg-out').dataset.heads === '2');
+  await waitForData(page, '#pg-out', 'rows', '5', 30000);
+  await waitForData(page, '#pg-out', 'heads', '2', 30000);
   const url = page.url();
   assert.match(url, /#playground\?/);
   const fresh = await ctx.browser.newPage();
   await fresh.goto(url);
-  await fresh.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
-  await fresh.waitForFunction(() => document.querySelector('#pg-out').dataset.rows === '5', null, { timeout: 20000 });
+  await pageReady(fresh);
+  await waitForData(fresh, '#pg-out', 'rows', '5');
   const st = await fresh.evaluate(() => ['#pg-text', '#pg-mode', '#pg-window', '#pg-heads'].map((s) => document.querySelector(s).value));
   assert.deepEqual(st, ['one two three four five', 'local-p', '3', '2']);
   assert.equal(await fresh.getAttribute('#pg-out', 'data-heads'), '2');
   // HAN: a typed message and the shading
   await fresh.goto(`${ctx.base}#han`);
-  await fresh.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
+  await pageReady(fresh);
   await fresh.fill('#han-text', 'Subject: hello\n\nWin a free cruise today, click now!');
   await fresh.selectOption('#han-mode', 'sentence');
   await fresh.click('#han-run');
-  await fresh.waitForFunction(() => document.querySelector('#han-verdict').dataset.label, null, { timeout: 20000 });
+  await waitForData(fresh, '#han-verdict', 'label');
   const hanUrl = fresh.url();
   await fresh.close();
   const third = await ctx.browser.newPage();
   await third.goto(hanUrl);
-  await third.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
-  await third.waitForFunction(() => document.querySelector('#han-verdict').dataset.label, null, { timeout: 20000 });
+  await pageReady(third);
+  await waitForData(third, '#han-verdict', 'label');
   assert.equal(await third.inputValue('#han-text'), 'Subject: hello\n\nWin a free cruise today, click now!');
   assert.equal(await third.inputValue('#han-mode'), 'sentence');
   assert.match(await third.textContent('#han-doc'), /cruise/);
   await third.close();
-  assert.deepEqual(errors, []);
-  await page.close();
 });
 
-test('keyboard: a skip link to the view; choosing a view moves the focus to its heading', async () => {
-  const { page, errors } = await openPage(ctx, '');
-  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
+viewTest(ctx, 'keyboard: a skip link to the view; choosing a view moves the focus to its heading', '', async (page) => {
   await page.keyboard.press('Tab');
   assert.equal(await page.evaluate(() => document.activeElement.id), 'skip-link');
   assert.ok(await page.$eval('#skip-link', (a) => a.getBoundingClientRect().top >= 0), 'the focused skip link is on screen');
@@ -117,8 +103,6 @@ test('keyboard: a skip link to the view; choosing a view moves the focus to its 
   await page.focus('#skip-link');
   await page.keyboard.press('Enter');
   assert.equal(await page.evaluate(() => document.activeElement.closest('.view')?.id), 'view-playground');
-  assert.deepEqual(errors, []);
-  await page.close();
 });
 
 test('dark mode follows the system: dark page, readable text, heatmaps still drawn on their light scale', async () => {
@@ -136,12 +120,8 @@ test('dark mode follows the system: dark page, readable text, heatmaps still dra
   });
   const shots = {};
   for (const scheme of ['light', 'dark']) {
-    const page = await ctx.browser.newPage({ colorScheme: scheme });
-    const errors = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(`${ctx.base}#translate?model=dates&input=4%20JUL%201976`);
-    await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
-    await page.waitForFunction(() => document.querySelector('#tr-output').dataset.text === '1976-07-04', null, { timeout: 20000 });
+    const { page, errors } = await openView(ctx, '#translate?model=dates&input=4%20JUL%201976', { colorScheme: scheme });
+    await waitForData(page, '#tr-output', 'text', '1976-07-04');
     const c = await colours(page);
     shots[scheme] = c;
     if (scheme === 'dark') assert.ok(lum(c.bg) < 0.05, `dark background ${c.bg}`);
@@ -150,10 +130,7 @@ test('dark mode follows the system: dark page, readable text, heatmaps still dra
       assert.ok(ratio(fg, bg) >= 4.5, `${scheme}: ${name} ${fg} on ${bg} has contrast ${ratio(fg, bg).toFixed(2)}`);
     }
     // the heatmap keeps its light canvas: a weight-0 cell is near white, the top-left corner white
-    const px = await page.$eval('#tr-heatmap canvas', (cv) => {
-      const d = window.devicePixelRatio || 1, g = cv.getContext('2d');
-      return Array.from(g.getImageData(2 * d, 2 * d, 1, 1).data);
-    });
+    const [px] = await canvasPixels(page, '#tr-heatmap canvas', [[2, 2]]);
     assert.deepEqual(px.slice(0, 3), [255, 255, 255]);
     // the token text on its shade stays readable
     const tok = await page.$eval('#tr-output .tok', (t) => [getComputedStyle(t).color, getComputedStyle(t).backgroundColor]
@@ -166,18 +143,16 @@ test('dark mode follows the system: dark page, readable text, heatmaps still dra
   assert.notDeepEqual(shots.light.bg, shots.dark.bg);
 });
 
-test('file picker: your own Seq2Seq and HAN .safetensors load in the worker and run', async () => {
-  const { page, errors } = await openPage(ctx, '#translate');
-  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
-  await page.waitForFunction(() => document.querySelector('#tr-output').dataset.text, null, { timeout: 20000 });
+viewTest(ctx, 'file picker: your own Seq2Seq and HAN .safetensors load in the worker and run', '#translate', async (page) => {
+  await waitForData(page, '#tr-output', 'text');
   const n = await page.$$eval('#tr-model option', (o) => o.length);
   await page.setInputFiles('#tr-file', join(ROOT, 'models', 'dates-additive', 'model.safetensors'));
-  await page.waitForFunction(() => /loaded/.test(document.querySelector('#tr-file-status').textContent), null, { timeout: 20000 });
+  await waitForText(page, '#tr-file-status', /loaded/);
   const options = await page.$$eval('#tr-model option', (o) => o.map((x) => x.textContent));
   assert.equal(options.length, n + 1);
   assert.match(await page.$eval('#tr-model', (s) => s.selectedOptions[0].textContent), /^your file: model\.safetensors \(RNN/);
   await page.fill('#tr-input', '4 JUL 1976');
-  await page.waitForFunction(() => document.querySelector('#tr-output').dataset.text === '1976-07-04', null, { timeout: 20000 });
+  await waitForData(page, '#tr-output', 'text', '1976-07-04');
   assert.equal(await page.getAttribute('#tr-output', 'data-date-valid'), '1', 'the file\'s task (dates) is read from the file');
   assert.doesNotMatch(page.url(), /model=/, 'a local file cannot be shared in the URL');
   // a second file replaces the first in the list
@@ -186,56 +161,46 @@ test('file picker: your own Seq2Seq and HAN .safetensors load in the worker and 
     document.querySelector('#tr-model').selectedOptions[0].textContent.startsWith('your file'), null, { timeout: 20000 });
   assert.equal(await page.$$eval('#tr-model option', (o) => o.length), n + 1);
   await page.fill('#tr-input', 'PHONE');
-  await page.waitForFunction(() => document.querySelector('#tr-heatmap').dataset.cols === '5', null, { timeout: 20000 });
+  await waitForData(page, '#tr-heatmap', 'cols', '5');
   assert.match(await page.getAttribute('#tr-output', 'data-text'), /^[A-Z]{1,2}( [A-Z]{1,2})+$/);
   // a file of another kind is a clear error, and nothing stale stays on screen
   await page.setInputFiles('#tr-file', join(ROOT, 'models', 'han-spam', 'model.safetensors'));
-  await page.waitForFunction(() => /could not load/.test(document.querySelector('#tr-error').textContent), null, { timeout: 20000 });
+  await waitForText(page, '#tr-error', /could not load/);
   assert.equal(await page.isDisabled('#tr-json'), true);
 
   // HAN
   await page.evaluate(() => { location.hash = 'han'; });
   await page.setInputFiles('#han-file', join(ROOT, 'models', 'han-spam', 'model.safetensors'));
-  await page.waitForFunction(() => document.querySelector('#han-file-status').dataset.loaded === 'model.safetensors', null, { timeout: 20000 });
-  await page.waitForFunction(() => document.querySelector('#han-verdict').dataset.label, null, { timeout: 20000 });
+  await waitForData(page, '#han-file-status', 'loaded', 'model.safetensors');
+  await waitForData(page, '#han-verdict', 'label');
   assert.match(await page.textContent('#han-file-status'), /ham \/ spam/);
   await page.fill('#han-text', 'Subject: FREE MONEY!!!\n\nYou have WON $1,000,000. Click http://win.example.com now to claim your prize.');
   await page.click('#han-run');
-  await page.waitForFunction(() => /WON/.test(document.querySelector('#han-doc').textContent), null, { timeout: 20000 });
+  await waitForText(page, '#han-doc', /WON/);
   assert.equal(await page.getAttribute('#han-verdict', 'data-label'), 'spam');
-  const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#han-json')]);
-  const json = JSON.parse(readFileSync(await dl.path(), 'utf8'));
+  const json = JSON.parse((await download(page, '#han-json')).bytes.toString());
   assert.equal(json.modelUrl, 'file: model.safetensors');
   assert.match(json.input, /FREE MONEY/);
   // a seq2seq file is not a HAN model: a clear error
   await page.setInputFiles('#han-file', join(ROOT, 'models', 'dates', 'model.safetensors'));
-  await page.waitForFunction(() => /could not load/.test(document.querySelector('#han-error').textContent), null, { timeout: 20000 });
+  await waitForText(page, '#han-error', /could not load/);
   assert.equal(await page.isDisabled('#han-json'), true);
   await artifact(page, 'han-file');
-  assert.deepEqual(errors, []);
-  await page.close();
 });
 
-test('file picker: your own character language model loads in the worker and generates', async () => {
-  const { page, errors } = await openPage(ctx, '#lm');
-  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
+viewTest(ctx, 'file picker: your own character language model loads in the worker and generates', '#lm', async (page) => {
   await page.setInputFiles('#lm-file', join(ROOT, 'models', 'xl-sotu', 'model.safetensors'));
-  await page.waitForFunction(() => document.querySelector('#lm-file-status').dataset.loaded === 'model.safetensors', null, { timeout: 20000 });
+  await waitForData(page, '#lm-file-status', 'loaded', 'model.safetensors');
   assert.match(await page.$eval('#lm-model', (s) => s.selectedOptions[0].textContent), /^your file: model\.safetensors \(xl, \d+ layers × \d+ heads\)/);
-  await page.fill('#lm-n', '12');
-  await page.click('#lm-generate');
-  await page.waitForFunction(() => document.querySelector('#lm-output').dataset.text !== undefined, null, { timeout: 60000 });
+  await runForm(page, { '#lm-n': '12' }, '#lm-generate', () => document.querySelector('#lm-output').dataset.text !== undefined);
   assert.equal([...await page.getAttribute('#lm-output', 'data-text')].length, 12);
   // the same seed gives the same text as the shipped copy of the same file
   const mine = await page.getAttribute('#lm-output', 'data-text');
   await page.selectOption('#lm-model', '0');
-  await page.click('#lm-generate');
-  await page.waitForFunction((t) => document.querySelector('#lm-output').dataset.text !== undefined &&
-    !document.querySelector('#lm-generate').disabled, mine, { timeout: 60000 });
+  await runForm(page, {}, '#lm-generate', () => document.querySelector('#lm-output').dataset.text !== undefined &&
+    !document.querySelector('#lm-generate').disabled);
   assert.equal(await page.getAttribute('#lm-output', 'data-text'), mine);
   // a file of another kind is a clear error
   await page.setInputFiles('#lm-file', join(ROOT, 'models', 'dates', 'model.safetensors'));
-  await page.waitForFunction(() => /could not load/.test(document.querySelector('#lm-error').textContent), null, { timeout: 20000 });
-  assert.deepEqual(errors, []);
-  await page.close();
+  await waitForText(page, '#lm-error', /could not load/);
 });

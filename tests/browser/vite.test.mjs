@@ -7,8 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
-import { ROOT } from './helpers.mjs';
+import { ROOT, launchChromium, watchErrors } from './helpers.mjs';
 import { serve } from '../../scripts/serve.mjs';
 
 let dir;
@@ -31,13 +30,10 @@ test('vite build emits the .wasm as an asset and the built app runs in page and 
   const assets = readdirSync(join(dir, 'dist', 'assets'));
   assert.ok(assets.some((f) => f.endsWith('.wasm')), `no .wasm among ${assets}`);
   const server = await serve(join(dir, 'dist'), 0);
-  const browser = await chromium.launch({ executablePath: process.env.ATTNLAB_CHROMIUM || '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'] });
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage();
-    const errors = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+    const errors = watchErrors(page);
     await page.goto(`http://127.0.0.1:${server.address().port}/`);
     await page.waitForFunction(() => !document.querySelector('#out').textContent.includes('…'), null, { timeout: 20000 });
     assert.equal(await page.textContent('#out'), '0.090, 0.245, 0.665');

@@ -6,20 +6,14 @@
 // Transformer models say that attribution is for RNN models, and rollout rows sum to 1.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { loadPkg, ROOT } from './helpers.mjs';
+import { loadPkg, modelFile as model, skipWithout, withModel } from './helpers.mjs';
 
 const al = await loadPkg();
-const model = (n) => join(ROOT, 'models', n, 'model.safetensors');
 const EMAIL = 'Subject: You have WON a FREE prize\n\nClick here now to claim your cash prize. ' +
   'Limited offer, act now! Unsubscribe at http://example.com/stop';
 
-test('HAN: integrated gradients sum to log p(label) - log p(label | baseline); words carry attribution and attention', {
-  skip: existsSync(model('han-spam')) ? false : 'no han-spam model',
-}, () => {
-  const han = al.HAN.fromBytes(readFileSync(model('han-spam')));
-  try {
+test('HAN: integrated gradients sum to log p(label) - log p(label | baseline); words carry attribution and attention', { skip: skipWithout('han-spam') }, () => {
+  withModel(al.HAN, model('han-spam'), (han) => {
     const plain = han.classify(EMAIL);
     const r = han.classify(EMAIL, { attribution: 'ig', steps: 64 });
     assert.equal(r.label, plain.label);
@@ -54,18 +48,13 @@ test('HAN: integrated gradients sum to log p(label) - log p(label | baseline); w
     assert.equal(g.explain.fBaseline, null);
     assert.equal(g.explain.removal.k, 2);
     assert.equal(g.explain.removal.byAttribution.removed.length, 2);
-  } finally {
-    han.delete();
-  }
+  });
 });
 
 // The G2P model's log p along the straight path from the zero embedding is steep in places:
 // 64 steps leave up to ~50% error in a row for this word (measured), 256 steps < 1%.
-test('HAN: the IG baseline by name or as values; completeness from the <unk> baseline; bad baselines throw and the model stays usable', {
-  skip: existsSync(model('han-spam')) ? false : 'no han-spam model',
-}, () => {
-  const han = al.HAN.fromBytes(readFileSync(model('han-spam')));
-  try {
+test('HAN: the IG baseline by name or as values; completeness from the <unk> baseline; bad baselines throw and the model stays usable', { skip: skipWithout('han-spam') }, () => {
+  withModel(al.HAN, model('han-spam'), (han) => {
     const E = han.config.emb;
     const zero = han.classify(EMAIL, { attribution: 'ig', steps: 16 });
     const words = zero.sentences.reduce((n, s) => n + s.words.length, 0);
@@ -102,16 +91,11 @@ test('HAN: the IG baseline by name or as values; completeness from the <unk> bas
     const again = han.classify(EMAIL, { attribution: 'ig', steps: 16 });
     assert.equal(again.explain.fBaseline, zero.explain.fBaseline);
     assert.deepEqual(attr(again), attr(zero));
-  } finally {
-    han.delete();
-  }
+  });
 });
 
-test('Seq2Seq (G2P): per output step attribution, completeness per row at 256 steps, the same output as translate', {
-  skip: existsSync(model('g2p-cmudict')) ? false : 'no g2p-cmudict model',
-}, () => {
-  const g2p = al.Seq2Seq.fromBytes(readFileSync(model('g2p-cmudict')));
-  try {
+test('Seq2Seq (G2P): per output step attribution, completeness per row at 256 steps, the same output as translate', { skip: skipWithout('g2p-cmudict') }, () => {
+  withModel(al.Seq2Seq, model('g2p-cmudict'), (g2p) => {
     const plain = g2p.translate('ATTENTION');
     const r = g2p.translate('ATTENTION', { attribution: 'ig', steps: 256 });
     assert.deepEqual(r.tokens, plain.tokens);
@@ -134,16 +118,11 @@ test('Seq2Seq (G2P): per output step attribution, completeness per row at 256 st
     const g = g2p.translate('ATTENTION', { attribution: 'grad', beam: 4 });
     assert.equal(g.attribution.method, 'grad');
     assert.equal(g.attribution.rows, g.tokens.length);
-  } finally {
-    g2p.delete();
-  }
+  });
 });
 
-test('Transformer models: attribution is an Error naming the RNN kind; rollout rows sum to 1', {
-  skip: existsSync(model('g2p-transformer')) ? false : 'no g2p-transformer model',
-}, () => {
-  const tf = al.Seq2Seq.fromBytes(readFileSync(model('g2p-transformer')));
-  try {
+test('Transformer models: attribution is an Error naming the RNN kind; rollout rows sum to 1', { skip: skipWithout('g2p-transformer') }, () => {
+  withModel(al.Seq2Seq, model('g2p-transformer'), (tf) => {
     assert.throws(() => tf.translate('ATTENTION', { attribution: 'grad' }), /RNN seq2seq models/);
     const r = tf.translate('ATTENTION');
     const m = r.heads.encSelf;
@@ -154,7 +133,5 @@ test('Transformer models: attribution is an Error naming the RNN kind; rollout r
       for (let j = 0; j < m.rows; j++) s += roll[i * m.rows + j];
       assert.ok(Math.abs(s - 1) < 1e-4, `row ${i} sums to ${s}`);
     }
-  } finally {
-    tf.delete();
-  }
+  });
 });

@@ -4,10 +4,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadPkg, ROOT } from './helpers.mjs';
+import { loadPkg, ROOT, modelFile, withModel } from './helpers.mjs';
 
 const al = await loadPkg();
-const MODEL = join(ROOT, 'models', 'han-spam', 'model.safetensors');
+const MODEL = modelFile('han-spam');
 const SAMPLES = join(ROOT, 'web', 'data', 'han-samples.json');
 const have = existsSync(MODEL) && existsSync(SAMPLES);
 const skip = have ? false : 'models/han-spam/model.safetensors or web/data/han-samples.json missing';
@@ -28,8 +28,7 @@ function checkSums(r) {
 }
 
 test('held-out samples: wasm gives the native CLI\'s probabilities, weights sum to 1', { skip }, () => {
-  const han = al.HAN.fromBytes(readFileSync(MODEL));
-  try {
+  withModel(al.HAN, MODEL, (han) => {
     assert.deepEqual(han.config.labels, ['ham', 'spam']);
     assert.ok(han.paramCount > 100000);
     const { samples } = JSON.parse(readFileSync(SAMPLES, 'utf8'));
@@ -49,14 +48,11 @@ test('held-out samples: wasm gives the native CLI\'s probabilities, weights sum 
       right += r.label === s.label;
     }
     assert.ok(right >= samples.length - 2, `${right} / ${samples.length} right`);
-  } finally {
-    han.delete();
-  }
+  });
 });
 
 test('HTML, empty and huge inputs', { skip }, () => {
-  const han = al.HAN.fromBytes(readFileSync(MODEL));
-  try {
+  withModel(al.HAN, MODEL, (han) => {
     const html = han.classify('Subject: hi\n\n<html><body><p>Click <a href="http://x.example.com">here</a> to WIN $1,000,000 now!</p></body></html>');
     assert.ok(html.sentences.length >= 2);
     assert.ok(!html.sentences.some((s) => s.text.includes('<p>')));
@@ -69,9 +65,7 @@ test('HTML, empty and huge inputs', { skip }, () => {
     assert.ok(big.sentences.length <= han.config.maxSentences);
     for (const s of big.sentences) assert.ok(s.words.length <= han.config.maxWords);
     checkSums(big);
-  } finally {
-    han.delete();
-  }
+  });
 });
 
 test('errors throw JS Errors and the module stays usable', { skip }, () => {

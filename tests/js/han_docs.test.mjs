@@ -6,15 +6,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadPkg, ROOT } from './helpers.mjs';
+import { loadPkg, ROOT, modelFile, skipWithout, withModel } from './helpers.mjs';
 
 const al = await loadPkg();
 const DIR = join(ROOT, 'tests', 'fixtures', 'han_docs');
 const expected = JSON.parse(readFileSync(join(DIR, 'expected.json'), 'utf8'));
 
 test('a 3-class model trained on your documents: labels, probabilities and attention as natively', () => {
-  const han = al.HAN.fromBytes(readFileSync(join(DIR, 'topics.safetensors')));
-  try {
+  withModel(al.HAN, join(DIR, 'topics.safetensors'), (han) => {
     assert.equal(han.config.classes, 3);
     assert.deepEqual(han.config.labels, ['cooking', 'space', 'sport']);
     assert.deepEqual(han.labels, ['cooking', 'space', 'sport']);
@@ -42,26 +41,15 @@ test('a 3-class model trained on your documents: labels, probabilities and atten
     // labels is a copy: changing it changes nothing in the model
     han.labels[0] = 'x';
     assert.equal(han.labels[0], 'cooking');
-  } finally {
-    han.delete();
-  }
+  });
 });
 
-test('the shipped spam model keeps format email and two labels', () => {
-  let bytes;
-  try {
-    bytes = readFileSync(join(ROOT, 'models', 'han-spam', 'model.safetensors'));
-  } catch {
-    return;  // no shipped model in this checkout
-  }
-  const han = al.HAN.fromBytes(bytes);
-  try {
+test('the shipped spam model keeps format email and two labels', { skip: skipWithout('han-spam') }, () => {
+  withModel(al.HAN, modelFile('han-spam'), (han) => {
     assert.equal(han.config.format, 'email');
     assert.deepEqual(han.labels, ['ham', 'spam']);
     const r = han.classify('Subject: win money now\n\nClick here for a free prize.');
     assert.deepEqual(r.labels, ['ham', 'spam']);
     assert.equal(r.probs.length, 2);
-  } finally {
-    han.delete();
-  }
+  });
 });

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, PKG, PY, hasTorch, readmeSection, fencedBlock as block } from './helpers.mjs';
 
-test('the README layer example runs as written and matches PyTorch', { skip: !hasTorch && 'no torch in /usr/bin/python3' }, () => {
+test('the README layer example runs as written and matches PyTorch', { skip: !hasTorch() && 'no torch in /usr/bin/python3' }, () => {
   const s = readmeSection('README.md', '## Train at scale in PyTorch, run in the browser with attnlab');
   const dir = mkdtempSync(join(tmpdir(), 'attnlab-readme-layers-'));
   try {
@@ -29,7 +29,7 @@ test('the README layer example runs as written and matches PyTorch', { skip: !ha
   }
 });
 
-test('export_torch.py refuses what attnlab does not implement, saying why', { skip: !hasTorch && 'no torch in /usr/bin/python3' }, () => {
+test('export_torch.py refuses what attnlab does not implement, saying why', { skip: !hasTorch() && 'no torch in /usr/bin/python3' }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'attnlab-export-'));
   const run = (py, args = []) => {
     writeFileSync(join(dir, 'make.py'), `import torch\nfrom torch import nn\ntorch.save(${py}, "in.pt")\n`);

@@ -5,15 +5,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadPkg, ROOT } from './helpers.mjs';
+import { loadPkg, ROOT, withModel } from './helpers.mjs';
 
 const al = await loadPkg();
 const MODEL = process.env.ATTNLAB_LM_MODEL || join(ROOT, 'models', 'xl-sotu', 'model.safetensors');
 const skip = existsSync(MODEL) ? false : `${MODEL} missing`;
 
 test('generation is reproducible for a seed and streams every character', { skip }, () => {
-  const lm = al.LanguageModel.fromBytes(readFileSync(MODEL));
-  try {
+  withModel(al.LanguageModel, MODEL, (lm) => {
     assert.ok(['xl', 'baseline'].includes(lm.config.arch));
     assert.ok(lm.paramCount > 1000);
     const opts = { n: 120, temperature: 0.8, topK: 20, seed: 7 };
@@ -32,14 +31,11 @@ test('generation is reproducible for a seed and streams every character', { skip
     // greedy = top-1
     assert.equal(lm.generate('We', { n: 40, temperature: 0 }).text,
                  lm.generate('We', { n: 40, topK: 1, seed: 3 }).text);
-  } finally {
-    lm.delete();
-  }
+  });
 });
 
 test('attention per generated character: rows are distributions over memory + segment', { skip }, () => {
-  const lm = al.LanguageModel.fromBytes(readFileSync(MODEL));
-  try {
+  withModel(al.LanguageModel, MODEL, (lm) => {
     const plain = lm.generate('We the People', { n: 30, seed: 4 });
     const g = lm.generate('We the People', { n: 30, seed: 4, attention: true });
     assert.equal(g.text, plain.text);
@@ -55,9 +51,7 @@ test('attention per generated character: rows are distributions over memory + se
         assert.ok(Math.abs(s - 1) < 1e-4, `row sums to ${s}`);
       }
     });
-  } finally {
-    lm.delete();
-  }
+  });
 });
 
 test('bad options and bad bytes are Errors; the model stays usable; delete', { skip }, () => {

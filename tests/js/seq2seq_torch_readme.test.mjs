@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, PKG, PY, hasTorch, readmeSection, fencedBlock as block } from './helpers.mjs';
 
-test('the README PyTorch seq2seq example runs as written and attnlab decodes as PyTorch', { skip: !hasTorch && 'no torch in /usr/bin/python3' }, () => {
+test('the README PyTorch seq2seq example runs as written and attnlab decodes as PyTorch', { skip: !hasTorch() && 'no torch in /usr/bin/python3' }, () => {
   const s = readmeSection('bindings/js/README.md', '### Models trained in PyTorch');
   const dir = mkdtempSync(join(tmpdir(), 'attnlab-readme-s2s-'));
   try {
@@ -29,7 +29,7 @@ test('the README PyTorch seq2seq example runs as written and attnlab decodes as 
   }
 });
 
-test('export_torch.py refuses a seq2seq whose vocabulary does not start with the specials', { skip: !hasTorch && 'no torch in /usr/bin/python3' }, () => {
+test('export_torch.py refuses a seq2seq whose vocabulary does not start with the specials', { skip: !hasTorch() && 'no torch in /usr/bin/python3' }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'attnlab-export-s2s-'));
   try {
     writeFileSync(join(dir, 'make.py'), [
