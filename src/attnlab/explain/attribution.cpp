@@ -372,18 +372,21 @@ Seq2SeqAttribution attribute_seq2seq(models::Translator& m, const std::vector<in
   std::vector<double> acc(r.rows * S, 0.0);
   for (size_t i0 = 0; i0 < total; i0 += R) {
     const size_t n = std::min(R, total - i0);
+    // the decoders are causal: row t's log p depends on the targets before it only, so a batch
+    // runs the targets up to its last (largest) row
+    const size_t Tb = (i0 + n - 1) / r.steps + 1;
     models::Seq2SeqBatch b;
     b.B = n;
     b.S = S;
-    b.T = T;
+    b.T = Tb;
     std::vector<float> es(checked_product("seq2seq attribution batch", {n, S, E}));
     for (size_t i = 0; i < n; ++i) {
       const size_t row = (i0 + i) / r.steps, k = (i0 + i) % r.steps;
       b.src.insert(b.src.end(), src.begin(), src.end());
-      b.tgt_in.insert(b.tgt_in.end(), one.tgt_in.begin(), one.tgt_in.end());
-      for (size_t t = 0; t < T; ++t) b.tgt_out.push_back(t == row ? one.tgt_out[t] : data::Vocab::kPad);
+      b.tgt_in.insert(b.tgt_in.end(), one.tgt_in.begin(), one.tgt_in.begin() + long(Tb));
+      for (size_t t = 0; t < Tb; ++t) b.tgt_out.push_back(t == row ? one.tgt_out[t] : data::Vocab::kPad);
       b.src_len.push_back(S);
-      b.tgt_len.push_back(T);
+      b.tgt_len.push_back(Tb);
       const float a = float(alpha(o, k));
       for (size_t j = 0; j < S * E; ++j) es[i * S * E + j] = base[j] + a * (x[j] - base[j]);
     }
