@@ -1,9 +1,10 @@
 // Wasm benchmark: attribution beside attention for a typical e-mail (< 2 KB) with the shipped
 // HAN model through the JS package, against the issue's goals: integrated gradients with 32
 // steps <= 150 ms, gradient x input <= 10 ms (each call also classifies, tokenizes and runs the
-// two removal passes). Also G2P (RNN seq2seq) on one word. Median wall time and CPU per call.
+// two removal passes). Also G2P (RNN seq2seq) on one word, and the Transformer English -> Chinese
+// model on one sentence. Median wall time and CPU per call.
 //   node bench/wasm/explain.mjs [--runs 20] [--json] [--against <other package dir>]
-// Uses build/pkg (or $ATTNLAB_PKG), models/han-spam, models/g2p-cmudict and the largest
+// Uses build/pkg (or $ATTNLAB_PKG), models/han-spam, models/g2p-cmudict, models/en-zh-tatoeba and the largest
 // held-out message under 2 KB in web/data/han-samples.json (as bench/wasm/han.mjs).
 // --against: a second build of the package (e.g. a copy of build/pkg made before a change),
 // loaded in the same process and timed in alternation with the first; each row then prints both
@@ -18,12 +19,14 @@ const AGAINST = opt('--against', null);
 
 const msg = typicalEmail();
 const bytes = Buffer.byteLength(msg.text);
+const ZH = 'I am Chinese.';  // the articles' sentence (models/en-zh-tatoeba/CARD.md)
 
 // one package's models and the calls to time
 async function setup(dir) {
   const al = await loadPkg(dir);
   const han = al.HAN.fromBytes(readFileSync(join(ROOT, 'models', 'han-spam', 'model.safetensors')));
   const g2p = al.Seq2Seq.fromBytes(readFileSync(join(ROOT, 'models', 'g2p-cmudict', 'model.safetensors')));
+  const zh = al.Seq2Seq.fromBytes(readFileSync(join(ROOT, 'models', 'en-zh-tatoeba', 'model.safetensors')));
   const calls = [
     ['han classify (attention only)', () => han.classify(msg.text).probs[1], null],
     ['han grad x input', () => han.classify(msg.text, { attribution: 'grad' }).explain.f, 10],
@@ -31,8 +34,11 @@ async function setup(dir) {
     ['g2p translate ATTENTION', () => g2p.translate('ATTENTION').logprob, null],
     ['g2p grad x input', () => g2p.translate('ATTENTION', { attribution: 'grad' }).attribution.f[0], null],
     ['g2p integrated gradients, 32 steps', () => g2p.translate('ATTENTION', { attribution: 'ig', steps: 32 }).attribution.f[0], null],
+    [`en-zh transformer translate (${ZH})`, () => zh.translate(ZH).logprob, null],
+    ['en-zh transformer grad x input', () => zh.translate(ZH, { attribution: 'grad' }).attribution.f[0], null],
+    ['en-zh transformer IG, 32 steps', () => zh.translate(ZH, { attribution: 'ig', steps: 32 }).attribution.f[0], null],
   ];
-  return { han, g2p, calls, close: () => { han.delete(); g2p.delete(); } };
+  return { han, g2p, calls, close: () => { han.delete(); g2p.delete(); zh.delete(); } };
 }
 
 let sink = 0;
@@ -84,6 +90,6 @@ else {
     const goal = x.goal_ms ? `  goal <= ${x.goal_ms} ms: ${x.cpu_ms_per_call <= x.goal_ms ? 'met' : 'NOT met'} (CPU)` : '';
     const vs = x.against ? `  | other: median ${ms(x.against.median_ms)} ms  CPU ${ms(x.against.cpu_ms_per_call)} ms` +
       `  ratio median ${x.ratio_median.toFixed(2)}x  CPU ${x.ratio_cpu.toFixed(2)}x` : '';
-    console.log(`  ${x.name.padEnd(36)} median ${ms(x.median_ms)} ms  CPU ${ms(x.cpu_ms_per_call)} ms${vs}${goal}`);
+    console.log(`  ${x.name.padEnd(44)} median ${ms(x.median_ms)} ms  CPU ${ms(x.cpu_ms_per_call)} ms${vs}${goal}`);
   }
 }

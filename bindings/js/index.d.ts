@@ -438,7 +438,7 @@ export interface TranslateOptions {
   heads?: boolean;
   /** beam search: also return every finished hypothesis, best first, in `nBest` (default false) */
   nBest?: boolean;
-  /** RNN models: add `attribution` to the result (an Error for Transformer models) */
+  /** add `attribution` to the result (RNN and Transformer models) */
   attribution?: 'grad' | 'ig';
   /** integrated gradients' steps, whole number in [1, 1024] (default 32) */
   steps?: number;
@@ -476,8 +476,12 @@ export interface Seq2SeqAttribution {
   cols: number;
   /** rows x cols: output token t's log-probability (teacher-forced) attributed to input token s */
   values: Float32Array;
-  /** rows x cols: the teacher-forced cross-attention (float32 decoder) */
+  /** rows x cols: the teacher-forced cross-attention (float32 decoder); Transformer models: the last
+   * decoder layer's cross-attention averaged over its heads */
   attention: Float32Array;
+  /** which attention `attention` is, in words (RNN: the decoder's attention weights; Transformer:
+   * the last decoder layer's cross-attention, mean over heads) */
+  attentionSource: string;
   /** per row: log p(output token) at the input */
   f: number[];
   /** per row ('ig'): log p at the baseline; each row of values sums to f - fBaseline */

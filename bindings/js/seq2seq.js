@@ -38,9 +38,11 @@ export function install(api, mod) {
      * precision: 'int8' (default) or 'int16' quantized decoder matrices, or 'f32'.
      * attribution: 'grad' (gradient x input) or 'ig' (integrated gradients, `steps`, default 32)
      * adds `attribution`: { method, steps, rows, cols, values (rows x cols: output step t's log p
-     * attributed to input token s), attention (the teacher-forced cross-attention), f, fBaseline,
-     * tau (per row, Kendall tau-b of attention vs |attribution|), tauMean, removal: { k, prob,
-     * byAttention: { prob, removed }, byAttribution: { prob, removed } } } (RNN models only).
+     * attributed to input token s), attention (the teacher-forced cross-attention; Transformer
+     * models: the last decoder layer's, mean over heads), attentionSource (that, in words), f,
+     * fBaseline, tau (per row, Kendall tau-b of attention vs |attribution|), tauMean, removal:
+     * { k, prob, byAttention: { prob, removed }, byAttribution: { prob, removed } } }, for RNN and
+     * Transformer models.
      */
     translate(text, opts = {}) {
       if (opts === null || typeof opts !== 'object' || opts.attribution === undefined) {
@@ -51,7 +53,7 @@ export function install(api, mod) {
       const r = this.handle.translate(text, o);
       const side = (x) => ({ prob: x.prob, removed: x.removed });
       r.attribution = {
-        method: e.method, steps: e.steps, rows: e.rows, cols: e.cols,
+        method: e.method, steps: e.steps, rows: e.rows, cols: e.cols, attentionSource: e.attention_source,
         values: Float32Array.from(e.attribution), attention: Float32Array.from(e.attention),
         f: e.f, fBaseline: e.f_baseline, tau: e.tau, tauMean: e.tau_mean,
         removal: { k: e.removal.k, prob: e.removal.prob, byAttention: side(e.removal.by_attention),

@@ -56,7 +56,7 @@ export function rejectedCalls(al, root) {
     ['HAN.classify (baseline a number)', () => han.classify('Hello there', { attribution: 'ig', baseline: 0 }), /baseline: expected 'zero', 'unk', 'pad' or a Float32Array, got number/],
     ['Seq2Seq.translate (attribution unknown)', () => dates.translate('JAN 23, 2015', { attribution: 'lime' }), /attribution: expected 'grad' or 'ig', got 'lime'/],
     ['Seq2Seq.translate (steps 5000)', () => dates.translate('JAN 23, 2015', { attribution: 'ig', steps: 5000 }), /steps: expected a whole number in \[1, 1024\]/],
-    ['Seq2Seq.translate, Transformer (attribution)', () => tf.translate('ATTENTION', { attribution: 'grad' }), /available for RNN seq2seq models/],
+    ['Seq2Seq.translate, Transformer (baseline of 3 values)', () => tf.translate('ATTENTION', { attribution: 'ig', baseline: new Float32Array(3) }), /expected a baseline of 128 values per token/],
     ['HAN.fromBytes (damaged)', () => al.HAN.fromBytes(new Uint8Array(64)), /header|JSON|bytes/],
     ['MMoE.fromBytes (damaged)', () => al.MMoE.fromBytes(new Uint8Array([9, 9, 9, 9, 9, 9, 9, 9, 9])), /header/],
     ['MMoE.predict (wrong size)', () => mmoe.predict(new Float32Array(150)), /multiple of inputDim/],

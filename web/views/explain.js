@@ -48,7 +48,7 @@ function drawMaps(p, mode, maps) {
   p.maps.replaceChildren();
   const shown = [];
   for (const m of maps) {
-    if (mode !== 'both' && m.key !== mode) continue;
+    if (mode !== 'both' && m.key !== mode && !m.always) continue;
     const box = document.createElement('div');
     box.className = 'explain-map';
     box.dataset.map = m.key;
@@ -108,7 +108,10 @@ export function renderHanExplain(r) {
   p.error.textContent = '';
 }
 
-/** Translate: t is the result of translate(text, { attribution: 'ig' }). */
+/**
+ * Translate: t is the result of translate(text, { attribution: 'ig' }) (RNN or Transformer; a
+ * Transformer's result may also carry `rollout`, drawn below the switch's maps).
+ */
 export function renderTranslateExplain(t) {
   const p = panel('tr');
   if (!t?.attribution) { clearPanel(p); return; }
@@ -116,12 +119,19 @@ export function renderTranslateExplain(t) {
   const common = {
     rowLabels: t.tokens, colLabels: t.inputTokens, rowTitle: 'output', colTitle: 'input', cell: 24,
   };
-  drawMaps(p, explainMode('tr'), [
-    { key: 'attention', title: 'attention: cross-attention, teacher-forced (float32)', values: a.attention, rows: a.rows, cols: a.cols,
+  const att = t.heads ? 'last decoder layer’s cross-attention, mean over heads' : 'cross-attention';
+  const maps = [
+    { key: 'attention', title: `attention: ${att}, teacher-forced (float32)`, values: a.attention, rows: a.rows, cols: a.cols,
       opts: { ...common, max: 'data', valueLabel: 'attention', name: 'translate-attention' } },
     { key: 'attribution', title: 'attribution: integrated gradients to each output token’s log p', values: a.values, rows: a.rows, cols: a.cols,
       opts: { ...common, min: 'data', max: 'data', valueLabel: 'attribution', name: 'translate-attribution' } },
-  ]);
+  ];
+  if (t.rollout) {
+    maps.push({ key: 'rollout', always: true, title: 'attention rollout of the encoder self-attention', values: t.rollout.values,
+      rows: t.rollout.rows, cols: t.rollout.cols, opts: { rowLabels: t.inputTokens, colLabels: t.inputTokens,
+        rowTitle: 'encoder position', colTitle: 'input', cell: 24, max: 'data', valueLabel: 'rollout', name: 'rollout' } });
+  }
+  drawMaps(p, explainMode('tr'), maps);
   const rm = a.removal;
   const names = (ix) => ix.map((i) => t.inputTokens[i] ?? '?').join(' ');
   p.stats.replaceChildren(
@@ -130,6 +140,12 @@ export function renderTranslateExplain(t) {
       `(${names(rm.byAttention.removed)}) ${fmt(rm.byAttention.prob)}; by attribution (${names(rm.byAttribution.removed)}) ` +
       `${fmt(rm.byAttribution.prob)}.`, 'removal'),
   );
+  if (t.rollout) {
+    p.stats.append(statLine('Transformer: attention is compared with attribution on the last decoder layer’s cross-attention ' +
+      'averaged over its heads; the map below the switch’s is the attention rollout (Abnar & Zuidema 2020) of the ' +
+      'encoder self-attention: how much each input flows into each encoder position through all layers (head mean ' +
+      'plus the residual, rows renormalized, multiplied over the layers).', 'rollout'));
+  }
   p.error.textContent = '';
 }
 
@@ -149,32 +165,17 @@ export async function explainHan(call, url, text, isCurrent) {
   }
 }
 
-/** Translate: the same for a seq2seq model (m: its manifest entry; RNN models only). */
+/**
+ * Translate: the same for a seq2seq model (m: its manifest entry; RNN or Transformer, whose
+ * result also brings the rollout of its encoder self-attention).
+ */
 export async function explainTranslate(call, m, args, isCurrent) {
   const p = panel('tr');
   if (!p.mode) return;
   if (explainMode('tr') === 'attention') { clearPanel(p); p.stats.append(statLine(HINT, 'hint')); return; }
-  if (m.kind !== 'seq2seq') {
-    // gradient attribution is for the RNN models; a Transformer gets the rollout of its encoder
-    try {
-      const r = await call('translate', { url: m.url, ...args, rollout: true });
-      if (!isCurrent()) return;
-      clearPanel(p);
-      p.stats.append(statLine('Gradient attribution is computed for the RNN seq2seq models; for this Transformer the map ' +
-        'shows attention rollout (Abnar & Zuidema 2020): how much each input flows into each encoder position through ' +
-        'all layers (head mean plus the residual, rows renormalized, multiplied over the layers).', 'rollout'));
-      if (r.rollout) {
-        drawMaps(p, 'rollout', [{ key: 'rollout', title: 'attention rollout of the encoder self-attention', values: r.rollout.values,
-          rows: r.rollout.rows, cols: r.rollout.cols, opts: { rowLabels: r.inputTokens, colLabels: r.inputTokens,
-            rowTitle: 'encoder position', colTitle: 'input', cell: 24, max: 'data', valueLabel: 'rollout', name: 'rollout' } }]);
-      }
-    } catch (e) {
-      if (isCurrent()) clearPanel(p, e.message);
-    }
-    return;
-  }
   try {
-    const r = await call('translate', { url: m.url, ...args, attribution: 'ig', steps: STEPS });
+    const rollout = m.kind === 'transformer-seq2seq';
+    const r = await call('translate', { url: m.url, ...args, attribution: 'ig', steps: STEPS, rollout });
     if (isCurrent()) renderTranslateExplain(r);
   } catch (e) {
     if (isCurrent()) clearPanel(p, e.message);

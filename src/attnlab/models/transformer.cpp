@@ -205,7 +205,13 @@ Tensor3 TransformerSeq2Seq::embed(const nn::Embedding& emb, const nn::Positional
   // ids: (B,T) -> x: (B,T,E)
   const size_t E = cfg_.d_model;
   Tensor3 x = Tensor3::from_shape({B, T, E});
-  emb.forward(B * T, ids, x.data());
+  if (emb_in_ && &emb == &src_emb_) {  // source_logp_grad: the given rows
+    ATTNLAB_CHECK(emb_in_->size() == x.size(), "transformer attribution: expected ", x.size(),
+                  " source embedding values (", B, "x", T, "x", E, "), got ", emb_in_->size());
+    std::copy(emb_in_->begin(), emb_in_->end(), x.data());
+  } else {
+    emb.forward(B * T, ids, x.data());
+  }
   if (cfg_.scale_embedding) k::scale(x.size(), std::sqrt(float(E)), x.data(), x.data());
   pos.forward(B, T, x.data());
   if (drop) {
@@ -225,7 +231,53 @@ void TransformerSeq2Seq::embed_backward(nn::Embedding& emb, nn::PositionalEncodi
   if (!mask.empty()) k::mul(n, dx, mask.data(), dx);
   pos.backward(B, T, dx);
   if (cfg_.scale_embedding) k::scale(n, std::sqrt(float(E)), dx, dx);
+  if (demb_out_ && &emb == &src_emb_) demb_out_->assign(dx, dx + n);
   emb.backward(B * T, ids, dx);
+}
+
+// ---------------------------------------------------------------- attribution
+std::vector<float> TransformerSeq2Seq::source_embeddings(const std::vector<int>& src) const {
+  // src: (S) -> (S,E), the table rows before the sqrt(E) scale and the positions
+  for (int id : src)
+    ATTNLAB_CHECK(id >= 0 && size_t(id) < src_.size(), "transformer: source id ", id,
+                  " out of range [0, ", src_.size(), ")");
+  std::vector<float> x(checked_floats("the source embeddings", {src.size(), cfg_.d_model}));
+  src_emb_.forward(src.size(), src.data(), x.data());
+  return x;
+}
+
+void TransformerSeq2Seq::source_logp_grad(const Seq2SeqBatch& b, const std::vector<float>& es,
+                                          std::vector<float>& logp, std::vector<float>& attn,
+                                          std::vector<float>& des) {
+  // b: (B,S) sources, (B,T) targets, es: (B,S,E) -> logp (B,T), attn (B,T,S), des (B,S,E)
+  size_t count = 0;
+  for (int y : b.tgt_out) count += y != data::Vocab::kPad;
+  ATTNLAB_CHECK(count > 0, "transformer attribution: expected at least one target token");
+  struct Hooks {  // reset on every exit
+    TransformerSeq2Seq& m;
+    ~Hooks() { m.emb_in_ = nullptr; m.demb_out_ = nullptr; }
+  } hooks{*this};
+  emb_in_ = &es;
+  demb_out_ = &des;
+  TransformerLossOptions o;
+  o.training = false;  // no dropout; no smoothing, no penalties: the loss is -sum(logp) / count
+  run(b, true, o, nullptr, &logp, &attn, nullptr);
+  for (float& g : des) g *= -static_cast<float>(count);
+  std::shared_ptr<const QuantPlan> keep[2] = {plan_[0], plan_[1]};
+  ParamList ps;
+  collect(ps);  // drops the plans, which stay valid: nothing changed the parameters
+  ps.zero_grad();
+  plan_[0] = keep[0];
+  plan_[1] = keep[1];
+}
+
+size_t TransformerSeq2Seq::pass_floats(size_t S, size_t T) const {
+  // the caches of one sequence's training pass, roughly: per layer the activations of every
+  // row (feed-forward + a dozen E-wide vectors) and the attention weights
+  const size_t E = cfg_.d_model, F = cfg_.dim_feedforward, H = cfg_.nhead;
+  const size_t enc = S * (F + 12 * E) + 2 * H * S * S;
+  const size_t dec = T * (F + 16 * E) + 2 * H * (T * T + T * S);
+  return cfg_.enc_layers * enc + cfg_.dec_layers * dec + 2 * T * tgt_.size();
 }
 
 // ---------------------------------------------------------------- teacher forcing

@@ -95,7 +95,22 @@ class TransformerSeq2Seq : public Translator {
              TransformerLossInfo* info = nullptr) const;
   // Teacher-forced per-token log-probabilities of tgt_out (B,T) (0 at pads) and the last
   // layer's cross-attention averaged over heads (B,T,S).
-  void score_batch(const Seq2SeqBatch& b, std::vector<float>& logp, std::vector<float>& attn) const;
+  void score_batch(const Seq2SeqBatch& b, std::vector<float>& logp,
+                   std::vector<float>& attn) const override;
+  const TextSides& sides() const override { return cfg_; }
+
+  // Attribution (explain/): x = the rows of src_emb.weight for the ids (S,E), BEFORE the
+  // sqrt(E) scale and the positional encoding; the encoder reads x * sqrt(E) + PE (scale
+  // when scale_embedding). Gradient x input and integrated gradients are the same whether x
+  // is taken before or after the scale (a constant factor moves from x to the gradient); a
+  // baseline replaces the token rows only, the positions stay. source_logp_grad runs the
+  // training forward/backward (dropout off, no label smoothing, no penalties) with es in
+  // place of the lookup; parameter grads are zero afterwards, the decode plans are kept.
+  size_t source_dim() const override { return cfg_.d_model; }
+  std::vector<float> source_embeddings(const std::vector<int>& src) const override;
+  void source_logp_grad(const Seq2SeqBatch& b, const std::vector<float>& es, std::vector<float>& logp,
+                        std::vector<float>& attn, std::vector<float>& des) override;
+  size_t pass_floats(size_t S, size_t T) const override;
 
   std::vector<int> encode_input(const std::string& text) const override;
   Translation translate(const std::string& text, const DecodeOptions& o = {}) const override;
@@ -152,6 +167,9 @@ class TransformerSeq2Seq : public Translator {
   nn::LayerNorm enc_norm_, dec_norm_;  // norm_first only
   Param out_weight_, out_bias_;        // out_weight_ when untied
   mutable std::shared_ptr<const QuantPlan> plan_[2];  // int8, int16
+  // source_logp_grad's hooks into run(): given source rows, and where their gradient goes
+  const std::vector<float>* emb_in_ = nullptr;
+  std::vector<float>* demb_out_ = nullptr;
 };
 
 }  // namespace attnlab::models
