@@ -4,7 +4,10 @@
 // (both zero-padded at the edges), then an MR x NR register-blocked
 // micro-kernel (MR * NR/W vector accumulators) runs over the packed panels.
 // The packing buffers are static (thread_local), so the kernel never
-// allocates. A one-row GEMM (the decoder's case) goes to GEMV without packing.
+// allocates. A one-row GEMM (the decoder's case) goes to GEMV without packing, and so does a
+// GEMM of a few rows with B transposed (a recurrent layer's per-step h W_hh^T): packing B^T there
+// costs about as much as the product (see rows_nt), or not transposed (its backward's
+// dh W_hh; see rows_nn).
 //
 // The best register tile depends on the engine (in V8, 4x8 won in Node 20 and
 // 3x16 in Chromium 156 on the same machine), so several tiles are compiled
@@ -159,6 +162,125 @@ struct Tile {
   static double peak_gflops(double min_ms);
 };
 
+// C (M,N) = alpha * A B^T + beta * C for A (M,K), B (N,K) row-major, without packing: every C
+// element is the dot product of two contiguous rows, summed as gemv sums it (W-lane partial
+// sums, their horizontal sum, then the tail in order). Two rows of A times four of B share
+// their loads (8 accumulators).
+constexpr size_t kRowsMaxM = 16;  // more rows (rows_nt, rows_nn): the packed tiles win
+
+inline float hsum(fbatch v) { return xsimd::hadd(v); }
+
+void rows_nt(size_t M, size_t N, size_t K, float alpha, const float* A, size_t lda,
+             const float* B, size_t ldb, float beta, float* C, size_t ldc) {
+  auto put = [&](float* c, float s) { *c = alpha * s + (beta == 0.f ? 0.f : beta * *c); };
+  size_t j = 0;
+  for (; j + 4 <= N; j += 4) {
+    const float* b[4] = {B + j * ldb, B + (j + 1) * ldb, B + (j + 2) * ldb, B + (j + 3) * ldb};
+    size_t i = 0;
+    for (; i + 2 <= M; i += 2) {
+      const float* a0 = A + i * lda;
+      const float* a1 = a0 + lda;
+      fbatch c0[4], c1[4];
+      for (int q = 0; q < 4; ++q) c0[q] = c1[q] = fbatch(0.f);
+      size_t k = 0;
+      for (; k + W <= K; k += W) {
+        const fbatch x0 = fbatch::load_unaligned(a0 + k), x1 = fbatch::load_unaligned(a1 + k);
+        for (int q = 0; q < 4; ++q) {
+          const fbatch w = fbatch::load_unaligned(b[q] + k);
+          c0[q] += w * x0;
+          c1[q] += w * x1;
+        }
+      }
+      float s0[4], s1[4];
+      for (int q = 0; q < 4; ++q) s0[q] = hsum(c0[q]), s1[q] = hsum(c1[q]);
+      for (; k < K; ++k)
+        for (int q = 0; q < 4; ++q) s0[q] += b[q][k] * a0[k], s1[q] += b[q][k] * a1[k];
+      for (int q = 0; q < 4; ++q) put(C + i * ldc + j + q, s0[q]), put(C + (i + 1) * ldc + j + q, s1[q]);
+    }
+    if (i < M) {  // the last row of an odd M
+      const float* a0 = A + i * lda;
+      fbatch c0[4];
+      for (int q = 0; q < 4; ++q) c0[q] = fbatch(0.f);
+      size_t k = 0;
+      for (; k + W <= K; k += W) {
+        const fbatch x0 = fbatch::load_unaligned(a0 + k);
+        for (int q = 0; q < 4; ++q) c0[q] += fbatch::load_unaligned(b[q] + k) * x0;
+      }
+      float s0[4];
+      for (int q = 0; q < 4; ++q) s0[q] = hsum(c0[q]);
+      for (; k < K; ++k)
+        for (int q = 0; q < 4; ++q) s0[q] += b[q][k] * a0[k];
+      for (int q = 0; q < 4; ++q) put(C + i * ldc + j + q, s0[q]);
+    }
+  }
+  for (; j < N; ++j)  // the last N % 4 columns
+    for (size_t i = 0; i < M; ++i) {
+      const float* a0 = A + i * lda;
+      const float* b0 = B + j * ldb;
+      fbatch c0(0.f);
+      size_t k = 0;
+      for (; k + W <= K; k += W) c0 += fbatch::load_unaligned(b0 + k) * fbatch::load_unaligned(a0 + k);
+      float s = hsum(c0);
+      for (; k < K; ++k) s += b0[k] * a0[k];
+      put(C + i * ldc + j, s);
+    }
+}
+
+// C (M,N) = alpha * A B + beta * C for A (M,K), B (K,N) row-major, without packing: the packed
+// tiles' register blocking (MR rows x NV vectors, each C element summed over k in order, as the
+// tiles sum it) reading B's rows in place. Rows [i0, i0+MR), columns [j, j + NV*W).
+template <size_t MR, size_t NV>
+void rows_nn_block(size_t K, float alpha, const float* A, size_t lda, const float* B, size_t ldb,
+                   float beta, float* C, size_t ldc) {
+  fbatch acc[MR][NV];
+  for (size_t i = 0; i < MR; ++i)
+    for (size_t v = 0; v < NV; ++v) acc[i][v] = fbatch(0.f);
+  for (size_t k = 0; k < K; ++k) {
+    fbatch b[NV];
+    for (size_t v = 0; v < NV; ++v) b[v] = fbatch::load_unaligned(B + k * ldb + v * W);
+    for (size_t i = 0; i < MR; ++i) {
+      const fbatch a(A[i * lda + k]);
+      for (size_t v = 0; v < NV; ++v) acc[i][v] += a * b[v];
+    }
+  }
+  const fbatch va(alpha), vb(beta);
+  for (size_t i = 0; i < MR; ++i)
+    for (size_t v = 0; v < NV; ++v) {
+      fbatch r = va * acc[i][v];
+      if (beta != 0.f) r += vb * fbatch::load_unaligned(C + i * ldc + v * W);
+      r.store_unaligned(C + i * ldc + v * W);
+    }
+}
+
+template <size_t MR>
+void rows_nn_strip(size_t N, size_t K, float alpha, const float* A, size_t lda, const float* B,
+                   size_t ldb, float beta, float* C, size_t ldc) {
+  size_t j = 0;
+  for (; j + 2 * W <= N; j += 2 * W) rows_nn_block<MR, 2>(K, alpha, A, lda, B + j, ldb, beta, C + j, ldc);
+  for (; j + W <= N; j += W) rows_nn_block<MR, 1>(K, alpha, A, lda, B + j, ldb, beta, C + j, ldc);
+  for (; j < N; ++j)
+    for (size_t i = 0; i < MR; ++i) {
+      float s = 0.f;
+      for (size_t k = 0; k < K; ++k) s += A[i * lda + k] * B[k * ldb + j];
+      float& c = C[i * ldc + j];
+      c = alpha * s + (beta == 0.f ? 0.f : beta * c);
+    }
+}
+
+void rows_nn(size_t M, size_t N, size_t K, float alpha, const float* A, size_t lda,
+             const float* B, size_t ldb, float beta, float* C, size_t ldc) {
+  size_t i = 0;
+  for (; i + 4 <= M; i += 4) rows_nn_strip<4>(N, K, alpha, A + i * lda, lda, B, ldb, beta, C + i * ldc, ldc);
+  const float* a = A + i * lda;
+  float* c = C + i * ldc;
+  switch (M - i) {
+    case 3: rows_nn_strip<3>(N, K, alpha, a, lda, B, ldb, beta, c, ldc); break;
+    case 2: rows_nn_strip<2>(N, K, alpha, a, lda, B, ldb, beta, c, ldc); break;
+    case 1: rows_nn_strip<1>(N, K, alpha, a, lda, B, ldb, beta, c, ldc); break;
+    default: break;
+  }
+}
+
 using GemmFn = void (*)(bool, bool, size_t, size_t, size_t, float, const float*, size_t,
                         const float*, size_t, float, float*, size_t);
 using PeakFn = double (*)(double);
@@ -277,6 +399,11 @@ void gemm(bool transA, bool transB, size_t M, size_t N, size_t K, float alpha,
   if (M == 1 && (!transA || lda == 1)) {
     // C(1,N) = a * op(B), a contiguous: op(B) = B (K,N) -> B^T a; op(B) = B^T, B (N,K) -> B a
     gemv(!transB, transB ? N : K, transB ? K : N, alpha, B, ldb, A, beta, C);
+    return;
+  }
+  if (!transA && M <= kRowsMaxM) {
+    if (transB) rows_nt(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    else rows_nn(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
     return;
   }
   kTiles[tile_for_call(M, N, K)].run(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
