@@ -4,18 +4,9 @@
 // (both zero-padded at the edges), then an MR x NR register-blocked
 // micro-kernel (MR * NR/W vector accumulators) runs over the packed panels.
 // The packing buffers are static (thread_local), so the kernel never
-// allocates. A one-row GEMM (the decoder's case) goes to GEMV without packing, and so does a
-// GEMM of a few rows with B transposed (a recurrent layer's per-step h W_hh^T): packing B^T there
-// costs about as much as the product (see rows_nt), or not transposed (its backward's
-// dh W_hh; see rows_nn).
-//
-// The best register tile depends on the engine (in V8, 4x8 won in Node 20 and
-// 3x16 in Chromium 156 on the same machine), so several tiles are compiled
-// and the first large call picks one by timing them against each other (about 45 ms;
-// a tile other than the default must be clearly faster, see autotune), the 200th
-// large call once more (see tile_for_call).
-// Every tile accumulates each C element over k in the same order, so the
-// choice changes speed, never the numbers.
+// allocates. A one-row GEMM (the decoder's case) goes to GEMV without packing, and a GEMM of a
+// few rows with B not transposed (a recurrent layer's backward dh W_hh per step) runs the tiles'
+// register blocking on B in place (rows_nn): packing B there cost about as much as the product.
 #include <algorithm>
 #include <cstring>
 
@@ -162,69 +153,7 @@ struct Tile {
   static double peak_gflops(double min_ms);
 };
 
-// C (M,N) = alpha * A B^T + beta * C for A (M,K), B (N,K) row-major, without packing: every C
-// element is the dot product of two contiguous rows, summed as gemv sums it (W-lane partial
-// sums, their horizontal sum, then the tail in order). Two rows of A times four of B share
-// their loads (8 accumulators).
-constexpr size_t kRowsMaxM = 16;  // more rows (rows_nt, rows_nn): the packed tiles win
-
-inline float hsum(fbatch v) { return xsimd::hadd(v); }
-
-void rows_nt(size_t M, size_t N, size_t K, float alpha, const float* A, size_t lda,
-             const float* B, size_t ldb, float beta, float* C, size_t ldc) {
-  auto put = [&](float* c, float s) { *c = alpha * s + (beta == 0.f ? 0.f : beta * *c); };
-  size_t j = 0;
-  for (; j + 4 <= N; j += 4) {
-    const float* b[4] = {B + j * ldb, B + (j + 1) * ldb, B + (j + 2) * ldb, B + (j + 3) * ldb};
-    size_t i = 0;
-    for (; i + 2 <= M; i += 2) {
-      const float* a0 = A + i * lda;
-      const float* a1 = a0 + lda;
-      fbatch c0[4], c1[4];
-      for (int q = 0; q < 4; ++q) c0[q] = c1[q] = fbatch(0.f);
-      size_t k = 0;
-      for (; k + W <= K; k += W) {
-        const fbatch x0 = fbatch::load_unaligned(a0 + k), x1 = fbatch::load_unaligned(a1 + k);
-        for (int q = 0; q < 4; ++q) {
-          const fbatch w = fbatch::load_unaligned(b[q] + k);
-          c0[q] += w * x0;
-          c1[q] += w * x1;
-        }
-      }
-      float s0[4], s1[4];
-      for (int q = 0; q < 4; ++q) s0[q] = hsum(c0[q]), s1[q] = hsum(c1[q]);
-      for (; k < K; ++k)
-        for (int q = 0; q < 4; ++q) s0[q] += b[q][k] * a0[k], s1[q] += b[q][k] * a1[k];
-      for (int q = 0; q < 4; ++q) put(C + i * ldc + j + q, s0[q]), put(C + (i + 1) * ldc + j + q, s1[q]);
-    }
-    if (i < M) {  // the last row of an odd M
-      const float* a0 = A + i * lda;
-      fbatch c0[4];
-      for (int q = 0; q < 4; ++q) c0[q] = fbatch(0.f);
-      size_t k = 0;
-      for (; k + W <= K; k += W) {
-        const fbatch x0 = fbatch::load_unaligned(a0 + k);
-        for (int q = 0; q < 4; ++q) c0[q] += fbatch::load_unaligned(b[q] + k) * x0;
-      }
-      float s0[4];
-      for (int q = 0; q < 4; ++q) s0[q] = hsum(c0[q]);
-      for (; k < K; ++k)
-        for (int q = 0; q < 4; ++q) s0[q] += b[q][k] * a0[k];
-      for (int q = 0; q < 4; ++q) put(C + i * ldc + j + q, s0[q]);
-    }
-  }
-  for (; j < N; ++j)  // the last N % 4 columns
-    for (size_t i = 0; i < M; ++i) {
-      const float* a0 = A + i * lda;
-      const float* b0 = B + j * ldb;
-      fbatch c0(0.f);
-      size_t k = 0;
-      for (; k + W <= K; k += W) c0 += fbatch::load_unaligned(b0 + k) * fbatch::load_unaligned(a0 + k);
-      float s = hsum(c0);
-      for (; k < K; ++k) s += b0[k] * a0[k];
-      put(C + i * ldc + j, s);
-    }
-}
+constexpr size_t kRowsMaxM = 16;  // more rows (rows_nn): the packed tiles win
 
 // C (M,N) = alpha * A B + beta * C for A (M,K), B (K,N) row-major, without packing: the packed
 // tiles' register blocking (MR rows x NV vectors, each C element summed over k in order, as the
@@ -401,9 +330,8 @@ void gemm(bool transA, bool transB, size_t M, size_t N, size_t K, float alpha,
     gemv(!transB, transB ? N : K, transB ? K : N, alpha, B, ldb, A, beta, C);
     return;
   }
-  if (!transA && M <= kRowsMaxM) {
-    if (transB) rows_nt(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-    else rows_nn(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+  if (!transA && !transB && M <= kRowsMaxM) {
+    rows_nn(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
     return;
   }
   kTiles[tile_for_call(M, N, K)].run(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
