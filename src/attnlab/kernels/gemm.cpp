@@ -4,9 +4,15 @@
 // (both zero-padded at the edges), then an MR x NR register-blocked
 // micro-kernel (MR * NR/W vector accumulators) runs over the packed panels.
 // The packing buffers are static (thread_local), so the kernel never
-// allocates. A one-row GEMM (the decoder's case) goes to GEMV without packing, and a GEMM of a
-// few rows with B not transposed (a recurrent layer's backward dh W_hh per step) runs the tiles'
-// register blocking on B in place (rows_nn): packing B there cost about as much as the product.
+// allocates. A one-row GEMM (the decoder's case) goes to GEMV without packing.
+//
+// The best register tile depends on the engine (in V8, 4x8 won in Node 20 and
+// 3x16 in Chromium 156 on the same machine), so several tiles are compiled
+// and the first large call picks one by timing them against each other (about 45 ms;
+// a tile other than the default must be clearly faster, see autotune), the 200th
+// large call once more (see tile_for_call).
+// Every tile accumulates each C element over k in the same order, so the
+// choice changes speed, never the numbers.
 #include <algorithm>
 #include <cstring>
 
@@ -153,63 +159,6 @@ struct Tile {
   static double peak_gflops(double min_ms);
 };
 
-constexpr size_t kRowsMaxM = 16;  // more rows (rows_nn): the packed tiles win
-
-// C (M,N) = alpha * A B + beta * C for A (M,K), B (K,N) row-major, without packing: the packed
-// tiles' register blocking (MR rows x NV vectors, each C element summed over k in order, as the
-// tiles sum it) reading B's rows in place. Rows [i0, i0+MR), columns [j, j + NV*W).
-template <size_t MR, size_t NV>
-void rows_nn_block(size_t K, float alpha, const float* A, size_t lda, const float* B, size_t ldb,
-                   float beta, float* C, size_t ldc) {
-  fbatch acc[MR][NV];
-  for (size_t i = 0; i < MR; ++i)
-    for (size_t v = 0; v < NV; ++v) acc[i][v] = fbatch(0.f);
-  for (size_t k = 0; k < K; ++k) {
-    fbatch b[NV];
-    for (size_t v = 0; v < NV; ++v) b[v] = fbatch::load_unaligned(B + k * ldb + v * W);
-    for (size_t i = 0; i < MR; ++i) {
-      const fbatch a(A[i * lda + k]);
-      for (size_t v = 0; v < NV; ++v) acc[i][v] += a * b[v];
-    }
-  }
-  const fbatch va(alpha), vb(beta);
-  for (size_t i = 0; i < MR; ++i)
-    for (size_t v = 0; v < NV; ++v) {
-      fbatch r = va * acc[i][v];
-      if (beta != 0.f) r += vb * fbatch::load_unaligned(C + i * ldc + v * W);
-      r.store_unaligned(C + i * ldc + v * W);
-    }
-}
-
-template <size_t MR>
-void rows_nn_strip(size_t N, size_t K, float alpha, const float* A, size_t lda, const float* B,
-                   size_t ldb, float beta, float* C, size_t ldc) {
-  size_t j = 0;
-  for (; j + 2 * W <= N; j += 2 * W) rows_nn_block<MR, 2>(K, alpha, A, lda, B + j, ldb, beta, C + j, ldc);
-  for (; j + W <= N; j += W) rows_nn_block<MR, 1>(K, alpha, A, lda, B + j, ldb, beta, C + j, ldc);
-  for (; j < N; ++j)
-    for (size_t i = 0; i < MR; ++i) {
-      float s = 0.f;
-      for (size_t k = 0; k < K; ++k) s += A[i * lda + k] * B[k * ldb + j];
-      float& c = C[i * ldc + j];
-      c = alpha * s + (beta == 0.f ? 0.f : beta * c);
-    }
-}
-
-void rows_nn(size_t M, size_t N, size_t K, float alpha, const float* A, size_t lda,
-             const float* B, size_t ldb, float beta, float* C, size_t ldc) {
-  size_t i = 0;
-  for (; i + 4 <= M; i += 4) rows_nn_strip<4>(N, K, alpha, A + i * lda, lda, B, ldb, beta, C + i * ldc, ldc);
-  const float* a = A + i * lda;
-  float* c = C + i * ldc;
-  switch (M - i) {
-    case 3: rows_nn_strip<3>(N, K, alpha, a, lda, B, ldb, beta, c, ldc); break;
-    case 2: rows_nn_strip<2>(N, K, alpha, a, lda, B, ldb, beta, c, ldc); break;
-    case 1: rows_nn_strip<1>(N, K, alpha, a, lda, B, ldb, beta, c, ldc); break;
-    default: break;
-  }
-}
-
 using GemmFn = void (*)(bool, bool, size_t, size_t, size_t, float, const float*, size_t,
                         const float*, size_t, float, float*, size_t);
 using PeakFn = double (*)(double);
@@ -328,10 +277,6 @@ void gemm(bool transA, bool transB, size_t M, size_t N, size_t K, float alpha,
   if (M == 1 && (!transA || lda == 1)) {
     // C(1,N) = a * op(B), a contiguous: op(B) = B (K,N) -> B^T a; op(B) = B^T, B (N,K) -> B a
     gemv(!transB, transB ? N : K, transB ? K : N, alpha, B, ldb, A, beta, C);
-    return;
-  }
-  if (!transA && !transB && M <= kRowsMaxM) {
-    rows_nn(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
     return;
   }
   kTiles[tile_for_call(M, N, K)].run(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
