@@ -4,6 +4,7 @@
 // where attribution must rank the keyword first and its removal must flip the decision.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -275,6 +276,48 @@ TEST(Explain, HANRemovalReusesUntouchedSentences) {
       EXPECT_NEAR(r.prob_without_attribution,
                   explain::han_prob_without(m, d, r.removed_attribution, r.target), 1e-6);
     }
+}
+
+// Every word's input projections in one gemm (inference without a cache, and a cache with
+// input_grads_only for backward_input) give the per-chunk path's outputs and input gradients:
+// a document of 9 sentences of 1-17 words (several chunks, more than 16 words in all, so both
+// gemm paths run), and a batch of two documents.
+TEST(Explain, HANBatchedProjectionsMatchPerChunk) {
+  const HANConfig c = attnlab::testing::tiny_han_config();
+  HAN m(c, attnlab::testing::numbered_vocab(12), 5);
+  for (auto& it : m.params().items())
+    for (size_t i = 0; i < it.second->size(); ++i) it.second->data()[i] *= 1.5f;
+  Rng rng(7);
+  HANDoc d(9), d2 = {{4, 5}, {6, 7, 8, 9, 10, 11, 4, 5, 6, 7, 8, 9, 10, 11, 4, 5, 6, 7}};
+  const size_t lens[9] = {1, 17, 3, 9, 2, 12, 5, 1, 7};
+  for (size_t s = 0; s < d.size(); ++s)
+    for (size_t t = 0; t < lens[s]; ++t) d[s].push_back(4 + int(rng.uniform(0.f, 8.f)) % 8);
+  const std::vector<const HANDoc*> docs = {&d, &d2};
+  HAN::Cache per_chunk;
+  const models::HANOutput ref = m.forward(docs, &per_chunk);
+  const models::HANOutput inf = m.forward(docs);  // no cache: batched
+  ASSERT_EQ(inf.probs.size(), ref.probs.size());
+  for (size_t j = 0; j < ref.probs.size(); ++j) EXPECT_NEAR(inf.probs[j], ref.probs[j], 1e-5);
+  for (size_t b = 0; b < 2; ++b)
+    for (size_t s = 0; s < docs[b]->size(); ++s) {
+      ASSERT_EQ(inf.word_weights[b][s].size(), (*docs[b])[s].size());
+      for (size_t t = 0; t < (*docs[b])[s].size(); ++t)
+        EXPECT_NEAR(inf.word_weights[b][s][t], ref.word_weights[b][s][t], 1e-5);
+    }
+  const std::vector<float> x = m.word_embeddings(docs);
+  HAN::Cache a, bt;
+  bt.input_grads_only = true;
+  const models::HANOutput oa = m.forward_embedded(docs, x, a);
+  const models::HANOutput ob = m.forward_embedded(docs, x, bt);
+  for (size_t j = 0; j < oa.probs.size(); ++j) EXPECT_NEAR(ob.probs[j], oa.probs[j], 1e-5);
+  const std::vector<float> dl = {0.3f, -0.3f, -0.7f, 0.7f};
+  const std::vector<float> ga = m.backward_input(dl, a), gb = m.backward_input(dl, bt);
+  ASSERT_EQ(gb.size(), ga.size());
+  float gmax = 0;
+  for (float v : ga) gmax = std::max(gmax, std::fabs(v));
+  ASSERT_GT(gmax, 0.f);
+  for (size_t j = 0; j < ga.size(); ++j) ASSERT_NEAR(gb[j], ga[j], 1e-5f * gmax) << "at " << j;
+  EXPECT_THROW(m.backward(dl, bt), Error);  // no layer inputs kept: no parameter grads
 }
 
 // The IG baseline: by name, the <unk> embedding at every word is what f_baseline is computed

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <numeric>
 
@@ -201,6 +202,7 @@ HANAttribution attribute_han_with(const models::HAN& m, const models::HANDoc& do
     for (size_t j = 0; j < per; ++j) gsum[j] = g[j];
   } else {  // gradient x input: one point, the input itself
     models::HAN::Cache c;
+    c.input_grads_only = true;  // backward_input only: every word projected in one gemm
     pred = m.forward_embedded({&doc}, x, c);
     sv_x = std::move(c.sv);
     y = size_t(std::max_element(pred.probs.begin(), pred.probs.end()) - pred.probs.begin());
@@ -291,26 +293,34 @@ std::vector<std::pair<size_t, size_t>> random_words(const models::HANDoc& doc, s
   return pos;
 }
 
-nlohmann::json HANAttribution::to_json() const {
+namespace {
+// HANAttribution::to_json() without the per-word maps (attribution, attention)
+nlohmann::json han_summary_json(const HANAttribution& a) {
   auto pairs = [](const std::vector<std::pair<size_t, size_t>>& v) {
-    nlohmann::json a = nlohmann::json::array();
-    for (const auto& p : v) a.push_back({p.first, p.second});
-    return a;
+    nlohmann::json j = nlohmann::json::array();
+    for (const auto& p : v) j.push_back({p.first, p.second});
+    return j;
   };
-  return {{"method", method_name(method)},
-          {"steps", steps},
-          {"target", target},
-          {"f", num(f)},
-          {"f_baseline", method == Method::IG ? num(f_baseline) : nlohmann::json()},
-          {"attribution", attribution},
-          {"attention", attention},
-          {"tau", num(tau)},
+  return {{"method", method_name(a.method)},
+          {"steps", a.steps},
+          {"target", a.target},
+          {"f", num(a.f)},
+          {"f_baseline", a.method == Method::IG ? num(a.f_baseline) : nlohmann::json()},
+          {"tau", num(a.tau)},
           {"removal",
-           {{"k", k},
-            {"prob", num(prob)},
-            {"by_attention", {{"prob", num(prob_without_attention)}, {"removed", pairs(removed_attention)}}},
+           {{"k", a.k},
+            {"prob", num(a.prob)},
+            {"by_attention", {{"prob", num(a.prob_without_attention)}, {"removed", pairs(a.removed_attention)}}},
             {"by_attribution",
-             {{"prob", num(prob_without_attribution)}, {"removed", pairs(removed_attribution)}}}}}};
+             {{"prob", num(a.prob_without_attribution)}, {"removed", pairs(a.removed_attribution)}}}}}};
+}
+}  // namespace
+
+nlohmann::json HANAttribution::to_json() const {
+  nlohmann::json j = han_summary_json(*this);
+  j["attribution"] = attribution;
+  j["attention"] = attention;
+  return j;
 }
 
 // ---------------------------------------------------------------- seq2seq (every kind)
@@ -476,20 +486,23 @@ HANExplained classify_explained(const models::HAN& m, std::string_view text, con
 }
 
 std::string HANExplained::to_json_string() const {
-  nlohmann::json j = classification.to_json();
-  nlohmann::json e = attribution.to_json();
-  nlohmann::json& ss = j["sentences"];
-  for (size_t s = 0; s < ss.size() && s < attribution.attribution.size(); ++s) {
-    nlohmann::json& ws = ss[s]["words"];
-    for (size_t t = 0; t < ws.size() && t < attribution.attribution[s].size(); ++t) {
-      ws[t]["attribution"] = attribution.attribution[s][t];
-      ws[t]["attention"] = attribution.attention[s][t];
+  // the classification's JSON text, each word with its attribution and attention (9 digits:
+  // a float exactly; null when not finite), and "explain": the rest of HANAttribution::to_json()
+  const HANAttribution& a = attribution;
+  auto word = [&a](std::string& o, size_t s, size_t t) {
+    if (s >= a.attribution.size() || t >= a.attribution[s].size()) return;
+    for (const auto& [name, v] : {std::make_pair(",\"attribution\":", a.attribution[s][t]),
+                                  std::make_pair(",\"attention\":", a.attention[s][t])}) {
+      o += name;
+      char buf[32];
+      const int n = std::isfinite(v) ? std::snprintf(buf, sizeof buf, "%.9g", double(v)) : 0;
+      if (n > 0) o.append(buf, size_t(n));
+      else o += "null";
     }
-  }
-  e.erase("attribution");
-  e.erase("attention");
-  j["explain"] = std::move(e);
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  };
+  const std::string tail =
+      ",\"explain\":" + han_summary_json(a).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return classification.to_json_string(word, tail);
 }
 
 TranslationExplained translate_explained(models::Translator& m, const std::string& text,

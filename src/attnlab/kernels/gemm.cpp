@@ -15,6 +15,9 @@
 // choice changes speed, never the numbers.
 #include <algorithm>
 #include <cstring>
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
 
 #include "attnlab/core/error.hpp"
 #include "attnlab/kernels/kernels.hpp"
@@ -84,11 +87,35 @@ struct Tile {
           }
         }
       } else {
-        for (size_t j = 0; j < nr; ++j) {
+        size_t j = 0;
+#if defined(__SSE__)
+        // four rows of B at a time, 4x4 blocks transposed in registers (the same values, moved)
+        for (; j + 4 <= nr; j += 4) {
+          const float* s0 = B + (j0 + q + j) * ldb + k0;
+          const float *s1 = s0 + ldb, *s2 = s1 + ldb, *s3 = s2 + ldb;
+          size_t k = 0;
+          for (; k + 4 <= kc; k += 4) {
+            __m128 r0 = _mm_loadu_ps(s0 + k), r1 = _mm_loadu_ps(s1 + k);
+            __m128 r2 = _mm_loadu_ps(s2 + k), r3 = _mm_loadu_ps(s3 + k);
+            _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+            _mm_storeu_ps(d + k * NR + j, r0);
+            _mm_storeu_ps(d + (k + 1) * NR + j, r1);
+            _mm_storeu_ps(d + (k + 2) * NR + j, r2);
+            _mm_storeu_ps(d + (k + 3) * NR + j, r3);
+          }
+          for (; k < kc; ++k) {
+            d[k * NR + j] = s0[k];
+            d[k * NR + j + 1] = s1[k];
+            d[k * NR + j + 2] = s2[k];
+            d[k * NR + j + 3] = s3[k];
+          }
+        }
+#endif
+        for (; j < nr; ++j) {
           const float* src = B + (j0 + q + j) * ldb + k0;
           for (size_t k = 0; k < kc; ++k) d[k * NR + j] = src[k];
         }
-        for (size_t j = nr; j < NR; ++j)
+        for (j = nr; j < NR; ++j)
           for (size_t k = 0; k < kc; ++k) d[k * NR + j] = 0.f;
       }
     }

@@ -192,6 +192,39 @@ void HAN::chunk_gates(const Cache& c, const WordChunk& ch, Tensor gi[2]) const {
   }
 }
 
+void HAN::project_words(Cache& c, const std::vector<const std::vector<int>*>& sents,
+                        Tensor g[2]) const {
+  // the chunks' sentences -> c.woff (N): each one's first row among their Nw words; g[2]
+  // (1,Nw,G): the word GRU's input projections of those words (looked up, or from c.emb_in)
+  const size_t E = cfg_.emb;
+  c.woff.assign(c.N, 0);
+  size_t nw = 0;
+  for (const WordChunk& ch : c.chunks)
+    for (size_t n : ch.rows) c.woff[n] = nw, nw += c.wlen[n];
+  Tensor x = nn::empty({1, nw, E});
+  for (const WordChunk& ch : c.chunks)
+    for (size_t n : ch.rows) {
+      float* xp = x.data() + c.woff[n] * E;
+      if (c.emb_in)
+        std::copy(c.emb_in + n * c.Tw * E, c.emb_in + (n * c.Tw + c.wlen[n]) * E, xp);
+      else
+        embedding_.forward(c.wlen[n], sents[n]->data(), xp);
+    }
+  word_gru_.project_input(x, g);
+}
+
+void HAN::gather_gates(const Cache& c, const WordChunk& ch, const Tensor g[2], Tensor gi[2]) const {
+  // g[2] (1,Nw,G) -> gi[2] (R,T,G): the chunk's rows, zeros at padding
+  const size_t R = ch.rows.size(), T = ch.T, G = 3 * cfg_.word_hidden;
+  for (int d = 0; d < 2; ++d) {
+    gi[d] = nn::zeros({R, T, G});
+    for (size_t r = 0; r < R; ++r) {
+      const float* src = g[d].data() + c.woff[ch.rows[r]] * G;
+      std::copy(src, src + ch.len[r] * G, gi[d].data() + r * T * G);
+    }
+  }
+}
+
 void HAN::mask_chunk(const Cache& c, const WordChunk& ch, float* x) const {
   // x (R,T,E) *= the chunk's rows of the embedding dropout mask (N,Tw,E)
   const size_t T = ch.T, E = cfg_.emb;
@@ -212,14 +245,19 @@ attention::Tensor2 HAN::word_level(Cache& c, const std::vector<const std::vector
   ww.assign(N, {});
   for (size_t n = 0; n < c.sv_given.size(); ++n)  // known sentences (forward_given)
     if (c.sv_given[n]) std::copy(c.sv_given[n], c.sv_given[n] + H2, sv.data() + n * H2);
+  // inference and input-gradient passes: every word's input projections at once (project_words)
+  const bool batched = !c.path && c.emb_mask.empty() && (!keep || c.input_grads_only);
+  Tensor g[2];
+  if (batched && !c.chunks.empty()) project_words(c, sents, g);
   for (WordChunk& ch : c.chunks) {
     const size_t R = ch.rows.size(), T = ch.T;
     Tensor hw;
     nn::RnnState sn[2];
-    if (c.path) {  // the input projections from the path's, one axpy per word
+    if (c.path || batched) {  // the input projections from the path's (one axpy per word) or g
       chunk_rows(ch, sents);
       Tensor gi[2];
-      chunk_gates(c, ch, gi);
+      if (c.path) chunk_gates(c, ch, gi);
+      else gather_gates(c, ch, g, gi);
       word_gru_.forward_gates(gi, ch.len, nullptr, hw, sn, keep ? &ch.gru : nullptr);
     } else {
       const Tensor x = chunk_input(c, ch, sents);
@@ -337,6 +375,9 @@ void HAN::backward_pass(const std::vector<float>& dlogits, Cache& c, HAN* grads)
                 dlogits.size(), " values");
   ATTNLAB_CHECK(!c.path || !grads, "HAN backward: a forward_path pass has input gradients only "
                                    "(backward_path); run forward for parameter gradients");
+  ATTNLAB_CHECK(!c.input_grads_only || !grads,
+                "HAN backward: the forward pass had Cache::input_grads_only set (input gradients "
+                "only: backward_input); run forward without it for parameter gradients");
   // classifier: ddoc (B,2Hs)
   Tensor2 ddoc = Tensor2::from_shape({B, 2 * Hs});
   if (grads)
@@ -360,6 +401,15 @@ void HAN::backward_pass(const std::vector<float>& dlogits, Cache& c, HAN* grads)
               dsv.data() + c.first[b] * 2 * Hw);
   // word level, per chunk: dsv rows -> dhw (R,T,2Hw) -> dx (R,T,E) -> embedding
   if (c.keep_demb) c.demb.assign(N * Tw * E, 0.f);
+  // input_grads_only: the projections' gradients of every word (rows c.woff), one gemm at the end
+  const bool batched = c.input_grads_only && !c.path && !c.chunks.empty();
+  Tensor dg[2];
+  if (batched) {
+    size_t nw = 0;
+    for (const WordChunk& ch : c.chunks)
+      for (size_t n : ch.rows) nw += c.wlen[n];
+    for (Tensor& t : dg) t = nn::empty({1, nw, 3 * Hw});
+  }
   for (const WordChunk& ch : c.chunks) {
     const size_t R = ch.rows.size(), T = ch.T;
     Tensor2 dsv_c = Tensor2::from_shape({R, 2 * Hw});
@@ -369,14 +419,18 @@ void HAN::backward_pass(const std::vector<float>& dlogits, Cache& c, HAN* grads)
     Tensor3 dhw3;
     if (grads) grads->word_attn_.backward(dsv_c, ch.attn, dhw3);
     else word_attn_.backward_input(dsv_c, ch.attn, dhw3);
-    if (c.path) {  // path mode: sum d/d(input projections) per sentence of the document
+    if (c.path || batched) {  // d/d(input projections): summed per sentence (path), or kept
       Tensor dgi[2];
       word_gru_.backward_gates(toA(dhw3), dsn, ch.gru, dgi, ds0);
-      const size_t S = c.path->S, G = 3 * Hw;
+      const size_t S = c.path ? c.path->S : 0, G = 3 * Hw;
       for (int d = 0; d < 2; ++d)
-        for (size_t r = 0; r < R; ++r)
-          kernels::add(ch.len[r] * G, dgi[d].data() + r * T * G,
-                       c.path->dg[d].data() + (ch.rows[r] % S) * c.path->Tw * G);
+        for (size_t r = 0; r < R; ++r) {
+          const float* src = dgi[d].data() + r * T * G;
+          if (c.path)
+            kernels::add(ch.len[r] * G, src, c.path->dg[d].data() + (ch.rows[r] % S) * c.path->Tw * G);
+          else
+            std::copy(src, src + ch.len[r] * G, dg[d].data() + c.woff[ch.rows[r]] * G);
+        }
       continue;
     }
     Tensor dx;
@@ -389,6 +443,13 @@ void HAN::backward_pass(const std::vector<float>& dlogits, Cache& c, HAN* grads)
         for (size_t t = 0; t < ch.len[r]; ++t)
           std::copy(dx.data() + (r * T + t) * E, dx.data() + (r * T + t + 1) * E,
                     c.demb.data() + (ch.rows[r] * Tw + t) * E);
+  }
+  if (batched && c.keep_demb) {  // dx (1,Nw,E) = dg[0] W_ih(fwd) + dg[1] W_ih(bwd) -> demb rows
+    const Tensor dx = word_gru_.input_grad_from(dg);
+    for (const WordChunk& ch : c.chunks)
+      for (size_t n : ch.rows)
+        std::copy(dx.data() + c.woff[n] * E, dx.data() + (c.woff[n] + c.wlen[n]) * E,
+                  c.demb.data() + n * Tw * E);
   }
 }
 

@@ -22,6 +22,7 @@
 // and the vocabulary in __metadata__, so one file is one model.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -96,7 +97,10 @@ struct HANClassification {
   nlohmann::json to_json() const;
   // The same object as compact JSON text, written directly (several times
   // faster than building a nlohmann::json; the wasm binding uses it).
-  std::string to_json_string() const;
+  // word_extra(out, s, w), when given, appends members (",\"name\":value") to word w of
+  // sentence s; tail is appended after the object's last member (",\"name\":value").
+  using WordExtra = std::function<void(std::string& out, size_t s, size_t w)>;
+  std::string to_json_string(const WordExtra& word_extra = nullptr, std::string_view tail = {}) const;
 };
 
 class HAN {
@@ -140,6 +144,13 @@ class HAN {
     // keep_demb, backward also writes d/d(word embeddings) into demb (N,Tw,E), 0 at padding.
     const float* emb_in = nullptr;
     bool keep_demb = false;
+    // Set before a forward with this cache when only backward_input follows (attribution): the
+    // word GRU then keeps no input and projects every word of every chunk in one gemm per
+    // direction (no padding rows), and backward_input multiplies the projections' gradients of
+    // every word by W_ih in one gemm per direction; backward() on such a cache is an Error.
+    // Inference (no cache) always projects so.
+    bool input_grads_only = false;
+    std::vector<size_t> woff;  // (N) a sentence's first row among the projected words
     std::vector<float> demb;
     // forward_path: document b (a copy of path->doc) is the point alpha[b] of the path
     Path* path = nullptr;
@@ -235,6 +246,10 @@ class HAN {
   nn::Tensor chunk_input(const Cache& c, WordChunk& ch,
                          const std::vector<const std::vector<int>*>& sents) const;
   void chunk_gates(const Cache& c, const WordChunk& ch, nn::Tensor gi[2]) const;
+  void project_words(Cache& c, const std::vector<const std::vector<int>*>& sents,
+                     nn::Tensor g[2]) const;
+  void gather_gates(const Cache& c, const WordChunk& ch, const nn::Tensor g[2],
+                    nn::Tensor gi[2]) const;
   void mask_chunk(const Cache& c, const WordChunk& ch, float* x) const;
   attention::Tensor2 word_level(Cache& c, const std::vector<const std::vector<int>*>& sents,
                                 bool keep, std::vector<std::vector<float>>& ww) const;

@@ -120,7 +120,7 @@ void json_float(std::string& out, float v) {
 }
 }  // namespace
 
-std::string HANClassification::to_json_string() const {
+std::string HANClassification::to_json_string(const WordExtra& word_extra, std::string_view tail) const {
   std::string o;
   o.reserve(256 + 96 * sentences.size() * 8);
   o += "{\"label\":";
@@ -152,11 +152,14 @@ std::string HANClassification::to_json_string() const {
       json_float(o, wd.weight);
       o += ",\"score\":";
       json_float(o, wd.score);
+      if (word_extra) word_extra(o, s, w);
       o += '}';
     }
     o += "]}";
   }
-  o += "]}";
+  o += ']';
+  o += tail;
+  o += '}';
   return o;
 }
 
