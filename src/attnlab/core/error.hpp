@@ -46,7 +46,7 @@ inline void append_part(std::string& s, float v) { append_part(s, static_cast<do
 template <class T, std::enable_if_t<std::is_integral_v<T> || std::is_enum_v<T>, int> = 0>
 void append_part(std::string& s, T v) {
   if constexpr (std::is_enum_v<T>) {
-    append_part(s, static_cast<std::underlying_type_t<T>>(v));
+    append_part(s, +static_cast<std::underlying_type_t<T>>(v));  // + : a char-sized enum as a number
   } else {
     char buf[24];
     const auto r = std::to_chars(buf, buf + sizeof buf, v);
