@@ -137,6 +137,41 @@ models::HANDoc remove_words(const models::HANDoc& doc,
 }
 
 namespace {
+// The removal check of a HAN attribution: the top-k words by attention and by attribution
+// removed, p(target y) of the two documents in one batch; sv_x: the input's sentence vectors
+// (S,2Hw) (a sentence without a removed word keeps its vector: only the others rerun the word
+// level). Fills r.k, r.removed_* and r.prob_without_*.
+void han_removal_check(const models::HAN& m, const models::HANDoc& doc, const std::vector<float>& sv_x,
+                       const std::vector<float>& flat_att, const std::vector<float>& flat_attr,
+                       size_t topk, size_t y, HANAttribution& r) {
+  const size_t S = doc.size(), C = m.config().classes;
+  std::vector<std::pair<size_t, size_t>> pos;
+  for (size_t s = 0; s < S; ++s)
+    for (size_t t = 0; t < doc[s].size(); ++t) pos.emplace_back(s, t);
+  size_t n_words = 0;
+  for (const auto& sent : doc) n_words += sent.size();
+  r.k = removal_count(topk, n_words);
+  for (size_t i : top_k(flat_att, r.k)) r.removed_attention.push_back(pos[i]);
+  for (size_t i : top_k(flat_attr, r.k)) r.removed_attribution.push_back(pos[i]);
+  const models::HANDoc d_att = remove_words(doc, r.removed_attention);
+  const models::HANDoc d_attr = remove_words(doc, r.removed_attribution);
+  std::vector<const float*> given;
+  for (const auto* where : {&r.removed_attention, &r.removed_attribution}) {
+    size_t kept = 0;  // the sentences of remove_words(doc, *where), in order
+    for (size_t s = 0; s < S; ++s) {
+      size_t removed = 0;
+      for (const auto& p : *where) removed += p.first == s;
+      if (removed == doc[s].size()) continue;  // dropped
+      given.push_back(removed ? nullptr : sv_x.data() + s * 2 * m.config().word_hidden);
+      ++kept;
+    }
+    if (kept == 0) given.push_back(nullptr);  // [<unk>]
+  }
+  const models::HANOutput ow = m.forward_given({&d_att, &d_attr}, given);
+  r.prob_without_attention = ow.probs[y];
+  r.prob_without_attribution = ow.probs[C + y];
+}
+
 // attribute_han, with the forward output of the prediction (for classify_explained)
 HANAttribution attribute_han_with(const models::HAN& m, const models::HANDoc& doc, const Options& o,
                                   models::HANOutput& pred) {
@@ -237,31 +272,7 @@ HANAttribution attribute_han_with(const models::HAN& m, const models::HANDoc& do
   std::vector<float> mag(flat_attr.size());
   for (size_t i = 0; i < mag.size(); ++i) mag[i] = std::fabs(flat_attr[i]);
   r.tau = kendall_tau_b(flat_att, mag);
-  // removal of the top-k words by attention and by attribution: one batch of two documents
-  std::vector<std::pair<size_t, size_t>> pos;
-  for (size_t s = 0; s < S; ++s)
-    for (size_t t = 0; t < doc[s].size(); ++t) pos.emplace_back(s, t);
-  r.k = removal_count(o.topk, n_words);
-  for (size_t i : top_k(flat_att, r.k)) r.removed_attention.push_back(pos[i]);
-  for (size_t i : top_k(flat_attr, r.k)) r.removed_attribution.push_back(pos[i]);
-  // (a sentence without a removed word keeps its vector: only the others rerun the word level)
-  const models::HANDoc d_att = remove_words(doc, r.removed_attention);
-  const models::HANDoc d_attr = remove_words(doc, r.removed_attribution);
-  std::vector<const float*> given;
-  for (const auto* where : {&r.removed_attention, &r.removed_attribution}) {
-    size_t kept = 0;  // the sentences of remove_words(doc, *where), in order
-    for (size_t s = 0; s < S; ++s) {
-      size_t removed = 0;
-      for (const auto& p : *where) removed += p.first == s;
-      if (removed == doc[s].size()) continue;  // dropped
-      given.push_back(removed ? nullptr : sv_x.data() + s * 2 * m.config().word_hidden);
-      ++kept;
-    }
-    if (kept == 0) given.push_back(nullptr);  // [<unk>]
-  }
-  const models::HANOutput ow = m.forward_given({&d_att, &d_attr}, given);
-  r.prob_without_attention = ow.probs[y];
-  r.prob_without_attribution = ow.probs[C + y];
+  han_removal_check(m, doc, sv_x, flat_att, flat_attr, o.topk, y, r);
   return r;
 }
 }  // namespace
