@@ -15,6 +15,7 @@
 #include "attnlab/core/rng.hpp"
 #include "attnlab/explain/attribution.hpp"
 #include "attnlab/models/transformer.hpp"
+#include "explain_test_util.hpp"
 
 using namespace attnlab;
 using explain::Method;
@@ -54,13 +55,6 @@ std::unique_ptr<TransformerSeq2Seq> tiny_transformer(bool norm_first, uint64_t s
   return m;
 }
 
-void expect_zero_grads(TransformerSeq2Seq& m) {
-  ParamList ps;
-  m.collect(ps);
-  for (auto& it : ps.items())
-    for (size_t i = 0; i < it.second->size(); ++i) ASSERT_EQ(it.second->grad.data()[i], 0.f) << it.first;
-}
-
 }  // namespace
 
 TEST(ExplainTransformer, SourceRowsReproduceTheLookupPath) {
@@ -95,7 +89,7 @@ TEST(ExplainTransformer, SourceRowsReproduceTheLookupPath) {
     EXPECT_NE(std::string(e.what()).find("expected 40 source embedding values"), std::string::npos)
         << e.what();
   }
-  expect_zero_grads(*m);
+  explain_test::expect_zero_grads(*m);
 }
 
 TEST(ExplainTransformer, EmbeddingGradientMatchesFiniteDifferences) {
@@ -105,38 +99,12 @@ TEST(ExplainTransformer, EmbeddingGradientMatchesFiniteDifferences) {
     const std::vector<int> src = {4, 6, 5, 9, 7}, out = {5, 8, 4};
     for (size_t row : {size_t(0), size_t(2)}) {
       // one target (step `row`) scored: its log p's gradient w.r.t. the source rows
-      models::Seq2SeqBatch b = models::make_seq2seq_batch({src}, {out}, {0});
-      for (size_t t = 0; t < b.T; ++t)
-        if (t != row) b.tgt_out[t] = data::Vocab::kPad;
-      std::vector<float> x = m->source_embeddings(src), logp, attn, g;
-      m->source_logp_grad(b, x, logp, attn, g);
-      ASSERT_EQ(g.size(), x.size());
-      auto f = [&](const std::vector<float>& e) {
-        std::vector<float> lp, at, gg;
-        m->source_logp_grad(b, e, lp, at, gg);
-        return double(lp[row]);
-      };
-      EXPECT_NEAR(f(x), logp[row], 1e-6);
-      const float eps = 2e-3f;
-      double max_rel = 0, gmax = 0;
-      for (size_t j = 0; j < x.size(); ++j) {
-        const float v = x[j];
-        x[j] = v + eps;
-        const double fp = f(x);
-        x[j] = v - eps;
-        const double fm = f(x);
-        x[j] = v;
-        const double num = (fp - fm) / (2.0 * eps);
-        const double err = std::fabs(num - g[j]) / std::max(1e-2, std::fabs(num) + std::fabs(g[j]));
-        max_rel = std::max(max_rel, err);
-        gmax = std::max(gmax, double(std::fabs(g[j])));
-        EXPECT_LT(err, 2e-2) << j << " numeric " << num << " analytic " << g[j];
-      }
+      const auto [max_rel, gmax] = explain_test::check_source_gradient(*m, src, out, row);
       EXPECT_GT(gmax, 1e-2);  // the check compared gradients that are not all ~0
       std::printf("[explain transformer grad %s row %zu] %zu values checked, max relative error %.2e\n",
-                  norm_first ? "pre-norm" : "post-norm", row, x.size(), max_rel);
+                  norm_first ? "pre-norm" : "post-norm", row, src.size() * m->config().d_model, max_rel);
     }
-    expect_zero_grads(*m);
+    explain_test::expect_zero_grads(*m);
   }
 }
 
@@ -186,7 +154,7 @@ TEST(ExplainTransformer, IntegratedGradientsCompleteness) {
       // f is the decoded output's log-probability, step by step
       for (size_t row = 0; row < r.rows; ++row) EXPECT_NEAR(r.f[row], std::log(t.probs[row]), 2e-4) << row;
     }
-    expect_zero_grads(*m);
+    explain_test::expect_zero_grads(*m);
   }
 }
 
@@ -229,5 +197,5 @@ TEST(ExplainTransformer, AttentionIsTheModelsOwnAndPredictionsDoNotChange) {
   const models::Translation after = m->translate("ABCAHD", d);
   EXPECT_EQ(after.ids, before.ids);
   EXPECT_EQ(after.probs, before.probs);
-  expect_zero_grads(*m);
+  explain_test::expect_zero_grads(*m);
 }
