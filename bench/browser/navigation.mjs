@@ -5,15 +5,24 @@
 // visit of the same URL (everything cached, the service worker in control). Rounds
 // alternate the two, one statistic for both: the median over rounds, with the min-max.
 // Goal: cold <= 500 ms.
-//   node bench/browser/navigation.mjs [--rounds N]      (after scripts/build.sh wasm site)
+// --against DIR: a second built site (e.g. build/site of an earlier commit, copied), served
+// beside this one and timed in the same rounds, the two sites alternating first; each row then
+// prints both and the ratio (other / this: above 1 means this site is faster).
+//   node bench/browser/navigation.mjs [--rounds N] [--against DIR]   (after scripts/build.sh wasm site)
 import { loadavg } from 'node:os';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { startBrowser, waitForData } from '../../tests/browser/helpers.mjs';
+import { serve } from '../../scripts/serve.mjs';
 
 const arg = (name, dflt) => {
   const i = process.argv.indexOf(name);
   return i > 0 ? Number(process.argv[i + 1]) : dflt;
 };
 const rounds = arg('--rounds', 7);
+const at = process.argv.indexOf('--against');
+const AGAINST = at > 0 ? process.argv[at + 1] : null;
+if (AGAINST && !existsSync(join(AGAINST, 'index.html'))) throw new Error(`--against: no site in ${AGAINST}`);
 
 // ms from the navigation's start (performance.timeOrigin) to the first translation shown
 async function firstTranslation(page, url) {
@@ -23,31 +32,39 @@ async function firstTranslation(page, url) {
 }
 
 const ctx = await startBrowser();
-const cold = [], warm = [];
+const other = AGAINST ? await serve(AGAINST, 0) : null;
+const sites = [{ base: ctx.base, cold: [], warm: [] }];
+if (other) sites.push({ base: `http://127.0.0.1:${other.address().port}/`, cold: [], warm: [] });
 const load0 = loadavg()[0];
 try {
   for (let r = 0; r < rounds; ++r) {
-    const context = await ctx.browser.newContext();
-    try {
-      const page = await context.newPage();
-      cold.push(await firstTranslation(page, `${ctx.base}?round=${r}#translate`));
-      // let the service worker take control and finish precaching before the warm visit
-      await page.evaluate(() => navigator.serviceWorker?.ready);
-      await page.waitForTimeout(300);
-      const page2 = await context.newPage();
-      warm.push(await firstTranslation(page2, `${ctx.base}?round=${r}&warm=1#translate`));
-    } finally {
-      await context.close();
+    for (const site of r % 2 ? [...sites].reverse() : sites) {
+      const context = await ctx.browser.newContext();
+      try {
+        const page = await context.newPage();
+        site.cold.push(await firstTranslation(page, `${site.base}?round=${r}#translate`));
+        // let the service worker take control and finish precaching before the warm visit
+        await page.evaluate(() => navigator.serviceWorker?.ready);
+        await page.waitForTimeout(300);
+        const page2 = await context.newPage();
+        site.warm.push(await firstTranslation(page2, `${site.base}?round=${r}&warm=1#translate`));
+      } finally {
+        await context.close();
+      }
     }
   }
 } finally {
+  other?.close();
   await ctx.close();
 }
+const median = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
 const stat = (a) => {
   const s = [...a].sort((x, y) => x - y);
-  return `median ${s[Math.floor(s.length / 2)].toFixed(0)} ms [${s[0].toFixed(0)}-${s[s.length - 1].toFixed(0)}]`;
+  return `median ${median(a).toFixed(0)} ms [${s[0].toFixed(0)}-${s[s.length - 1].toFixed(0)}]`;
 };
-console.log(`navigation to the first translation (#translate, ${rounds} rounds, load average ${load0.toFixed(2)} -> ${loadavg()[0].toFixed(2)}):`);
-console.log(`  cold (new context, empty cache): ${stat(cold)}   goal <= 500 ms`);
-console.log(`  warm (second visit, cached):     ${stat(warm)}`);
-console.log(`  per round, cold / warm ms: ${cold.map((c, i) => `${c.toFixed(0)}/${warm[i].toFixed(0)}`).join(', ')}`);
+const [mine, theirs] = sites;
+const vs = (key) => (theirs ? `  | other: ${stat(theirs[key])}  ratio ${(median(theirs[key]) / median(mine[key])).toFixed(2)}x` : '');
+console.log(`navigation to the first translation (#translate, ${rounds} rounds, load average ${load0.toFixed(2)} -> ${loadavg()[0].toFixed(2)})${AGAINST ? `; against ${AGAINST} (ratio = other / this)` : ''}:`);
+console.log(`  cold (new context, empty cache): ${stat(mine.cold)}${vs('cold')}   goal <= 500 ms`);
+console.log(`  warm (second visit, cached):     ${stat(mine.warm)}${vs('warm')}`);
+console.log(`  per round, cold / warm ms: ${mine.cold.map((c, i) => `${c.toFixed(0)}/${mine.warm[i].toFixed(0)}`).join(', ')}`);
