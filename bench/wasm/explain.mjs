@@ -48,7 +48,9 @@ async function setup(dir) {
 let sink = 0;
 // time fns[i] `runs` times each, alternating between them call by call; median wall and CPU per call
 function measure(fns) {
-  for (const fn of fns) for (let i = 0; i < 3; ++i) sink += fn();
+  // warm-up: V8 compiles wasm in tiers (a baseline compiler first, the optimizing one in the
+  // background), so the first calls of a fresh process run slower code
+  for (const fn of fns) for (let i = 0; i < 10; ++i) sink += fn();
   const t = fns.map(() => []);
   const cpu = fns.map(() => 0);
   for (let i = 0; i < runs; ++i) {

@@ -72,24 +72,28 @@ if (existsSync(dictFile) && TYPICAL.length) {
     .map((l) => l.split(/\s+/)[0]).filter((w) => /^[A-Z]+$/.test(w)).filter((_, i) => i % 400 === 0);
   const loaded = TYPICAL.map((model) => [model, join(ROOT, 'models', model, 'model.safetensors')])
     .filter(([, f]) => existsSync(f)).map(([model, f]) => ({ model, m: al.Seq2Seq.fromBytes(readFileSync(f)) }));
-  for (const precision of PRECISIONS)
-    for (const beam of [1, 4]) {
-      const opts = { beam, precision, heads: false };
-      for (const { m } of loaded) for (const w of words.slice(0, 50)) m.translate(w, opts);  // warm-up
-      // per word and model the median of 5 passes, then the mean over the words
-      const per = loaded.map(() => words.map(() => []));
-      const letters = loaded.map(() => 0), steps = loaded.map(() => 0);
-      for (let pass = 0; pass < 5; ++pass)
-        words.forEach((w, i) => loaded.forEach(({ m }, j) => {
-          const r = m.translate(w, opts);
-          per[j][i].push(r.ms);
-          if (pass === 0) { letters[j] += w.length; steps[j] += r.rows + 1; }
-        }));
-      loaded.forEach(({ model }, j) => {
-        const meanMs = per[j].reduce((a, xs) => a + median(xs), 0) / words.length;
-        typical.push({ model, precision, beam, words: words.length, meanMs, meanLetters: letters[j] / words.length, meanSteps: steps[j] / words.length });
-      });
-    }
+  // precisions interleaved too (each word decoded at every precision in turn, the order
+  // rotating from pass to pass), so that their ratio is not a matter of which ran first
+  for (const beam of [1, 4]) {
+    for (const precision of PRECISIONS)  // warm-up
+      for (const { m } of loaded) for (const w of words.slice(0, 50)) m.translate(w, { beam, precision, heads: false });
+    // per word, model and precision the median of 5 passes, then the mean over the words
+    const per = PRECISIONS.map(() => loaded.map(() => words.map(() => [])));
+    const letters = loaded.map(() => 0), steps = loaded.map(() => 0);
+    for (let pass = 0; pass < 5; ++pass)
+      words.forEach((w, i) => loaded.forEach(({ m }, j) => {
+        for (let q = 0; q < PRECISIONS.length; ++q) {
+          const p = (q + pass + i) % PRECISIONS.length;
+          const r = m.translate(w, { beam, precision: PRECISIONS[p], heads: false });
+          per[p][j][i].push(r.ms);
+          if (pass === 0 && p === 0) { letters[j] += w.length; steps[j] += r.rows + 1; }
+        }
+      }));
+    PRECISIONS.forEach((precision, p) => loaded.forEach(({ model }, j) => {
+      const meanMs = per[p][j].reduce((a, xs) => a + median(xs), 0) / words.length;
+      typical.push({ model, precision, beam, words: words.length, meanMs, meanLetters: letters[j] / words.length, meanSteps: steps[j] / words.length });
+    }));
+  }
   for (const { m } of loaded) m.delete();
 }
 
@@ -100,6 +104,11 @@ for (const r of results)
 for (const t of typical)
   console.log(`  ${t.model}, mean over ${t.words} CMUdict words (${t.meanLetters.toFixed(1)} letters, ${t.meanSteps.toFixed(1)} decoder steps): ` +
     `beam ${t.beam} ${t.precision.padEnd(5)} ${t.meanMs.toFixed(3)} ms per word in wasm`);
+// int8 against int16 (the same words, passes interleaved): above 1 means int8 is faster
+for (const t of typical.filter((x) => x.precision === 'int16')) {
+  const i8 = typical.find((x) => x.model === t.model && x.precision === 'int8' && x.beam === t.beam);
+  if (i8) console.log(`  ${t.model}, beam ${t.beam}: int16 / int8 time per word x${(t.meanMs / i8.meanMs).toFixed(2)}`);
+}
 for (const t of typical.filter((x) => x.model === 'g2p-transformer')) {
   const gru = typical.find((x) => x.model === 'g2p-cmudict' && x.precision === t.precision && x.beam === t.beam);
   if (gru) console.log(`  Transformer / GRU (g2p-cmudict), beam ${t.beam} ${t.precision}: x${(t.meanMs / gru.meanMs).toFixed(2)} the time per word`);

@@ -51,6 +51,45 @@ TEST(Explain, KendallTauHandCases) {
   EXPECT_THROW(explain::kendall_tau_b({1, 2}, {1}), Error);
 }
 
+// the definition, pair by pair: the oracle of the O(n log n) implementation
+double kendall_tau_b_pairs(const std::vector<float>& a, const std::vector<float>& b) {
+  const size_t n = a.size();
+  double conc = 0, disc = 0, ties_a = 0, ties_b = 0;
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = i + 1; j < n; ++j) {
+      const double da = double(a[i]) - double(a[j]), db = double(b[i]) - double(b[j]);
+      ties_a += da == 0;
+      ties_b += db == 0;
+      if (da != 0 && db != 0) ((da > 0) == (db > 0) ? conc : disc) += 1;
+    }
+  const double n0 = double(n) * double(n - 1) / 2;
+  return (conc - disc) / std::sqrt((n0 - ties_a) * (n0 - ties_b));
+}
+
+TEST(Explain, KendallTauMatchesPairwiseDefinition) {
+  // random rankings of 2..300 values, from few distinct values (many ties, some joint) to
+  // all distinct; every result equals the pairwise count's
+  Rng rng(7);
+  int compared = 0;
+  for (size_t n : {2, 3, 5, 8, 17, 64, 100, 257, 300})
+    for (int levels : {2, 3, 10, 1000000}) {
+      std::vector<float> a(n), b(n);
+      for (size_t i = 0; i < n; ++i) {
+        a[i] = float(rng.next_u32() % uint32_t(levels));
+        b[i] = i % 3 == 0 ? a[i] : float(rng.next_u32() % uint32_t(levels));  // correlated
+      }
+      const double want = kendall_tau_b_pairs(a, b), got = explain::kendall_tau_b(a, b);
+      if (std::isnan(want)) {
+        EXPECT_TRUE(std::isnan(got)) << "n=" << n << " levels=" << levels;
+        continue;
+      }
+      EXPECT_NEAR(got, want, 1e-12) << "n=" << n << " levels=" << levels;
+      ++compared;
+    }
+  EXPECT_GE(compared, 30);
+  EXPECT_TRUE(std::isnan(explain::kendall_tau_b({1, std::nanf(""), 3}, {1, 2, 3})));
+}
+
 TEST(Explain, TopKAndRemovalCount) {
   EXPECT_EQ(explain::top_k({0.1f, 0.5f, 0.5f, 0.2f}, 2), (std::vector<size_t>{1, 2}));
   EXPECT_EQ(explain::top_k({3, 1}, 5), (std::vector<size_t>{0, 1}));

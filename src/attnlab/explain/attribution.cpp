@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <limits>
 #include <numeric>
@@ -57,22 +58,57 @@ void Options::check(size_t emb) const {
 }
 
 double kendall_tau_b(const std::vector<float>& a, const std::vector<float>& b) {
+  // Knight's O(n log n) method: sort the pairs by (a, b), count the ties of a (n1) and of
+  // (a, b) (n3); merge-sort by b counting the exchanges, which are the discordant pairs; count
+  // the ties of b (n2). conc - disc = n0 - n1 - n2 + n3 - 2 disc, all integers.
   ATTNLAB_CHECK(a.size() == b.size(), "kendall tau: expected rankings of equal length, got ", a.size(),
                 " and ", b.size());
   const size_t n = a.size();
   if (n < 2) return kNaN;
-  double conc = 0, disc = 0, ties_a = 0, ties_b = 0;
   for (size_t i = 0; i < n; ++i)
-    for (size_t j = i + 1; j < n; ++j) {
-      const double da = double(a[i]) - double(a[j]), db = double(b[i]) - double(b[j]);
-      if (da == 0) ties_a += 1;
-      if (db == 0) ties_b += 1;
-      if (da == 0 || db == 0) continue;
-      ((da > 0) == (db > 0) ? conc : disc) += 1;
+    if (std::isnan(a[i]) || std::isnan(b[i])) return kNaN;
+  std::vector<size_t> idx(n);
+  std::iota(idx.begin(), idx.end(), size_t{0});
+  std::sort(idx.begin(), idx.end(), [&](size_t x, size_t y) { return a[x] < a[y] || (a[x] == a[y] && b[x] < b[y]); });
+  // pairs tied within runs of equal keys, over a sequence in sorted order
+  auto tied_pairs = [n](auto&& same) {
+    uint64_t pairs = 0, run = 1;
+    for (size_t i = 1; i <= n; ++i) {
+      if (i < n && same(i)) { ++run; continue; }
+      pairs += run * (run - 1) / 2;
+      run = 1;
     }
+    return pairs;
+  };
+  const uint64_t n1 = tied_pairs([&](size_t i) { return a[idx[i]] == a[idx[i - 1]]; });
+  const uint64_t n3 =
+      tied_pairs([&](size_t i) { return a[idx[i]] == a[idx[i - 1]] && b[idx[i]] == b[idx[i - 1]]; });
+  // bottom-up merge sort of b in this order; disc = pairs i < j with b_i > b_j
+  std::vector<float> v(n), w(n);
+  for (size_t i = 0; i < n; ++i) v[i] = b[idx[i]];
+  uint64_t disc = 0;
+  for (size_t width = 1; width < n; width *= 2) {
+    for (size_t lo = 0; lo < n; lo += 2 * width) {
+      const size_t mid = std::min(lo + width, n), hi = std::min(lo + 2 * width, n);
+      size_t i = lo, j = mid, o = lo;
+      while (i < mid && j < hi) {
+        if (v[j] < v[i]) {
+          disc += mid - i;  // v[j] is below every value left in the first half
+          w[o++] = v[j++];
+        } else {
+          w[o++] = v[i++];
+        }
+      }
+      while (i < mid) w[o++] = v[i++];
+      while (j < hi) w[o++] = v[j++];
+    }
+    std::swap(v, w);
+  }
+  const uint64_t n2 = tied_pairs([&](size_t i) { return v[i] == v[i - 1]; });
   const double n0 = double(n) * double(n - 1) / 2;
-  const double den = std::sqrt((n0 - ties_a) * (n0 - ties_b));
-  return den > 0 ? (conc - disc) / den : kNaN;
+  const double s = n0 - double(n1) - double(n2) + double(n3) - 2 * double(disc);
+  const double den = std::sqrt((n0 - double(n1)) * (n0 - double(n2)));
+  return den > 0 ? s / den : kNaN;
 }
 
 std::vector<size_t> top_k(const std::vector<float>& v, size_t k) {

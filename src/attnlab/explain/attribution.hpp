@@ -80,7 +80,8 @@ struct Options {
 };
 
 // Kendall's tau-b of two equally long rankings: (concordant - discordant) /
-// sqrt((n0 - ties_a) (n0 - ties_b)), n0 = n(n-1)/2; NaN when n < 2 or either is constant.
+// sqrt((n0 - ties_a) (n0 - ties_b)), n0 = n(n-1)/2; NaN when n < 2, either is constant or a
+// value is NaN. O(n log n) (Knight 1966).
 double kendall_tau_b(const std::vector<float>& a, const std::vector<float>& b);
 // Indices of the k largest values, the lower index first among equal values.
 std::vector<size_t> top_k(const std::vector<float>& v, size_t k);
