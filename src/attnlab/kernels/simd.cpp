@@ -307,14 +307,16 @@ void exp(size_t n, const float* x, float* y) noexcept {
 void exp_backward(size_t n, const float* y, const float* dy, float* dx) noexcept { mul(n, y, dy, dx); }
 
 void tanh(size_t n, const float* x, float* y) noexcept {
-  unary(n, x, y, [](fbatch v) { return simd::tanh(v); });
+  const simd::ActConsts k = simd::act_consts();
+  unary(n, x, y, [&k](fbatch v) { return simd::tanh(v, k); });
 }
 void tanh_backward(size_t n, const float* y, const float* dy, float* dx) noexcept {
   binary(n, y, dy, dx, [](fbatch a, fbatch d) { return d * (fbatch(1.f) - a * a); });
 }
 
 void sigmoid(size_t n, const float* x, float* y) noexcept {
-  unary(n, x, y, [](fbatch v) { return simd::sigmoid(v); });
+  const simd::ActConsts k = simd::act_consts();
+  unary(n, x, y, [&k](fbatch v) { return simd::sigmoid(v, k); });
 }
 void sigmoid_backward(size_t n, const float* y, const float* dy, float* dx) noexcept {
   binary(n, y, dy, dx, [](fbatch a, fbatch d) { return d * a * (fbatch(1.f) - a); });

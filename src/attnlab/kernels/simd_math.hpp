@@ -140,20 +140,50 @@ inline fbatch abs(fbatch x) {
   return xsimd::bitwise_cast<fbatch>(xsimd::bitwise_cast<ibatch>(x) & ibatch(INT32_MAX));
 }
 
-// tanh(x) = sign(x) (1 - e) / (1 + e), e = exp(-2|x|); a short odd series
-// below |x| < 0.0625 keeps the relative error small near zero.
-inline fbatch tanh(fbatch x) {
-  const fbatch a = abs(x);
-  const fbatch e = exp(fbatch(-2.f) * a);
-  const fbatch big = (fbatch(1.f) - e) / (fbatch(1.f) + e);
-  const fbatch a2 = a * a;
-  const fbatch small = a + a * a2 * (fbatch(-1.f / 3.f) + a2 * fbatch(2.f / 15.f));
-  const fbatch m = xsimd::select(a < fbatch(0.0625f), small, big);
-  return xsimd::bitwise_cast<fbatch>(xsimd::bitwise_cast<ibatch>(m) |
-                                     xsimd::bitwise_cast<ibatch>(sign_bits(x)));
+// m ? a : b per lane, m a comparison's all-ones/all-zeros mask (one v128.bitselect in wasm)
+#if defined(__wasm_simd128__)
+inline fbatch select_lanes(xsimd::batch_bool<float> m, fbatch a, fbatch b) {
+  return fbatch(__m128(wasm_v128_bitselect(v128_t(__m128(a)), v128_t(__m128(b)), v128_t(__m128(m)))));
 }
+#else
+inline fbatch select_lanes(xsimd::batch_bool<float> m, fbatch a, fbatch b) { return xsimd::select(m, a, b); }
+#endif
 
-inline fbatch sigmoid(fbatch x) { return fbatch(1.f) / (fbatch(1.f) + exp(-x)); }
+// tanh and sigmoid on exp2_nonpositive, their constants hoisted out of the caller's loop
+// the same way (read through a volatile pointer once per call of act_consts()).
+// tanh(x) = sign(x) (1 - e) / (1 + e), e = exp(-2|x|) = 2^(-2 log2(e) |x|) in [0, 1]; a short
+// odd series below |x| < 0.0625 keeps the relative error small near zero (1 - e cancels).
+// sigmoid(x) = r = 1 / (1 + e) for x >= 0 and e r for x < 0, e = exp(-|x|) in [0, 1].
+// Beyond |x| ~ 44 (tanh) and 88 (sigmoid) e is exactly 0: tanh = +-1, sigmoid = 1 or 0; NaN
+// stays NaN (NaN in u gives NaN in e).
+struct ActConsts {
+  Exp2Consts e;
+  fbatch sign, m2log2e, mlog2e, small, c3, c5;
+};
+inline float g_act_table[6] = {-0.f, -2.88539008177792681f, -1.44269504088896341f, 0.0625f,
+                               -1.f / 3.f, 2.f / 15.f};
+inline float* volatile g_act_table_ptr = g_act_table;
+inline ActConsts act_consts() {
+  const float* t = g_act_table_ptr;
+  return {exp2_consts(), fbatch(t[0]), fbatch(t[1]), fbatch(t[2]), fbatch(t[3]), fbatch(t[4]),
+          fbatch(t[5])};
+}
+inline fbatch tanh(fbatch x, const ActConsts& k) {
+  const fbatch s = xsimd::bitwise_and(x, k.sign), a = xsimd::bitwise_xor(x, s);  // sign, |x|
+  const fbatch e = exp2_nonpositive(a * k.m2log2e, k.e);
+  const fbatch big = (k.e.one - e) / (k.e.one + e);
+  const fbatch a2 = a * a;
+  const fbatch small = a + a * a2 * (k.c3 + a2 * k.c5);
+  return xsimd::bitwise_or(select_lanes(a < k.small, small, big), s);
+}
+inline fbatch sigmoid(fbatch x, const ActConsts& k) {
+  const fbatch a = xsimd::bitwise_xor(x, xsimd::bitwise_and(x, k.sign));  // |x|
+  const fbatch e = exp2_nonpositive(a * k.mlog2e, k.e);
+  const fbatch r = k.e.one / (k.e.one + e);
+  return select_lanes(x < fbatch(0.f), e * r, r);
+}
+inline fbatch tanh(fbatch x) { return tanh(x, act_consts()); }
+inline fbatch sigmoid(fbatch x) { return sigmoid(x, act_consts()); }
 
 // Standard normal CDF Phi(x) via Abramowitz & Stegun 7.1.26 for erfc
 // (|error| < 1.5e-7), written so that the tail x << 0 has no cancellation.
