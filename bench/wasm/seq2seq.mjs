@@ -5,19 +5,59 @@
 // English -> Chinese (en-zh-tatoeba, en-zh-tatoeba-gru) greedy <= 5 ms for a short sentence.
 //   node bench/wasm/seq2seq.mjs [--runs 300] [--pkg build/pkg] [--precision int8,int16,f32]
 //     [--models en-zh-tatoeba,g2p-cmudict]   (only these models; default: all)
+//     [--against <other package dir>]         (typical words only, this build against another)
 import { readFileSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ROOT, PKG, loadPkg, opt, asJson } from './common.mjs';
 
 const RUNS = Number(opt('--runs', 300));
 const al = await loadPkg(resolve(opt('--pkg', PKG)));
+const AGAINST = opt('--against', '');
+const PRECISIONS = opt('--precision', 'int8,int16,f32').split(',');
+const ONLY = opt('--models', '') ? opt('--models', '').split(',') : null;
+const wanted = (name) => !ONLY || ONLY.includes(name);
+const dictWords = () => readFileSync(join(ROOT, 'node_modules', '@stdlib', 'datasets-cmudict', 'data', 'dict.txt'), 'latin1')
+  .split('\n').map((l) => l.split(/\s+/)[0]).filter((w) => /^[A-Z]+$/.test(w)).filter((_, i) => i % 400 === 0);
+
+// --against DIR: this package against another build of it (e.g. a copy of build/pkg made
+// before a change), loaded in the same process; per model and beam, every typical word is
+// decoded (int8, the default) by both in turn, the order alternating, 7 passes; the mean over
+// the words of each word's median in-wasm time, the ratio (other / this: above 1 means this
+// build is faster) and how many outputs differ.
+if (AGAINST) {
+  const other = await loadPkg(resolve(AGAINST));
+  const words = dictWords();
+  const median7 = (x) => [...x].sort((p, q) => p - q)[x.length >> 1];
+  console.log(`seq2seq decode, ${words.length} CMUdict words, int8, this build against ${AGAINST} (ratio = other / this):`);
+  for (const name of ['g2p-cmudict', 'g2p-cmudict-fast', 'g2p-transformer'].filter(wanted)) {
+    const bytes = readFileSync(join(ROOT, 'models', name, 'model.safetensors'));
+    const pair = [al.Seq2Seq.fromBytes(bytes), other.Seq2Seq.fromBytes(bytes)];
+    for (const beam of [1, 4]) {
+      const o = { beam, heads: false };
+      for (const w of words) for (const m of pair) m.translate(w, o);  // warm-up
+      const t = [words.map(() => []), words.map(() => [])];
+      let differ = 0;
+      for (let pass = 0; pass < 7; ++pass)
+        words.forEach((w, i) => {
+          const out = [];
+          for (const k of (pass + i) % 2 ? [1, 0] : [0, 1]) {
+            const r = pair[k].translate(w, o);
+            t[k][i].push(r.ms);
+            out[k] = r.text;
+          }
+          if (pass === 0 && out[0] !== out[1]) differ++;
+        });
+      const mean = (k) => t[k].reduce((a, x) => a + median7(x), 0) / words.length;
+      console.log(`  ${name.padEnd(16)} beam ${beam}: this ${mean(0).toFixed(3)} ms/word, other ${mean(1).toFixed(3)} ms/word, ratio x${(mean(1) / mean(0)).toFixed(3)}; outputs differing ${differ}/${words.length}`);
+    }
+    for (const m of pair) m.delete();
+  }
+  process.exit(0);
+}
 
 const quantile = (xs, q) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(q * (s.length - 1))]; };
 const median = (xs) => quantile(xs, 0.5);
 
-const PRECISIONS = opt('--precision', 'int8,int16,f32').split(',');
-const ONLY = opt('--models', '') ? opt('--models', '').split(',') : null;
-const wanted = (name) => !ONLY || ONLY.includes(name);
 
 function bench(m, input, beam, precision) {
   for (let i = 0; i < 20; ++i) m.translate(input, { beam, precision, heads: false });
