@@ -12,6 +12,7 @@
 #include "attnlab/data/sotu.hpp"
 #include "attnlab/models/xl_lm.hpp"
 #include "attnlab/nn/loss.hpp"
+#include "model_test_util.hpp"
 #include "nn_test_util.hpp"
 
 using namespace attnlab;
@@ -29,13 +30,9 @@ CharVocab tiny_vocab() {
 }
 
 CharLMConfig tiny_config(const std::string& arch) {
-  CharLMConfig c;
+  CharLMConfig c = attnlab::testing::tiny_char_lm_config();  // with a second layer
   c.arch = arch;
-  c.d_model = 8;
-  c.n_head = 2;
-  c.d_inner = 12;
   c.n_layer = 2;
-  c.seg_len = 5;
   c.mem_len = arch == "xl" ? 4 : 0;
   return c;
 }

@@ -181,6 +181,7 @@ TEST(ActivationUnit, BadInputIsAClearError) {
 #include "attnlab/data/ctr_synthetic.hpp"
 #include "attnlab/models/din.hpp"
 #include "attnlab/models/recsys_fit.hpp"
+#include "model_test_util.hpp"
 
 using models::din_batch;
 
@@ -220,13 +221,11 @@ TEST(BehaviorData, SeededAndAsDocumented) {
 
 TEST(DINModel, GradientsBothPoolings) {
   for (bool att : {true, false}) {
-    models::DINConfig cfg;
+    // the model list's tiny DIN with more items and categories
+    models::DINConfig cfg = attnlab::testing::tiny_din_config();
     cfg.items = 30;
     cfg.categories = 5;
-    cfg.goods_dim = 3;
-    cfg.cate_dim = 2;
     cfg.att_hidden = 4;
-    cfg.mlp_hidden = {6};
     cfg.attention = att;
     models::DIN m(cfg, 3);
     data::BehaviorOptions o;
