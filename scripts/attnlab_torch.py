@@ -416,6 +416,19 @@ def reference_kind(model):
     return None
 
 
+def checked_tensors(sd):
+    """[(name, tensor)] of a state_dict whose entries are all finite float tensors; ValueError
+    naming the first entry that is not."""
+    tensors = []
+    for name, t in sd.items():
+        if not torch.is_tensor(t) or not t.is_floating_point():
+            raise ValueError("state_dict entry '%s' is not a float tensor" % name)
+        if not torch.isfinite(t).all():
+            raise ValueError("state_dict entry '%s' holds NaN or infinite values" % name)
+        tensors.append((name, t))
+    return tensors
+
+
 def model_file_parts(model):
     """(kind, metadata dict, [(name, tensor)]) of a reference model, checked."""
     kind = reference_kind(model)
@@ -433,13 +446,7 @@ def model_file_parts(model):
     sd = model.state_dict()
     if kind == "transformer-seq2seq" and cfg["tie_output"]:
         sd.pop("out.weight", None)  # attnlab reads the tied weight from tgt_emb
-    tensors = []
-    for name, t in sd.items():
-        if not t.is_floating_point():
-            raise ValueError("state_dict entry '%s' is not a float tensor" % name)
-        if not torch.isfinite(t).all():
-            raise ValueError("state_dict entry '%s' holds NaN or infinite values" % name)
-        tensors.append((name, t))
+    tensors = checked_tensors(sd)
     meta = {"format": "attnlab-model-1", "kind": kind,
             "config": json.dumps(cfg, separators=(",", ":")),
             "vocab": json.dumps(model.src_vocab, ensure_ascii=False),

@@ -179,13 +179,10 @@ def export(obj, args=None):
         kind, config = config_of_state_dict(sd, args)
     else:
         raise ExportError("expected a torch.save()d nn.Module or state_dict, got %s" % type(obj).__name__)
-    tensors = []
-    for name, t in sd.items():
-        if not torch.is_tensor(t) or not t.is_floating_point():
-            raise ExportError("state_dict entry '%s' is not a float tensor" % name)
-        if not torch.isfinite(t).all():
-            raise ExportError("state_dict entry '%s' holds NaN or infinite values" % name)
-        tensors.append((name, t))
+    try:
+        tensors = attnlab_torch.checked_tensors(sd)
+    except ValueError as e:
+        raise ExportError(str(e))
     meta = {"format": "attnlab-layer", "kind": kind,
             "config": json.dumps(config, separators=(",", ":")),
             "exported_by": "scripts/export_torch.py (torch %s)" % torch.__version__}

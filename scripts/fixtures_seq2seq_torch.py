@@ -23,22 +23,22 @@ import attnlab_torch as at  # noqa: E402
 
 LETTERS = "abcdefgh"
 RNN = dict(emb=16, enc_hidden=24, attn_dim=16, combine=32, max_src_len=10, max_tgt_len=10)
+
+
+def rnn_kind(rnn, bidirectional, input_feed, score, **extra):
+    """The RNN seq2seq's constructor arguments: the sizes in RNN and these choices."""
+    return dict(RNN, rnn=rnn, bidirectional=bidirectional, input_feed=input_feed, score=score, **extra)
+
+
 KINDS = [
     # name, class, constructor arguments, steps
-    ("gru_additive", at.Seq2Seq, dict(RNN, rnn="gru", bidirectional=False, input_feed=True,
-                                      score="additive"), 400),
-    ("lstm_general_bi", at.Seq2Seq, dict(RNN, rnn="lstm", bidirectional=True, input_feed=True,
-                                         score="general"), 400),
-    ("gru_dot_bi_nofeed", at.Seq2Seq, dict(RNN, rnn="gru", bidirectional=True, input_feed=False,
-                                           score="dot"), 400),
-    ("lstm_scaled_dot", at.Seq2Seq, dict(RNN, rnn="lstm", bidirectional=False, input_feed=True,
-                                         score="scaled_dot"), 400),
-    ("gru_cosine_bi", at.Seq2Seq, dict(RNN, rnn="gru", bidirectional=True, input_feed=True,
-                                       score="cosine"), 400),
-    ("gru_location_bi", at.Seq2Seq, dict(RNN, rnn="gru", bidirectional=True, input_feed=True,
-                                         score="location"), 400),
-    ("lstm_local_p_bi", at.Seq2Seq, dict(RNN, rnn="lstm", bidirectional=True, input_feed=True,
-                                         score="local_p", local_window=2), 400),
+    ("gru_additive", at.Seq2Seq, rnn_kind("gru", False, True, "additive"), 400),
+    ("lstm_general_bi", at.Seq2Seq, rnn_kind("lstm", True, True, "general"), 400),
+    ("gru_dot_bi_nofeed", at.Seq2Seq, rnn_kind("gru", True, False, "dot"), 400),
+    ("lstm_scaled_dot", at.Seq2Seq, rnn_kind("lstm", False, True, "scaled_dot"), 400),
+    ("gru_cosine_bi", at.Seq2Seq, rnn_kind("gru", True, True, "cosine"), 400),
+    ("gru_location_bi", at.Seq2Seq, rnn_kind("gru", True, True, "location"), 400),
+    ("lstm_local_p_bi", at.Seq2Seq, rnn_kind("lstm", True, True, "local_p", local_window=2), 400),
     ("transformer_prenorm", at.TransformerSeq2Seq,
      dict(d_model=32, nhead=4, dim_feedforward=64, enc_layers=2, dec_layers=2, dropout=0.0,
           norm_first=True, pos="sinusoidal", max_src_len=10, max_tgt_len=10), 300),

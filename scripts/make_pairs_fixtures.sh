@@ -21,23 +21,23 @@ SMALL="--emb 16 --hidden 32 --combine 32 --epochs 12 --batch-size 32 --lr 0.005 
 "$B" example-pairs --lang en --count 3000 --max 9999 --seed 6 --direction digits-words --out en.tsv
 paste zh.tsv en.tsv | cut -f1,4 > zh-en.tsv
 "$B" train seq2seq --train zh-en.tsv --src-tokens char --tgt-tokens word $SMALL --out "$OUT/zh.safetensors"
+# ' "NAME": [' and one {"input", "output"} per input: what the native CLI predicts with MODEL
+predictions() {
+  local name=$1 model=$2 first=1 x
+  shift 2
+  echo " \"$name\": ["
+  for x in "$@"; do
+    [[ $first == 1 ]] || echo ','
+    first=0
+    printf '  {"input": "%s", "output": %s}' "$x" "$("$B" predict --model "$model" --json "$x")"
+  done
+}
 {
   echo '{"source": "scripts/make_pairs_fixtures.sh: attnlab predict --json (int8 decoder, greedy) on each input",'
-  echo ' "words": ['
-  first=1
-  for x in "seven thousand twelve" "forty two" "nine thousand nine hundred ninety nine" "seven zillion twelve"; do
-    [[ $first == 1 ]] || echo ','
-    first=0
-    printf '  {"input": "%s", "output": %s}' "$x" "$("$B" predict --model "$OUT/words.safetensors" --json "$x")"
-  done
+  predictions words "$OUT/words.safetensors" \
+    "seven thousand twelve" "forty two" "nine thousand nine hundred ninety nine" "seven zillion twelve"
   echo '],'
-  echo ' "zh": ['
-  first=1
-  for x in "一千零一十" "四十二" "九千九百九十九" "三百X"; do
-    [[ $first == 1 ]] || echo ','
-    first=0
-    printf '  {"input": "%s", "output": %s}' "$x" "$("$B" predict --model "$OUT/zh.safetensors" --json "$x")"
-  done
+  predictions zh "$OUT/zh.safetensors" "一千零一十" "四十二" "九千九百九十九" "三百X"
   echo ']}'
 } > "$OUT/expected.json"
 echo "wrote $OUT: $(ls "$OUT" | tr '\n' ' ')"

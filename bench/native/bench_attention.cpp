@@ -11,16 +11,15 @@
 #include "attnlab/attention/multihead.hpp"
 #include "attnlab/core/rng.hpp"
 #include "attnlab/kernels/kernels.hpp"
+#include "../attention_inputs.hpp"
 
 using namespace attnlab;
 using namespace attnlab::attention;
 
+using attnlab::bench::randn3;
+using attnlab::bench::SdpaInputs;
+
 namespace {
-Tensor3 randn3(size_t a, size_t b, size_t c, Rng& rng) {
-  Tensor3 t = Tensor3::from_shape({a, b, c});
-  for (auto& x : t) x = rng.normal(0.f, 1.f);
-  return t;
-}
 void set_flops(benchmark::State& st, double flops) {
   st.counters["GFLOPS"] =
       benchmark::Counter(flops / 1e9, benchmark::Counter::kIsIterationInvariantRate);
@@ -30,11 +29,10 @@ void set_flops(benchmark::State& st, double flops) {
 
 // The tensor API (allocates its output each call).
 static void BM_ScaledDotAttention_T128_d64(benchmark::State& st) {
-  Rng rng(1);
-  const size_t T = 128, D = 64;
-  Tensor3 q = randn3(1, T, D, rng), k = randn3(1, T, D, rng), v = randn3(1, T, D, rng);
+  SdpaInputs in;
+  const size_t T = in.T, D = in.D;
   for (auto _ : st) {
-    AttendResult r = scaled_dot_attention(q, k, v, {}, false);
+    AttendResult r = scaled_dot_attention(in.q, in.k, in.v, {}, false);
     benchmark::DoNotOptimize(r.out.data());
   }
   set_flops(st, 4.0 * T * T * D);
@@ -43,13 +41,12 @@ BENCHMARK(BM_ScaledDotAttention_T128_d64);
 
 // The raw fused kernel with preallocated buffers (what MHA calls per head).
 static void BM_ScaledDotAttentionRaw_T128_d64(benchmark::State& st) {
-  Rng rng(1);
-  const size_t T = 128, D = 64;
-  Tensor3 q = randn3(1, T, D, rng), k = randn3(1, T, D, rng), v = randn3(1, T, D, rng);
+  SdpaInputs in;
+  const size_t T = in.T, D = in.D;
   std::vector<float> out(T * D), work(sdpa_workspace_size(T));
   const float scale = 1.f / std::sqrt(float(D));
   for (auto _ : st) {
-    sdpa_raw(T, T, D, D, scale, q.data(), D, k.data(), D, v.data(), D, nullptr, 0, out.data(), D,
+    sdpa_raw(T, T, D, D, scale, in.q.data(), D, in.k.data(), D, in.v.data(), D, nullptr, 0, out.data(), D,
              nullptr, T, work.data());
     benchmark::DoNotOptimize(out.data());
     benchmark::ClobberMemory();
@@ -60,12 +57,11 @@ BENCHMARK(BM_ScaledDotAttentionRaw_T128_d64);
 
 // Composed path: Score(scaled_dot) -> softmax -> gemm, with the weights tensor.
 static void BM_ScaledDotAttentionComposed_T128_d64(benchmark::State& st) {
-  Rng rng(1);
-  const size_t T = 128, D = 64;
-  Tensor3 q = randn3(1, T, D, rng), k = randn3(1, T, D, rng), v = randn3(1, T, D, rng);
-  Attention att({ScoreKind::ScaledDot, D, D}, rng);
+  SdpaInputs in;
+  const size_t T = in.T, D = in.D;
+  Attention att({ScoreKind::ScaledDot, D, D}, in.rng);
   for (auto _ : st) {
-    AttendResult r = att.forward(q, k, v);
+    AttendResult r = att.forward(in.q, in.k, in.v);
     benchmark::DoNotOptimize(r.out.data());
   }
   set_flops(st, 4.0 * T * T * D);

@@ -8,16 +8,14 @@
 #include "attnlab/attention/attend.hpp"
 #include "attnlab/attention/multihead.hpp"
 #include "attnlab/kernels/kernels.hpp"
+#include "../attention_inputs.hpp"
 
 using namespace attnlab;
 using namespace attnlab::attention;
 
+using attnlab::bench::randn3;
+
 namespace {
-Tensor3 randn3(size_t a, size_t b, size_t c, Rng& r) {
-  Tensor3 t = Tensor3::from_shape({a, b, c});
-  for (auto& x : t) x = r.normal(0.f, 1.f);
-  return t;
-}
 volatile float g_sink;
 template <class F>
 double best_us(F f) {
@@ -41,12 +39,12 @@ double best_us(F f) {
 }  // namespace
 
 int main() {
-  Rng rng(1);
+  attnlab::bench::SdpaInputs in;
+  Rng& rng = in.rng;
   std::printf("attnlab attention, wasm (%s, %zu lanes), 1 thread\n", kernels::simd_arch_name(),
               kernels::simd_lanes());
-  Tensor3 q = randn3(1, 128, 64, rng), k = randn3(1, 128, 64, rng), v = randn3(1, 128, 64, rng);
   std::printf("scaled-dot attention T=128 d=64        %9.1f us\n", best_us([&] {
-                AttendResult r = scaled_dot_attention(q, k, v, {}, false);
+                AttendResult r = scaled_dot_attention(in.q, in.k, in.v, {}, false);
                 g_sink = r.out(0, 0, 0);
               }));
   MultiheadAttention mha(256, 4, rng);

@@ -7,7 +7,9 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <initializer_list>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -45,6 +47,20 @@ template <class T>
 double dotd(const T& a, const T& b) {
   EXPECT_EQ(a.size(), b.size());
   return dotd(a.data(), b.data(), std::min(a.size(), b.size()));
+}
+// every parameter of a layer (or a model's part), under its own names
+template <class Layer>
+ParamList params_of(Layer& layer) {
+  ParamList pl;
+  layer.collect(pl, "");
+  return pl;
+}
+// a (B,T) key padding mask: true (padded) at the given (batch, position) entries only
+inline BoolTensor2 padding_mask(size_t B, size_t T, std::initializer_list<std::pair<size_t, size_t>> padded) {
+  BoolTensor2 m = BoolTensor2::from_shape({B, T});
+  m.fill(false);
+  for (const auto& [b, t] : padded) m(b, t) = true;
+  return m;
 }
 inline bool all_finite(const float* x, size_t n) {
   for (size_t i = 0; i < n; ++i)

@@ -12,6 +12,7 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -49,12 +50,24 @@ class CliTest : public ::testing::Test {
   void TearDown() override {
     if (!dir_.empty()) (void)std::system(("rm -rf " + dir_).c_str());
   }
-  // `attnlab <args>` run in dir_ -> exit code, stdout, stderr
-  CliRun run(const std::string& args) {
+  // `attnlab <args>` run in dir_ (or in cwd) -> exit code, stdout, stderr
+  CliRun run(const std::string& args, const std::string& cwd = "") {
     const std::string o = dir_ + "/out.txt", e = dir_ + "/err.txt";
-    const std::string cmd = "cd " + dir_ + " && " + bin_ + " " + args + " >" + o + " 2>" + e;
+    const std::string cmd = "cd " + (cwd.empty() ? dir_ : cwd) + " && " + bin_ + " " + args + " >" + o + " 2>" + e;
     const int st = std::system(cmd.c_str());
     return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, slurp(o), slurp(e)};
+  }
+  // `attnlab <args>` must exit 0 and its stdout hold every one of `parts`
+  void expect_output(const std::string& args, const std::vector<std::string>& parts) {
+    const CliRun r = run(args);
+    EXPECT_EQ(r.code, 0) << args << "\n" << r.err;
+    for (const std::string& part : parts) EXPECT_NE(r.out.find(part), std::string::npos) << args << ": " << part;
+  }
+  // `attnlab <args>` must exit with `code` and its stderr hold every one of `parts`
+  void expect_error(const std::string& args, int code, const std::vector<std::string>& parts) {
+    const CliRun r = run(args);
+    EXPECT_EQ(r.code, code) << args;
+    for (const std::string& part : parts) EXPECT_NE(r.err.find(part), std::string::npos) << args << "\n" << r.err;
   }
   // writes text (bytes as given) to dir_/name
   void write(const std::string& name, const std::string& text) {

@@ -1,7 +1,12 @@
 // HAN test data: numbered word vocabularies and the keyword task (documents of filler
 // words; the positive ones hold one keyword somewhere), with a tiny HAN trained on it.
 #pragma once
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -10,6 +15,7 @@
 #include "attnlab/data/vocab.hpp"
 #include "attnlab/models/han.hpp"
 #include "attnlab/nn/optim.hpp"
+#include "model_test_util.hpp"
 
 namespace attnlab::testing {
 
@@ -24,6 +30,42 @@ inline std::vector<const models::HANDoc*> doc_ptrs(const std::vector<models::HAN
   std::vector<const models::HANDoc*> p;
   for (const auto& d : v) p.push_back(&d);
   return p;
+}
+
+// the tiny HAN over 12 numbered words, its weights scaled by 1.5 (larger than the torch
+// initialization) so that every path carries signal and attention is away from uniform
+inline std::unique_ptr<models::HAN> scaled_tiny_han(uint64_t seed) {
+  auto m = std::make_unique<models::HAN>(tiny_han_config(), numbered_vocab(12), seed);
+  for (auto& it : m->params().items())
+    for (size_t i = 0; i < it.second->size(); ++i) it.second->data()[i] *= 1.5f;
+  return m;
+}
+
+// Every parameter entry of m: its gradient (already in m) against central differences of f()
+// with eps 2e-3, relative error |num - ana| / max(1e-2, |num| + |ana|) below 2e-2. Returns
+// {the largest relative error, the entries checked}.
+template <class F>
+std::pair<double, size_t> check_param_grads(models::HAN& m, F f) {
+  const float eps = 2e-3f;
+  double max_rel = 0;
+  size_t checked = 0;
+  for (auto& it : m.params().items()) {
+    Param& p = *it.second;
+    for (size_t i = 0; i < p.size(); ++i) {
+      const float v = p.data()[i];
+      p.data()[i] = v + eps;
+      const double fp = f();
+      p.data()[i] = v - eps;
+      const double fm = f();
+      p.data()[i] = v;
+      const double num = (fp - fm) / (2.0 * eps), ana = p.grad.data()[i];
+      const double err = std::fabs(num - ana) / std::max(1e-2, std::fabs(num) + std::fabs(ana));
+      max_rel = std::max(max_rel, err);
+      EXPECT_LT(err, 2e-2) << it.first << "[" << i << "] numeric " << num << " analytic " << ana;
+      ++checked;
+    }
+  }
+  return {max_rel, checked};
 }
 
 struct KeywordDocs {
@@ -56,29 +98,6 @@ inline KeywordDocs keyword_docs(Rng& rng, size_t n, size_t V, int keyword) {
   return k;
 }
 
-// a HAN small enough for finite differences (every width different, so a swapped
-// dimension shows)
-inline models::HANConfig tiny_han_config() {
-  models::HANConfig c;
-  c.emb = 4;
-  c.word_hidden = 3;
-  c.sent_hidden = 3;
-  c.word_ctx = 5;
-  c.sent_ctx = 4;
-  return c;
-}
-
-// the keyword task's model size
-inline models::HANConfig keyword_han_config() {
-  models::HANConfig c;
-  c.emb = 16;
-  c.word_hidden = 12;
-  c.sent_hidden = 12;
-  c.word_ctx = 16;
-  c.sent_ctx = 16;
-  return c;
-}
-
 // Adam (lr 1e-2), batches of 20, `epochs` passes over the training documents
 inline void train_han(models::HAN& m, const KeywordDocs& train, int epochs = 6) {
   nn::Adam opt(m.params(), 1e-2f);
@@ -91,6 +110,25 @@ inline void train_han(models::HAN& m, const KeywordDocs& train, int epochs = 6) 
       m.loss_and_grad(bd, by);
       opt.step();
     }
+}
+
+// The keyword task as the tests run it: the keyword is "w0" (id 4) among 60 numbered words;
+// a HAN (emb 16, GRUs of 12, contexts of 16; seed 31) trained by train_han on 400 documents,
+// and n_test held-out documents drawn after them (Rng(32)).
+struct KeywordTask {
+  std::unique_ptr<models::HAN> model;
+  KeywordDocs train, test;
+};
+inline KeywordTask trained_keyword_han(size_t n_test) {
+  const size_t V = 60;
+  const int keyword = 4;
+  KeywordTask k;
+  k.model = std::make_unique<models::HAN>(keyword_han_config(), numbered_vocab(V), 31);
+  Rng rng(32);
+  k.train = keyword_docs(rng, 400, V, keyword);
+  k.test = keyword_docs(rng, n_test, V, keyword);
+  train_han(*k.model, k.train);
+  return k;
 }
 
 }  // namespace attnlab::testing

@@ -3,6 +3,7 @@
 // windows, Transformer-XL against a naive formula and its segment memory.
 #include "attention_test_util.hpp"
 #include "error_test_util.hpp"
+#include "rel_attention_ref.hpp"
 
 #include <cmath>
 
@@ -314,61 +315,21 @@ TEST(ContextPoolingApi, LengthsAndEdgeCases) {
 // Independent, direct evaluation of the Transformer-XL score formula (no shift trick).
 TEST(RelMultiheadAttentionApi, MatchesNaiveFormula) {
   Rng rng(21);
-  const size_t B = 2, T = 3, M = 2, E = 6, H = 2, Dh = 4, I = H * Dh, L = M + T;
+  const size_t B = 2, T = 3, M = 2, E = 6, H = 2, Dh = 4, L = M + T;
   RelMultiheadAttention rel({E, H, Dh, 4}, rng);
   Tensor3 mem = randn3(B, M, E, rng), x = randn3(B, T, E, rng);
   rel.set_memory(mem);
   Tensor4 W;
   Tensor3 out = rel.forward(x, nullptr, true, &W);
-  const float* Wq = rel.qkv_weight.value.data();
-  auto proj = [&](const float* w, const float* in, size_t row) {  // (w row-block) . in
-    double s = 0;
-    for (size_t e = 0; e < E; ++e) s += double(w[row * E + e]) * in[e];
-    return s;
-  };
+  std::vector<double> ref_w;
+  const std::vector<double> ref = attnlab::testing::naive_rel(rel, mem, x, &ref_w);
   for (size_t b = 0; b < B; ++b) {
-    std::vector<std::vector<float>> cat(L, std::vector<float>(E));
-    for (size_t j = 0; j < L; ++j)
-      for (size_t e = 0; e < E; ++e) cat[j][e] = j < M ? mem(b, j, e) : x(b, j - M, e);
-    std::vector<double> ctx(T * I, 0.0);
     for (size_t h = 0; h < H; ++h)
-      for (size_t i = 0; i < T; ++i) {
-        std::vector<double> sc(M + i + 1);
-        double mx = -1e300;
-        for (size_t j = 0; j <= M + i; ++j) {
-          const double dist = double(M + i - j);
-          std::vector<float> Rv(E);
-          for (size_t kx = 0; kx < E / 2; ++kx) {
-            const double f = std::pow(10000.0, -2.0 * kx / double(E));
-            Rv[kx] = float(std::sin(dist * f));
-            Rv[E / 2 + kx] = float(std::cos(dist * f));
-          }
-          double s = 0;
-          for (size_t d = 0; d < Dh; ++d) {
-            const double qd = proj(Wq, cat[M + i].data(), h * Dh + d);
-            const double kd = proj(Wq, cat[j].data(), I + h * Dh + d);
-            const double rd = proj(rel.r_weight.value.data(), Rv.data(), h * Dh + d);
-            s += (qd + rel.r_w_bias.value(h, d)) * kd + (qd + rel.r_r_bias.value(h, d)) * rd;
-          }
-          sc[j] = s / std::sqrt(double(Dh));
-          mx = std::max(mx, sc[j]);
-        }
-        double z = 0;
-        for (auto& s : sc) z += (s = std::exp(s - mx));
-        for (size_t j = 0; j < L; ++j) {
-          const double p = j <= M + i ? sc[j] / z : 0.0;
-          EXPECT_NEAR(W(b, h, i, j), p, 2e-5) << b << h << i << j;
-          if (j <= M + i)
-            for (size_t d = 0; d < Dh; ++d)
-              ctx[i * I + h * Dh + d] += p * proj(Wq, cat[j].data(), 2 * I + h * Dh + d);
-        }
-      }
+      for (size_t i = 0; i < T; ++i)
+        for (size_t j = 0; j < L; ++j)
+          EXPECT_NEAR(W(b, h, i, j), ref_w[((b * H + h) * T + i) * L + j], 2e-5) << b << h << i << j;
     for (size_t i = 0; i < T; ++i)
-      for (size_t e = 0; e < E; ++e) {
-        double o = 0;
-        for (size_t c = 0; c < I; ++c) o += double(rel.o_weight.value(e, c)) * ctx[i * I + c];
-        EXPECT_NEAR(out(b, i, e), o, 5e-5);
-      }
+      for (size_t e = 0; e < E; ++e) EXPECT_NEAR(out(b, i, e), ref[(b * T + i) * E + e], 5e-5);
   }
   // memory after the call = last mem_len (4) rows of [mem; x]
   ASSERT_EQ(rel.memory().shape(1), 4u);

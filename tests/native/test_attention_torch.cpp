@@ -5,6 +5,7 @@
 #include "attention_test_util.hpp"
 
 #include <cstdio>
+#include <memory>
 
 #include "attnlab/attention/attend.hpp"
 #include "attnlab/attention/local.hpp"
@@ -16,7 +17,26 @@ using namespace attn_test;
 
 namespace {
 constexpr double kOutAtol = 2e-5, kOutRtol = 2e-4, kGradAtol = 5e-5, kGradRtol = 5e-4;
+
+// The layer of a fixture case: built from the given sizes (or config) with Rng(1), then every
+// parameter, listed in pl, set from the case.
+template <class Layer, class... Sizes>
+std::unique_ptr<Layer> case_layer(const nlohmann::json& c, ParamList& pl, const Sizes&... sizes) {
+  Rng rng(1);
+  auto layer = std::make_unique<Layer>(sizes..., rng);
+  layer->collect(pl, "");
+  jparams(pl, c);
+  return layer;
 }
+
+// the largest error of the query, key and value gradients against the case's
+inline double qkv_grads_close(const std::string& name, const Tensor3& dq, const Tensor3& dk, const Tensor3& dv,
+                              const nlohmann::json& c) {
+  double e = expect_close(name + " grad.query", dq.data(), jflat(c["grad.query"]), kGradAtol, kGradRtol);
+  e = std::max(e, expect_close(name + " grad.key", dk.data(), jflat(c["grad.key"]), kGradAtol, kGradRtol));
+  return std::max(e, expect_close(name + " grad.value", dv.data(), jflat(c["grad.value"]), kGradAtol, kGradRtol));
+}
+}  // namespace
 
 TEST(TorchParity, MultiheadAttention) {
   const nlohmann::json all = load_fixture("attention_mha.json");
@@ -83,9 +103,7 @@ TEST(TorchParity, MultiheadAttention) {
       for (size_t i = 0; i < dq.size(); ++i) dq.data()[i] += dk.data()[i] + dv.data()[i];
       e_g = std::max(e_g, expect_close(name + " grad.x", dq.data(), jflat(c["grad.x"]), kGradAtol, kGradRtol));
     } else {
-      e_g = std::max(e_g, expect_close(name + " grad.query", dq.data(), jflat(c["grad.query"]), kGradAtol, kGradRtol));
-      e_g = std::max(e_g, expect_close(name + " grad.key", dk.data(), jflat(c["grad.key"]), kGradAtol, kGradRtol));
-      e_g = std::max(e_g, expect_close(name + " grad.value", dv.data(), jflat(c["grad.value"]), kGradAtol, kGradRtol));
+      e_g = qkv_grads_close(name, dq, dk, dv, c);
     }
     double e_p = 0;
     e_p = std::max(e_p, expect_close(name + " grad.in_proj_weight", mha.in_proj_weight.gdata(), jflat(c["grad.in_proj_weight"]), kGradAtol, kGradRtol));
@@ -121,9 +139,7 @@ TEST(TorchParity, ScoreFunctionsAttend) {
     pl.zero_grad();
     Tensor3 dq, dk, dv;
     att.backward(R, cache, dq, dk, dv, &RW);
-    double e_g = expect_close(name + " grad.query", dq.data(), jflat(c["grad.query"]), kGradAtol, kGradRtol);
-    e_g = std::max(e_g, expect_close(name + " grad.key", dk.data(), jflat(c["grad.key"]), kGradAtol, kGradRtol));
-    e_g = std::max(e_g, expect_close(name + " grad.value", dv.data(), jflat(c["grad.value"]), kGradAtol, kGradRtol));
+    const double e_g = qkv_grads_close(name, dq, dk, dv, c);
     const double e_p = param_grads_close(pl, c, name, kGradAtol, kGradRtol);
     std::printf("[parity] attend %-10s max|err| out %.2e weights %.2e input-grads %.2e param-grads %.2e\n",
                 name.c_str(), e_out, e_w, e_g, e_p);
@@ -140,25 +156,20 @@ TEST(TorchParity, LocalAttentionMonotonicAndPredictive) {
     cfg.window = c["window"];
     cfg.score = {ScoreKind::General, c["Dq"], c["Dk"]};
     cfg.predictor_dim = c["A"];
-    Rng rng(1);
-    LocalAttention la(cfg, rng);
     ParamList pl;
-    la.collect(pl, "");
-    jparams(pl, c);
+    const auto la = case_layer<LocalAttention>(c, pl, cfg);
     const auto lengths = c["lengths"].get<std::vector<size_t>>();
     Tensor3 q = jtensor<Tensor3>(c["query"]), k = jtensor<Tensor3>(c["key"]), v = jtensor<Tensor3>(c["value"]);
     LocalAttention::Cache cache;
-    LocalResult r = la.forward(q, k, v, lengths, &cache);
+    LocalResult r = la->forward(q, k, v, lengths, &cache);
     const std::string name = key;
     const double e_out = expect_close(name + " out", r.out.data(), jflat(c["out"]), kOutAtol, kOutRtol);
     const double e_w = expect_close(name + " weights", r.weights.data(), jflat(c["weights"]), kOutAtol, kOutRtol);
     expect_close(name + " positions", r.positions.data(), jflat(c["positions"]), kOutAtol, kOutRtol);
     pl.zero_grad();
     Tensor3 dq, dk, dv;
-    la.backward(jtensor<Tensor3>(c["R"]), cache, dq, dk, dv);
-    double e_g = expect_close(name + " grad.query", dq.data(), jflat(c["grad.query"]), kGradAtol, kGradRtol);
-    e_g = std::max(e_g, expect_close(name + " grad.key", dk.data(), jflat(c["grad.key"]), kGradAtol, kGradRtol));
-    e_g = std::max(e_g, expect_close(name + " grad.value", dv.data(), jflat(c["grad.value"]), kGradAtol, kGradRtol));
+    la->backward(jtensor<Tensor3>(c["R"]), cache, dq, dk, dv);
+    const double e_g = qkv_grads_close(name, dq, dk, dv, c);
     const double e_p = param_grads_close(pl, c, name, kGradAtol, kGradRtol);
     std::printf("[parity] %-16s max|err| out %.2e weights %.2e input-grads %.2e param-grads %.2e\n",
                 key, e_out, e_w, e_g, e_p);
@@ -168,20 +179,17 @@ TEST(TorchParity, LocalAttentionMonotonicAndPredictive) {
 TEST(TorchParity, ContextPooling) {
   const nlohmann::json all = load_fixture("attention_more.json");
   const auto& c = all.at("pooling");
-  Rng rng(1);
-  ContextPooling pool(c["D"], c["A"], rng);
   ParamList pl;
-  pool.collect(pl, "");
-  jparams(pl, c);
+  const auto pool = case_layer<ContextPooling>(c, pl, c["D"].get<size_t>(), c["A"].get<size_t>());
   Tensor3 h = jtensor<Tensor3>(c["h"]);
   ContextPooling::Cache cache;
-  PoolingResult r = pool.forward(h, c["lengths"].get<std::vector<size_t>>(), &cache);
+  PoolingResult r = pool->forward(h, c["lengths"].get<std::vector<size_t>>(), &cache);
   const double e_out = expect_close("pooling out", r.out.data(), jflat(c["out"]), kOutAtol, kOutRtol);
   const double e_w = expect_close("pooling weights", r.weights.data(), jflat(c["weights"]), kOutAtol, kOutRtol);
   pl.zero_grad();
   Tensor3 dh;
   const Tensor2 RW = jtensor<Tensor2>(c["RW"]);
-  pool.backward(jtensor<Tensor2>(c["R"]), cache, dh, &RW);
+  pool->backward(jtensor<Tensor2>(c["R"]), cache, dh, &RW);
   const double e_g = expect_close("pooling grad.h", dh.data(), jflat(c["grad.h"]), kGradAtol, kGradRtol);
   const double e_p = param_grads_close(pl, c, "pooling", kGradAtol, kGradRtol);
   std::printf("[parity] pooling          max|err| out %.2e weights %.2e input-grads %.2e param-grads %.2e\n",
@@ -191,20 +199,17 @@ TEST(TorchParity, ContextPooling) {
 TEST(TorchParity, MultiheadDisagreementTerms) {
   const nlohmann::json all = load_fixture("attention_more.json");
   const auto& c = all.at("mha_disagreement");
-  Rng rng(1);
-  MultiheadAttention mha(c["E"], c["H"], rng);
   ParamList pl;
-  mha.collect(pl, "");
-  jparams(pl, c);
+  const auto mha = case_layer<MultiheadAttention>(c, pl, c["E"].get<size_t>(), c["H"].get<size_t>());
   MhaOptions opt;
   opt.key_padding_mask = BoolTensor2::from_shape(jshape(c["key_padding_mask"]));
   const auto km = jflat(c["key_padding_mask"]);
   for (size_t i = 0; i < km.size(); ++i) opt.key_padding_mask.data()[i] = km[i] != 0.f;
   Tensor3 q = jtensor<Tensor3>(c["query"]), k = jtensor<Tensor3>(c["key"]), v = jtensor<Tensor3>(c["value"]);
   MultiheadAttention::Cache cache;
-  MhaResult r = mha.forward(q, k, v, opt, &cache);
+  MhaResult r = mha->forward(q, k, v, opt, &cache);
   const double e_out = expect_close("disagreement out", r.out.data(), jflat(c["out"]), kOutAtol, kOutRtol);
-  const DisagreementTerms t = mha.disagreement(cache);
+  const DisagreementTerms t = mha->disagreement(cache);
   const auto ref = c["terms"].get<std::vector<double>>();
   EXPECT_NEAR(t.subspace, ref[0], 1e-5);
   EXPECT_NEAR(t.position, ref[1], 1e-5);
@@ -213,10 +218,8 @@ TEST(TorchParity, MultiheadDisagreementTerms) {
   const DisagreementWeights w{wr[0], wr[1], wr[2]};
   pl.zero_grad();
   Tensor3 dq, dk, dv;
-  mha.backward(jtensor<Tensor3>(c["R"]), cache, dq, dk, dv, &w);
-  double e_g = expect_close("disagreement grad.query", dq.data(), jflat(c["grad.query"]), kGradAtol, kGradRtol);
-  e_g = std::max(e_g, expect_close("disagreement grad.key", dk.data(), jflat(c["grad.key"]), kGradAtol, kGradRtol));
-  e_g = std::max(e_g, expect_close("disagreement grad.value", dv.data(), jflat(c["grad.value"]), kGradAtol, kGradRtol));
+  mha->backward(jtensor<Tensor3>(c["R"]), cache, dq, dk, dv, &w);
+  const double e_g = qkv_grads_close("disagreement", dq, dk, dv, c);
   const double e_p = param_grads_close(pl, c, "disagreement", kGradAtol, kGradRtol);
   std::printf("[parity] mha+disagreement max|err| out %.2e terms %.2e/%.2e/%.2e input-grads %.2e param-grads %.2e\n",
               e_out, std::fabs(t.subspace - ref[0]), std::fabs(t.position - ref[1]),
@@ -227,24 +230,21 @@ TEST(TorchParity, MultiheadDisagreementTerms) {
 TEST(TorchParity, TransformerXLRelativeAttentionWithMemory) {
   const nlohmann::json all = load_fixture("attention_more.json");
   const auto& c = all.at("relxl");
-  Rng rng(1);
-  RelMultiheadAttention rel({c["E"], c["H"], c["Dh"], c["mem_len"]}, rng);
   ParamList pl;
-  rel.collect(pl, "");
-  jparams(pl, c);
-  rel.set_memory(jtensor<Tensor3>(c["memory"]));
+  const auto rel = case_layer<RelMultiheadAttention>(c, pl, RelConfig{c["E"], c["H"], c["Dh"], c["mem_len"]});
+  rel->set_memory(jtensor<Tensor3>(c["memory"]));
   Tensor3 x = jtensor<Tensor3>(c["x"]);
   RelMultiheadAttention::Cache cache;
   Tensor4 W;
-  Tensor3 out = rel.forward(x, &cache, true, &W);
+  Tensor3 out = rel->forward(x, &cache, true, &W);
   const double e_out = expect_close("relxl out", out.data(), jflat(c["out"]), kOutAtol, kOutRtol);
   const double e_w = expect_close("relxl weights", W.data(), jflat(c["weights"]), kOutAtol, kOutRtol);
   const auto nm = jflat(c["new_memory"]);
-  ASSERT_EQ(rel.memory().size(), nm.size());
-  expect_close("relxl new memory", rel.memory().data(), nm, 0.0, 0.0);
+  ASSERT_EQ(rel->memory().size(), nm.size());
+  expect_close("relxl new memory", rel->memory().data(), nm, 0.0, 0.0);
   pl.zero_grad();
   Tensor3 dx;
-  rel.backward(jtensor<Tensor3>(c["R"]), cache, dx);
+  rel->backward(jtensor<Tensor3>(c["R"]), cache, dx);
   const double e_g = expect_close("relxl grad.x", dx.data(), jflat(c["grad.x"]), kGradAtol, kGradRtol);
   const double e_p = param_grads_close(pl, c, "relxl", kGradAtol, kGradRtol);
   std::printf("[parity] transformer-xl   max|err| out %.2e weights %.2e input-grads %.2e param-grads %.2e\n",

@@ -180,28 +180,35 @@ TEST(PairSplit, SeededBySourceAndIndependentOfOrder) {
 
 #include "attnlab/data/number_words.hpp"
 
+// hand-written numbers in words: (number, english_number or chinese_number of it)
 TEST(NumberWords, English) {
-  EXPECT_EQ(english_number(0), "zero");
-  EXPECT_EQ(english_number(13), "thirteen");
-  EXPECT_EQ(english_number(40), "forty");
-  EXPECT_EQ(english_number(105), "one hundred five");
-  EXPECT_EQ(english_number(3412), "three thousand four hundred twelve");
-  EXPECT_EQ(english_number(20000), "twenty thousand");
-  EXPECT_EQ(english_number(999999), "nine hundred ninety nine thousand nine hundred ninety nine");
+  const std::pair<uint64_t, std::string> cases[] = {
+      {0, "zero"},
+      {13, "thirteen"},
+      {40, "forty"},
+      {105, "one hundred five"},
+      {3412, "three thousand four hundred twelve"},
+      {20000, "twenty thousand"},
+      {999999, "nine hundred ninety nine thousand nine hundred ninety nine"},
+  };
+  for (const auto& [n, words] : cases) EXPECT_EQ(english_number(n), words) << n;
   EXPECT_THROW(english_number(1000000), attnlab::Error);
 }
 
 TEST(NumberWords, Chinese) {
-  EXPECT_EQ(chinese_number(0), "零");
-  EXPECT_EQ(chinese_number(10), "十");
-  EXPECT_EQ(chinese_number(15), "十五");
-  EXPECT_EQ(chinese_number(115), "一百一十五");
-  EXPECT_EQ(chinese_number(1010), "一千零一十");
-  EXPECT_EQ(chinese_number(2005), "二千零五");
-  EXPECT_EQ(chinese_number(3400), "三千四百");
-  EXPECT_EQ(chinese_number(10015), "一万零一十五");
-  EXPECT_EQ(chinese_number(120000), "十二万");
-  EXPECT_EQ(chinese_number(12345678), "一千二百三十四万五千六百七十八");
+  const std::pair<uint64_t, std::string> cases[] = {
+      {0, "零"},
+      {10, "十"},
+      {15, "十五"},
+      {115, "一百一十五"},
+      {1010, "一千零一十"},
+      {2005, "二千零五"},
+      {3400, "三千四百"},
+      {10015, "一万零一十五"},
+      {120000, "十二万"},
+      {12345678, "一千二百三十四万五千六百七十八"},
+  };
+  for (const auto& [n, words] : cases) EXPECT_EQ(chinese_number(n), words) << n;
 }
 
 TEST(NumberWords, PairsAreSeededDistinctAndParseBack) {

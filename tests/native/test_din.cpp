@@ -7,6 +7,7 @@
 
 #include "attention_test_util.hpp"
 #include "attnlab/attention/din.hpp"
+#include "error_test_util.hpp"
 
 using namespace attn_test;
 
@@ -157,26 +158,19 @@ TEST(ActivationUnit, BadInputIsAClearError) {
   ActivationUnit u(4, 5, rng);
   const Tensor3 e = randn3(2, 3, 4, rng);
   const Tensor2 v = randn2(2, 4, rng);
-  auto expect_error = [](auto&& f, const std::string& part) {
-    try {
-      f();
-      ADD_FAILURE() << "no error; expected one mentioning '" << part << "'";
-    } catch (const attnlab::Error& ex) {
-      EXPECT_NE(std::string(ex.what()).find(part), std::string::npos) << ex.what();
-    }
-  };
-  expect_error([&] { u.forward(randn3(2, 3, 5, rng), v); }, "expected behaviours (B,T,4)");
-  expect_error([&] { u.forward(e, randn2(3, 4, rng)); }, "expected candidate (2,4)");
-  expect_error([&] { u.forward(Tensor3::from_shape({2, 0, 4}), v); }, "T = 0");
-  expect_error([&] { u.forward(e, v, {1}); }, "lengths must have 2 entries");
-  expect_error([&] { u.forward(e, v, {1, 4}); }, "lengths[1] = 4 exceeds T = 3");
+  using attnlab::testing::expect_error_with;
+  expect_error_with([&] { u.forward(randn3(2, 3, 5, rng), v); }, "expected behaviours (B,T,4)");
+  expect_error_with([&] { u.forward(e, randn2(3, 4, rng)); }, "expected candidate (2,4)");
+  expect_error_with([&] { u.forward(Tensor3::from_shape({2, 0, 4}), v); }, "T = 0");
+  expect_error_with([&] { u.forward(e, v, {1}); }, "lengths must have 2 entries");
+  expect_error_with([&] { u.forward(e, v, {1, 4}); }, "lengths[1] = 4 exceeds T = 3");
   Tensor3 bad = e;
   bad(1, 2, 3) = std::nanf("");
-  expect_error([&] { u.forward(bad, v); }, "behaviours");
+  expect_error_with([&] { u.forward(bad, v); }, "behaviours");
   Tensor2 badv = v;
   badv(0, 0) = INFINITY;
-  expect_error([&] { u.forward(e, badv); }, "candidate");
-  expect_error([&] { ActivationUnit(0, 3, rng); }, "must be > 0");
+  expect_error_with([&] { u.forward(e, badv); }, "candidate");
+  expect_error_with([&] { ActivationUnit(0, 3, rng); }, "must be > 0");
   // a failed call leaves the unit usable
   EXPECT_EQ(u.forward(e, v).out.shape(1), 4u);
 }
@@ -187,6 +181,7 @@ TEST(ActivationUnit, BadInputIsAClearError) {
 #include "attnlab/data/ctr_synthetic.hpp"
 #include "attnlab/models/din.hpp"
 #include "attnlab/models/recsys_fit.hpp"
+#include "model_test_util.hpp"
 
 using models::din_batch;
 
@@ -226,13 +221,11 @@ TEST(BehaviorData, SeededAndAsDocumented) {
 
 TEST(DINModel, GradientsBothPoolings) {
   for (bool att : {true, false}) {
-    models::DINConfig cfg;
+    // the model list's tiny DIN with more items and categories
+    models::DINConfig cfg = attnlab::testing::tiny_din_config();
     cfg.items = 30;
     cfg.categories = 5;
-    cfg.goods_dim = 3;
-    cfg.cate_dim = 2;
     cfg.att_hidden = 4;
-    cfg.mlp_hidden = {6};
     cfg.attention = att;
     models::DIN m(cfg, 3);
     data::BehaviorOptions o;

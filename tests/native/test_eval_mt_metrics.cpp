@@ -10,9 +10,24 @@
 using namespace attnlab::eval;
 using nlohmann::json;
 
+namespace {
+
+// one section of the hand-worked cases
+json mt_cases(const char* section) { return attnlab::testing::load_fixture("mt_metrics/cases.json")[section]; }
+
+// the corpus statistics of a case's (hypothesis, reference) pairs, each text as prep gives it
+template <class Stats, class Prep>
+Stats corpus_stats(const json& c, Prep prep) {
+  Stats st;
+  for (size_t i = 0; i < c["hyps"].size(); ++i)
+    st.add(prep(c["hyps"][i].get<std::string>()), prep(c["refs"][i].get<std::string>()));
+  return st;
+}
+
+}  // namespace
+
 TEST(TokenizeZh, MatchesHandWorkedCases) {
-  const json all = attnlab::testing::load_fixture("mt_metrics/cases.json");
-  const json cases = all["tokenize_zh"];
+  const json cases = mt_cases("tokenize_zh");
   ASSERT_GE(cases.size(), 8u);
   for (const auto& c : cases)
     EXPECT_EQ(tokenize_zh(c["text"].get<std::string>()), c["tokens"].get<std::vector<std::string>>())
@@ -25,25 +40,19 @@ TEST(TokenizeZh, RegexpPartAloneKeepsCjkRuns) {
 }
 
 TEST(BleuZh, MatchesHandWorkedCases) {
-  const json all = attnlab::testing::load_fixture("mt_metrics/cases.json");
-  const json cases = all["bleu_zh"];
+  const json cases = mt_cases("bleu_zh");
   ASSERT_GE(cases.size(), 3u);
   for (const auto& c : cases) {
-    BleuStats st;
-    for (size_t i = 0; i < c["hyps"].size(); ++i)
-      st.add(tokenize_zh(c["hyps"][i].get<std::string>()), tokenize_zh(c["refs"][i].get<std::string>()));
+    const BleuStats st = corpus_stats<BleuStats>(c, [](const std::string& s) { return tokenize_zh(s); });
     EXPECT_NEAR(st.result().score, c["bleu"].get<double>(), 1e-9) << c["how"];
   }
 }
 
 TEST(Chrf, MatchesHandWorkedCases) {
-  const json all = attnlab::testing::load_fixture("mt_metrics/cases.json");
-  const json cases = all["chrf"];
+  const json cases = mt_cases("chrf");
   ASSERT_GE(cases.size(), 6u);
   for (const auto& c : cases) {
-    ChrfStats st;
-    for (size_t i = 0; i < c["hyps"].size(); ++i)
-      st.add(c["hyps"][i].get<std::string>(), c["refs"][i].get<std::string>());
+    const ChrfStats st = corpus_stats<ChrfStats>(c, [](const std::string& s) { return s; });
     EXPECT_NEAR(st.score(), c["chrf"].get<double>(), 1e-9) << c["how"];
   }
 }

@@ -17,12 +17,14 @@
 #include "attnlab/nn/optim.hpp"
 #include "explain_test_util.hpp"
 #include "han_test_util.hpp"
+#include "vocab_test_util.hpp"
 
 using namespace attnlab;
 using explain::Method;
 using models::HAN;
 using models::HANConfig;
 using models::HANDoc;
+using attnlab::testing::scaled_tiny_han;
 
 namespace {
 
@@ -139,10 +141,8 @@ TEST(Explain, RolloutHandCase) {
 // d log p(y) / d embeddings from backward_embedded and from backward_input (no parameter
 // grads) against central differences.
 TEST(Explain, HANEmbeddingGradientMatchesFiniteDifferences) {
-  const HANConfig c = attnlab::testing::tiny_han_config();
-  HAN m(c, attnlab::testing::numbered_vocab(12), 3);
-  for (auto& it : m.params().items())
-    for (size_t i = 0; i < it.second->size(); ++i) it.second->data()[i] *= 1.5f;
+  const std::unique_ptr<HAN> hm = scaled_tiny_han(3);
+  HAN& m = *hm;
   const HANDoc d = {{4, 5, 6}, {7}, {8, 9, 10, 11, 5}};
   std::vector<float> x = m.word_embeddings({&d});
   ASSERT_EQ(x.size(), 3u * 5u * 4u);
@@ -200,10 +200,9 @@ TEST(Explain, HANEmbeddingGradientMatchesFiniteDifferences) {
 // embedding gradients over the points (one gemm instead of one per point), over several passes;
 // attribute_han's IG equals the point-by-point integrated gradients.
 TEST(Explain, HANPathMatchesPointByPoint) {
-  const HANConfig c = attnlab::testing::tiny_han_config();
-  HAN m(c, attnlab::testing::numbered_vocab(12), 7);
-  for (auto& it : m.params().items())
-    for (size_t i = 0; i < it.second->size(); ++i) it.second->data()[i] *= 1.5f;
+  const std::unique_ptr<HAN> hm = scaled_tiny_han(7);
+  HAN& m = *hm;
+  const HANConfig& c = m.config();
   const HANDoc d = {{4, 5, 6}, {7}, {8, 9, 10, 11, 5}};
   const std::vector<float> x = m.word_embeddings({&d});
   std::vector<float> base(x.size());
@@ -288,10 +287,9 @@ TEST(Explain, HANPathMatchesPointByPoint) {
 // (HAN::forward_given): its probabilities equal a full forward of the reduced documents, for
 // both methods, also when removal empties a sentence; forward_given equals forward.
 TEST(Explain, HANRemovalReusesUntouchedSentences) {
-  const HANConfig c = attnlab::testing::tiny_han_config();
-  HAN m(c, attnlab::testing::numbered_vocab(12), 11);
-  for (auto& it : m.params().items())
-    for (size_t i = 0; i < it.second->size(); ++i) it.second->data()[i] *= 1.5f;
+  const std::unique_ptr<HAN> hm = scaled_tiny_han(11);
+  HAN& m = *hm;
+  const HANConfig& c = m.config();
   const HANDoc d = {{4, 5, 6}, {7}, {8, 9, 10, 11, 5}, {6, 4}};
   HAN::Cache cache;
   const models::HANOutput full = m.forward({&d}, &cache);
@@ -323,10 +321,8 @@ TEST(Explain, HANRemovalReusesUntouchedSentences) {
 // a document of 9 sentences of 1-17 words (several chunks, more than 16 words in all, so both
 // gemm paths run), and a batch of two documents.
 TEST(Explain, HANBatchedProjectionsMatchPerChunk) {
-  const HANConfig c = attnlab::testing::tiny_han_config();
-  HAN m(c, attnlab::testing::numbered_vocab(12), 5);
-  for (auto& it : m.params().items())
-    for (size_t i = 0; i < it.second->size(); ++i) it.second->data()[i] *= 1.5f;
+  const std::unique_ptr<HAN> hm = scaled_tiny_han(5);
+  HAN& m = *hm;
   Rng rng(7);
   HANDoc d(9), d2 = {{4, 5}, {6, 7, 8, 9, 10, 11, 4, 5, 6, 7, 8, 9, 10, 11, 4, 5, 6, 7}};
   const size_t lens[9] = {1, 17, 3, 9, 2, 12, 5, 1, 7};
@@ -421,11 +417,7 @@ TEST(Explain, HANIntegratedGradientsBaselines) {
 }
 
 namespace {
-data::Vocab letters(const std::string& s) {
-  data::Vocab v;
-  for (char c : s) v.add(std::string(1, c));
-  return v;
-}
+using attnlab::testing::letters;
 std::unique_ptr<models::Seq2Seq> small_seq2seq(const std::string& rnn, bool feed) {
   models::Seq2SeqConfig c;
   c.rnn = rnn;
@@ -438,11 +430,7 @@ std::unique_ptr<models::Seq2Seq> small_seq2seq(const std::string& rnn, bool feed
   c.max_tgt_len = 8;
   c.output_sep = "";
   auto m = std::make_unique<models::Seq2Seq>(c, letters("ABCDEFGH"), letters("abcdefgh"), 5);
-  ParamList ps;
-  m->collect(ps);
-  Rng r(9);
-  for (auto& it : ps.items())
-    for (size_t i = 0; i < it.second->size(); ++i) it.second->data()[i] += 0.8f * (r.uniform() - 0.5f);
+  attnlab::testing::perturb_params(*m, 9, 0.8f);
   return m;
 }
 }  // namespace
@@ -498,16 +486,9 @@ TEST(Explain, Seq2SeqIntegratedGradientsCompleteness) {
 // completeness must hold within 1% at 64 steps, and removing the top word by attribution must
 // lower p(positive) more than removing the top word by attention does, on average.
 TEST(Explain, KeywordRankedFirstByAttributionAndItsRemovalFlipsTheDecision) {
-  const size_t V = 60;
-  const int keyword = 4;
-  HAN m(attnlab::testing::keyword_han_config(), attnlab::testing::numbered_vocab(V), 31);
-  Rng rng(32);
-  const attnlab::testing::KeywordDocs train = attnlab::testing::keyword_docs(rng, 400, V, keyword);
-  const attnlab::testing::KeywordDocs test = attnlab::testing::keyword_docs(rng, 40, V, keyword);
-  const auto& te = test.docs;
-  const auto& yte = test.labels;
-  const auto& wte = test.keyword_at;
-  attnlab::testing::train_han(m, train);
+  const attnlab::testing::KeywordTask task = attnlab::testing::trained_keyword_han(40);
+  HAN& m = *task.model;
+  const auto& [te, yte, wte] = task.test;
   m.params().zero_grad();
   explain::Options ig;
   ig.method = Method::IG;

@@ -16,42 +16,27 @@
 #include "attnlab/explain/attribution.hpp"
 #include "attnlab/models/transformer.hpp"
 #include "explain_test_util.hpp"
+#include "model_test_util.hpp"
+#include "vocab_test_util.hpp"
 
 using namespace attnlab;
+using attnlab::testing::letters;
 using explain::Method;
 using models::TransformerConfig;
 using models::TransformerSeq2Seq;
 
 namespace {
 
-data::Vocab letters(const std::string& s) {
-  data::Vocab v;
-  for (char c : s) v.add(std::string(1, c));
-  return v;
-}
-
 // d_model 8, 2 heads, 2+2 layers, no dropout; weights moved off their initialization so the
 // output distribution and the attention are far from uniform
 std::unique_ptr<TransformerSeq2Seq> tiny_transformer(bool norm_first, uint64_t seed, float pert = 0.6f,
                                                      const char* act = "relu") {
-  TransformerConfig c;
-  c.d_model = 8;
-  c.nhead = 2;
-  c.dim_feedforward = 12;
-  c.enc_layers = 2;
-  c.dec_layers = 2;
-  c.dropout = 0.f;
+  TransformerConfig c = attnlab::testing::tiny_transformer_config();
   c.norm_first = norm_first;
   c.activation = act;
   c.max_src_len = 10;
-  c.max_tgt_len = 8;
-  c.output_sep = "";
   auto m = std::make_unique<TransformerSeq2Seq>(c, letters("ABCDEFGH"), letters("abcdefgh"), seed);
-  ParamList ps;
-  m->collect(ps);
-  Rng r(seed + 7);
-  for (auto& it : ps.items())
-    for (size_t i = 0; i < it.second->size(); ++i) it.second->data()[i] += pert * (r.uniform() - 0.5f);
+  attnlab::testing::perturb_params(*m, seed + 7, pert);
   return m;
 }
 

@@ -27,13 +27,18 @@ namespace {
 
 HANConfig small_config() { return attnlab::testing::tiny_han_config(); }
 
-HANDoc random_doc(Rng& rng, size_t vocab, size_t max_sent, size_t max_words) {
-  HANDoc d(1 + static_cast<size_t>(rng.uniform(0.f, 1.f) * max_sent) % max_sent);
-  for (auto& s : d) {
-    s.resize(1 + static_cast<size_t>(rng.uniform(0.f, 1.f) * max_words) % max_words);
-    for (auto& id : s) id = 1 + static_cast<int>(rng.uniform(0.f, 1.f) * (vocab - 1)) % int(vocab - 1);
+// n documents of 1..max_sent sentences of 1..max_words word ids in [1, vocab)
+std::vector<HANDoc> random_docs(Rng& rng, size_t n, size_t vocab, size_t max_sent, size_t max_words) {
+  std::vector<HANDoc> docs;
+  for (size_t i = 0; i < n; ++i) {
+    HANDoc d(1 + static_cast<size_t>(rng.uniform(0.f, 1.f) * max_sent) % max_sent);
+    for (auto& s : d) {
+      s.resize(1 + static_cast<size_t>(rng.uniform(0.f, 1.f) * max_words) % max_words);
+      for (auto& id : s) id = 1 + static_cast<int>(rng.uniform(0.f, 1.f) * (vocab - 1)) % int(vocab - 1);
+    }
+    docs.push_back(std::move(d));
   }
-  return d;
+  return docs;
 }
 
 std::vector<const HANDoc*> ptrs(const std::vector<HANDoc>& v) { return attnlab::testing::doc_ptrs(v); }
@@ -47,11 +52,9 @@ double projected(const HAN& m, const std::vector<const HANDoc*>& docs, const std
 }
 
 void grad_check(std::vector<HANDoc> docs, uint64_t seed) {
-  HAN m(small_config(), attnlab::testing::numbered_vocab(12), seed);
-  // larger weights than the torch init so every path carries signal
+  const std::unique_ptr<HAN> hm = attnlab::testing::scaled_tiny_han(seed);
+  HAN& m = *hm;
   Rng rng(seed + 100);
-  for (auto& it : m.params().items())
-    for (size_t i = 0; i < it.second->size(); ++i) it.second->data()[i] *= 1.5f;
   const auto dp = ptrs(docs);
   const size_t C = m.config().classes;
   std::vector<float> R(docs.size() * C);
@@ -60,26 +63,7 @@ void grad_check(std::vector<HANDoc> docs, uint64_t seed) {
   HAN::Cache cache;
   m.forward(dp, &cache);
   m.backward(R, cache);
-  const float eps = 2e-3f;
-  double max_rel = 0;
-  size_t checked = 0;
-  for (auto& it : m.params().items()) {
-    Param& p = *it.second;
-    for (size_t i = 0; i < p.size(); ++i) {
-      const float v = p.data()[i];
-      p.data()[i] = v + eps;
-      const double fp = projected(m, dp, R);
-      p.data()[i] = v - eps;
-      const double fm = projected(m, dp, R);
-      p.data()[i] = v;
-      const double num = (fp - fm) / (2.0 * eps);
-      const double ana = p.grad.data()[i];
-      const double err = std::fabs(num - ana) / std::max(1e-2, std::fabs(num) + std::fabs(ana));
-      max_rel = std::max(max_rel, err);
-      EXPECT_LT(err, 2e-2) << it.first << "[" << i << "] numeric " << num << " analytic " << ana;
-      ++checked;
-    }
-  }
+  const auto [max_rel, checked] = attnlab::testing::check_param_grads(m, [&] { return projected(m, dp, R); });
   // the <pad> embedding row never gets a gradient
   const Param& emb = m.params().get("embedding.weight");
   for (size_t j = 0; j < m.config().emb; ++j) EXPECT_EQ(emb.grad.data()[j], 0.f);
@@ -104,9 +88,7 @@ TEST(HAN, GradientSingleWordSingleSentence) {
 
 TEST(HAN, GradientRandomBatch) {
   Rng rng(9);
-  std::vector<HANDoc> docs;
-  for (int i = 0; i < 4; ++i) docs.push_back(random_doc(rng, 12, 4, 6));
-  grad_check(docs, 6);
+  grad_check(random_docs(rng, 4, 12, 4, 6), 6);
 }
 
 // With dropout: the same masks for every evaluation (a fresh copy of one Rng).
@@ -139,31 +121,14 @@ TEST(HAN, GradientWithDropout) {
   Rng other(5);
   EXPECT_NE(m.forward(dp, nullptr, &other).logits, m.forward(dp).logits);
   EXPECT_EQ(m.forward(dp).logits, m.forward(dp).logits);
-  const float eps = 2e-3f;
-  double max_rel = 0;
-  for (auto& it : m.params().items()) {
-    Param& p = *it.second;
-    for (size_t i = 0; i < p.size(); ++i) {
-      const float v = p.data()[i];
-      p.data()[i] = v + eps;
-      const double fp = f();
-      p.data()[i] = v - eps;
-      const double fm = f();
-      p.data()[i] = v;
-      const double num = (fp - fm) / (2.0 * eps), ana = p.grad.data()[i];
-      const double err = std::fabs(num - ana) / std::max(1e-2, std::fabs(num) + std::fabs(ana));
-      max_rel = std::max(max_rel, err);
-      EXPECT_LT(err, 2e-2) << it.first << "[" << i << "] numeric " << num << " analytic " << ana;
-    }
-  }
+  const double max_rel = attnlab::testing::check_param_grads(m, f).first;
   std::printf("[han grad dropout] max relative error %.2e\n", max_rel);
 }
 
 TEST(HAN, WeightsSumToOne) {
   HAN m(small_config(), attnlab::testing::numbered_vocab(30), 11);
   Rng rng(12);
-  std::vector<HANDoc> docs;
-  for (int i = 0; i < 8; ++i) docs.push_back(random_doc(rng, 30, 7, 9));
+  const std::vector<HANDoc> docs = random_docs(rng, 8, 30, 7, 9);
   const models::HANOutput o = m.forward(ptrs(docs));
   ASSERT_EQ(o.sent_weights.size(), docs.size());
   for (size_t b = 0; b < docs.size(); ++b) {
@@ -277,8 +242,7 @@ TEST(HAN, Errors) {
 TEST(HAN, SaveLoadRoundTrip) {
   HAN m(small_config(), attnlab::testing::numbered_vocab(25), 21);
   Rng rng(22);
-  std::vector<HANDoc> docs;
-  for (int i = 0; i < 5; ++i) docs.push_back(random_doc(rng, 25, 5, 7));
+  const std::vector<HANDoc> docs = random_docs(rng, 5, 25, 5, 7);
   const models::HANOutput o = m.forward(ptrs(docs));
   const std::vector<uint8_t> f32 = m.save(io::DType::F32, {{"note", "x"}});
   const auto m2 = HAN::load(f32);
@@ -305,16 +269,9 @@ TEST(HAN, SaveLoadRoundTrip) {
 // After a short training the keyword should get the largest combined score
 // sqrt(p_sentence) * p_word in most positive test documents.
 TEST(HAN, KeywordGetsTheAttention) {
-  const size_t V = 60;
-  const int keyword = 4;  // "w0"
-  HAN m(attnlab::testing::keyword_han_config(), attnlab::testing::numbered_vocab(V), 31);
-  Rng rng(32);
-  const attnlab::testing::KeywordDocs train = attnlab::testing::keyword_docs(rng, 400, V, keyword);
-  const attnlab::testing::KeywordDocs test = attnlab::testing::keyword_docs(rng, 100, V, keyword);
-  const auto& te = test.docs;
-  const auto& yte = test.labels;
-  const auto& wte = test.keyword_at;
-  attnlab::testing::train_han(m, train);
+  const attnlab::testing::KeywordTask task = attnlab::testing::trained_keyword_han(100);
+  HAN& m = *task.model;
+  const auto& [te, yte, wte] = task.test;
   const models::HANOutput o = m.forward(ptrs(te));
   size_t right = 0, pos = 0, top = 0;
   for (size_t b = 0; b < te.size(); ++b) {

@@ -93,21 +93,20 @@ TEST(DocsCsv, Rfc4180QuotingAndLineNumbers) {
 }
 
 TEST(DocsCsv, ErrorsNameTheLine) {
-  std::string msg = error_of([] { data::parse_csv_docs("text,label\nok,a\n\"never closed,b\nx,y\n", "d.csv"); });
-  EXPECT_NE(msg.find("d.csv line 3"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("never closes"), std::string::npos) << msg;
-  msg = error_of([] { data::parse_csv_docs("text,label\n\"a\nb\",x\nthree,fields,here\n", "d.csv"); });
-  EXPECT_NE(msg.find("d.csv line 4: expected 2 fields as in the header, got 3"), std::string::npos) << msg;
-  msg = error_of([] { data::parse_csv_docs("text,label\nab\"c,x\n", "d.csv"); });
-  EXPECT_NE(msg.find("line 2"), std::string::npos) << msg;
-  msg = error_of([] { data::parse_csv_docs("body,class\nx,y\n", "d.csv"); });
-  EXPECT_NE(msg.find("header row naming a 'text' and a 'label' column"), std::string::npos) << msg;
-  msg = error_of([] { data::parse_csv_docs("", "d.csv"); });
-  EXPECT_NE(msg.find("empty file"), std::string::npos) << msg;
-  msg = error_of([] { data::parse_csv_docs("text,label\n\"\",a\n", "d.csv"); });
-  EXPECT_NE(msg.find("line 2"), std::string::npos) << msg;
-  msg = error_of([] { data::parse_csv_docs("text,label\n\xff\xfe,a\n", "d.csv"); });
-  EXPECT_NE(msg.find("line 2: expected UTF-8"), std::string::npos) << msg;
+  // (file text, the parts its error message must hold)
+  const std::pair<std::string, std::vector<std::string>> cases[] = {
+      {"text,label\nok,a\n\"never closed,b\nx,y\n", {"d.csv line 3", "never closes"}},
+      {"text,label\n\"a\nb\",x\nthree,fields,here\n", {"d.csv line 4: expected 2 fields as in the header, got 3"}},
+      {"text,label\nab\"c,x\n", {"line 2"}},
+      {"body,class\nx,y\n", {"header row naming a 'text' and a 'label' column"}},
+      {"", {"empty file"}},
+      {"text,label\n\"\",a\n", {"line 2"}},
+      {"text,label\n\xff\xfe,a\n", {"line 2: expected UTF-8"}},
+  };
+  for (const auto& c : cases) {
+    const std::string msg = error_of([&] { data::parse_csv_docs(c.first, "d.csv"); });
+    for (const std::string& part : c.second) EXPECT_NE(msg.find(part), std::string::npos) << msg;
+  }
 }
 
 TEST(DocsFolder, OneSubfolderPerLabel) {
@@ -258,12 +257,9 @@ class DocsCli : public CliTest {
 }  // namespace
 
 TEST_F(DocsCli, HelpListsTheFlags) {
-  CliRun r = run("train han --help");
-  ASSERT_EQ(r.code, 0);
-  for (const char* f : {"--train", "--train-dir", "--valid", "--test", "--split", "--format", "--skip-bad", "--data-dir"})
-    EXPECT_NE(r.out.find(f), std::string::npos) << f;
-  r = run("help");
-  EXPECT_NE(r.out.find("example-docs"), std::string::npos);
+  expect_output("train han --help",
+                {"--train", "--train-dir", "--valid", "--test", "--split", "--format", "--skip-bad", "--data-dir"});
+  expect_output("help", {"example-docs"});
 }
 
 // Generated documents about 3 topics: 3 epochs of a small HAN reach >= 90% test accuracy
@@ -298,11 +294,8 @@ TEST_F(DocsCli, ThreeTopicsTrainAndEvaluate) {
   EXPECT_EQ(json::parse(r.out)["probs"].size(), 3u);
   // a test file of other labels, and SpamAssassin flags on this model
   write("other.jsonl", "{\"text\": \"x\", \"label\": \"politics\"}\n");
-  r = run("eval --model t.safetensors --test other.jsonl");
-  EXPECT_EQ(r.code, 1);
-  EXPECT_NE(r.err.find("label 'politics' is not one the model knows"), std::string::npos) << r.err;
-  r = run("eval --model t.safetensors --no-baseline");
-  EXPECT_EQ(r.code, 2) << r.err;
+  expect_error("eval --model t.safetensors --test other.jsonl", 1, {"label 'politics' is not one the model knows"});
+  expect_error("eval --model t.safetensors --no-baseline", 2, {});
   // CSV with the same documents gives the same split and the same model
   std::string csv = "label,text\n";
   for (const auto& d : data::topic_docs(1500, 2)) csv += d.label + ",\"" + d.text + "\"\n";
@@ -312,14 +305,10 @@ TEST_F(DocsCli, ThreeTopicsTrainAndEvaluate) {
   EXPECT_EQ(event(r.out, "done")["test"], done["test"]);
   // the training file edited after training: eval refuses to re-split it
   write("docs.jsonl", data::docs_jsonl(data::topic_docs(1500, 9)));
-  r = run("eval --model t.safetensors");
-  EXPECT_EQ(r.code, 1);
-  EXPECT_NE(r.err.find("is not the file this model was trained on"), std::string::npos) << r.err;
+  expect_error("eval --model t.safetensors", 1, {"is not the file this model was trained on"});
   write("docs.jsonl", "");
   ASSERT_EQ(std::system(("rm " + dir_ + "/docs.jsonl").c_str()), 0);
-  r = run("eval --model t.safetensors");
-  EXPECT_EQ(r.code, 1);
-  EXPECT_NE(r.err.find("give the documents to score with --test PATH"), std::string::npos) << r.err;
+  expect_error("eval --model t.safetensors", 1, {"give the documents to score with --test PATH"});
 }
 
 TEST_F(DocsCli, FolderValidAndTestFiles) {
@@ -345,25 +334,17 @@ TEST_F(DocsCli, ErrorsComeBeforeTrainingAndSayWhatToDo) {
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.err.find("at least 2 labels"), std::string::npos) << r.err;
   write("bad.jsonl", data::docs_jsonl(data::topic_docs(20, 1)) + "{\"text\": \"x\"\n");
-  r = run("train han --train bad.jsonl --out o.safetensors" + small_);
-  EXPECT_EQ(r.code, 1);
-  EXPECT_NE(r.err.find("bad.jsonl line 21"), std::string::npos) << r.err;
+  expect_error("train han --train bad.jsonl --out o.safetensors" + small_, 1, {"bad.jsonl line 21"});
   r = run("train han --train bad.jsonl --skip-bad --split 100/0/0 --epochs 1 --json --out o.safetensors" + small_);
   ASSERT_EQ(r.code, 0) << r.err;
   const json done = event(r.out, "done");
   EXPECT_EQ(done["data"]["skipped_lines"], 1);
   EXPECT_TRUE(done["best_val_loss"].is_null()) << done.dump();  // no validation: n/a, never a score
   EXPECT_TRUE(done["test"].is_null()) << done.dump();
-  r = run("train han --train missing.jsonl --emb nonsense");
-  EXPECT_EQ(r.code, 1);
-  EXPECT_NE(r.err.find("missing.jsonl: cannot open it"), std::string::npos) << r.err;
-  r = run("train han --test t.jsonl");
-  EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("--train PATH"), std::string::npos) << r.err;
-  r = run("train han --train one.jsonl --format pdf");
-  EXPECT_EQ(r.code, 2);
-  r = run("eval --model o.safetensors --test nothing-here.jsonl");
-  EXPECT_EQ(r.code, 1);
+  expect_error("train han --train missing.jsonl --emb nonsense", 1, {"missing.jsonl: cannot open it"});
+  expect_error("train han --test t.jsonl", 2, {"--train PATH"});
+  expect_error("train han --train one.jsonl --format pdf", 2, {});
+  expect_error("eval --model o.safetensors --test nothing-here.jsonl", 1, {});
 }
 
 // Stopped by --max-steps before an epoch ends: the run validates and writes the model it
@@ -402,11 +383,8 @@ TEST_F(DocsCli, EvalAndPredictHelpOfEveryKind) {
     ++kinds;
   }
   EXPECT_GE(kinds, 8u);
-  r = run("eval --kind han --help");
-  for (const char* f : {"--test", "--data-dir", "--no-baseline", "--skip-bad"})
-    EXPECT_NE(r.out.find(f), std::string::npos) << f;
-  r = run("eval --help");
-  EXPECT_NE(r.out.find("--kind KIND --help"), std::string::npos) << r.out;
+  expect_output("eval --kind han --help", {"--test", "--data-dir", "--no-baseline", "--skip-bad"});
+  expect_output("eval --help", {"--kind KIND --help"});
   EXPECT_EQ(run("eval --kind nope --help").code, 2);
   EXPECT_EQ(run("eval --kind han").code, 2);
 }

@@ -2,14 +2,15 @@
 // fields, absent keys keep their defaults, one form of error message.
 #include <gtest/gtest.h>
 
-#include <functional>
 #include <string>
 #include <vector>
 
 #include "attnlab/core/error.hpp"
 #include "attnlab/io/config_reader.hpp"
+#include "error_test_util.hpp"
 
 using namespace attnlab;
+using attnlab::testing::error_of;
 
 TEST(ConfigReader, TypedRangeCheckedFields) {
   const io::ConfigReader r(R"({"n": 5, "f": 0.5, "b": true, "s": "x", "v": [1, 2], "neg": -1})", "Foo");
@@ -36,25 +37,17 @@ TEST(ConfigReader, TypedRangeCheckedFields) {
   const io::ConfigReader labels(R"({"l": ["a", "b"], "bad": ["a", 1]})", "Foo");
   labels.strings("l", names);
   EXPECT_EQ(names, (std::vector<std::string>{"a", "b"}));
-  auto message = [&](const std::function<void()>& fn) {
-    try {
-      fn();
-    } catch (const Error& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
-  EXPECT_EQ(message([&] { r.size("n", n, 6, 10); }), "Foo config: 'n' must be in [6, 10], got 5");
-  EXPECT_EQ(message([&] { r.size("neg", n); }),
+  EXPECT_EQ(error_of([&] { r.size("n", n, 6, 10); }), "Foo config: 'n' must be in [6, 10], got 5");
+  EXPECT_EQ(error_of([&] { r.size("neg", n); }),
             "Foo config: 'neg' must be a non-negative integer, got -1");
-  EXPECT_EQ(message([&] { r.boolean("n", b); }), "Foo config: 'n' must be true or false, got 5");
-  EXPECT_EQ(message([&] { r.string("n", s); }), "Foo config: 'n' must be a string, got 5");
-  EXPECT_EQ(message([&] { r.sizes("v", v, 2, 3); }),
+  EXPECT_EQ(error_of([&] { r.boolean("n", b); }), "Foo config: 'n' must be true or false, got 5");
+  EXPECT_EQ(error_of([&] { r.string("n", s); }), "Foo config: 'n' must be a string, got 5");
+  EXPECT_EQ(error_of([&] { r.sizes("v", v, 2, 3); }),
             "Foo config: 'v' entries must be in [2, 3], got 1");
-  EXPECT_EQ(message([&] { r.require("missing"); }), "Foo config: 'missing' is required");
-  EXPECT_EQ(message([&] { labels.strings("bad", names); }),
+  EXPECT_EQ(error_of([&] { r.require("missing"); }), "Foo config: 'missing' is required");
+  EXPECT_EQ(error_of([&] { labels.strings("bad", names); }),
             "Foo config: 'bad' must be an array of strings, got [\"a\",1]");
-  EXPECT_EQ(message([&] { r.number("f", f, 0.75, 1); }),
+  EXPECT_EQ(error_of([&] { r.number("f", f, 0.75, 1); }),
             "Foo config: 'f' must be in [0.750000, 1.000000], got 0.5");
   EXPECT_EQ(n, 5u);  // a failed read leaves the value alone
   EXPECT_THROW(io::ConfigReader("[1]", "Foo"), Error);

@@ -46,15 +46,23 @@ void expect_error(const std::vector<uint8_t>& bytes, std::initializer_list<const
     for (const char* p : parts) EXPECT_NE(m.find(p), std::string::npos) << "message: " << m;
   }
 }
+
+// a linear layer "fc." (5 -> 3) and an embedding "emb." (7 x 4), initialized from Rng(seed)
+struct TwoLayers {
+  explicit TwoLayers(uint64_t seed) : rng(seed), lin(5, 3, rng), emb(7, 4, rng, 0) {
+    lin.collect(ps, "fc.");
+    emb.collect(ps, "emb.");
+  }
+  Rng rng;
+  nn::Linear lin;
+  nn::Embedding emb;
+  ParamList ps;
+};
 }  // namespace
 
 TEST(IoSafetensors, RoundTripF32AndF16) {
-  Rng rng(1);
-  nn::Linear lin(5, 3, rng);
-  nn::Embedding emb(7, 4, rng, 0);
-  ParamList ps;
-  lin.collect(ps, "fc.");
-  emb.collect(ps, "emb.");
+  const TwoLayers saved(1);
+  const ParamList& ps = saved.ps;
   ModelInfo info{"test-kind", R"({"in":5,"out":3})", {"<pad>", "a", "é"}, {{"note", "x"}}};
   for (DType dt : {DType::F32, DType::F16}) {
     const std::vector<uint8_t> bytes = save_model(info, ps, dt);
@@ -64,12 +72,8 @@ TEST(IoSafetensors, RoundTripF32AndF16) {
     EXPECT_EQ(got.config, info.config);
     EXPECT_EQ(got.vocab, info.vocab);
     EXPECT_EQ(got.extra.at("note"), "x");
-    Rng rng2(2);
-    nn::Linear lin2(5, 3, rng2);
-    nn::Embedding emb2(7, 4, rng2, 0);
-    ParamList ps2;
-    lin2.collect(ps2, "fc.");
-    emb2.collect(ps2, "emb.");
+    TwoLayers loaded(2);
+    const ParamList& ps2 = loaded.ps;
     load_params(st, ps2);
     double worst = 0;
     for (size_t i = 0; i < ps.items().size(); ++i) {

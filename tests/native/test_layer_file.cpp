@@ -13,10 +13,12 @@
 
 #include "attnlab/io/safetensors.hpp"
 #include "attnlab/models/layer_file.hpp"
+#include "error_test_util.hpp"
 #include "fixture_util.hpp"
 
 using namespace attnlab;
 using namespace attnlab::models;
+using attnlab::testing::expect_error_with;
 using nlohmann::json;
 
 namespace {
@@ -225,58 +227,49 @@ TEST(LayerFile, DamagedOrMismatchedFilesAreClearErrors) {
 TEST(LayerFile, CallsOfTheWrongShapeAreClearErrors) {
   auto b = layer_bytes("mha_self_seqfirst.safetensors");  // E = 8, H = 2, sequence first
   auto mha = load_layer(b.data(), b.size());
-  auto err = [&](const std::function<void()>& f) {
-    try {
-      f();
-    } catch (const Error& e) {
-      return std::string(e.what());
-    }
-    return std::string("(no error)");
-  };
   MhaCall c;
   c.query = {{5, 3, 7}, std::vector<float>(105, 0.f)};
-  EXPECT_NE(err([&] { mha->forward_mha(c); }).find("query: expected last dimension 8 ((T,B,E))"), std::string::npos);
+  expect_error_with([&] { mha->forward_mha(c); }, "query: expected last dimension 8 ((T,B,E))");
   c.query = {{5, 3, 8}, std::vector<float>(100, 0.f)};
-  EXPECT_NE(err([&] { mha->forward_mha(c); }).find("shape (5,3,8) needs 120 values, got 100"), std::string::npos);
+  expect_error_with([&] { mha->forward_mha(c); }, "shape (5,3,8) needs 120 values, got 100");
   c.query = {{5, 3, 8}, std::vector<float>(120, 0.f)};
   c.key = {{4, 2, 8}, std::vector<float>(64, 0.f)};
   c.value = c.key;
-  EXPECT_NE(err([&] { mha->forward_mha(c); }).find("disagree on the batch or the key length"), std::string::npos);
+  expect_error_with([&] { mha->forward_mha(c); }, "disagree on the batch or the key length");
   c.key = {};
-  EXPECT_NE(err([&] { mha->forward_mha(c); }).find("give both key and value, or neither"), std::string::npos);
+  expect_error_with([&] { mha->forward_mha(c); }, "give both key and value, or neither");
   c.value = {};
   c.key_padding_mask = {{3, 4}, std::vector<float>(12, 0.f), true};
-  EXPECT_NE(err([&] { mha->forward_mha(c); }).find("key_padding_mask: expected shape (3,5), got (3,4)"), std::string::npos);
+  expect_error_with([&] { mha->forward_mha(c); }, "key_padding_mask: expected shape (3,5), got (3,4)");
   c.key_padding_mask = {};
   c.attn_mask = {{5, 5}, std::vector<float>(25, NAN), false};
-  EXPECT_NE(err([&] { mha->forward_mha(c); }).find("finite or -Infinity"), std::string::npos);
+  expect_error_with([&] { mha->forward_mha(c); }, "finite or -Infinity");
   c.attn_mask = {{6, 5}, std::vector<float>(30, 0.f), true};
-  EXPECT_NE(err([&] { mha->forward_mha(c); }).find("attn_mask: expected shape (5,5) or (6,5,5)"), std::string::npos);
-  EXPECT_NE(err([&] { mha->forward_rnn(RnnCall{}); }).find("this layer is a MultiheadAttention, not a GRU or LSTM"),
-            std::string::npos);
+  expect_error_with([&] { mha->forward_mha(c); }, "attn_mask: expected shape (5,5) or (6,5,5)");
+  expect_error_with([&] { mha->forward_rnn(RnnCall{}); }, "this layer is a MultiheadAttention, not a GRU or LSTM");
 
   auto g = layer_bytes("gru_2layer_bi.safetensors");  // I = 4, H = 6, L = 2, D = 2, sequence first
   auto gru = load_layer(g.data(), g.size());
   RnnCall r;
   r.x = {{5, 3, 4}, std::vector<float>(60, 0.f)};
   r.h0 = {{2, 3, 6}, std::vector<float>(36, 0.f)};
-  EXPECT_NE(err([&] { gru->forward_rnn(r); }).find("h0: expected shape (4,3,6)"), std::string::npos);
+  expect_error_with([&] { gru->forward_rnn(r); }, "h0: expected shape (4,3,6)");
   r.h0 = {};
   r.lengths = {5, 0, 2};
-  EXPECT_NE(err([&] { gru->forward_rnn(r); }).find("lengths[1] = 0 is not in [1, 5]"), std::string::npos);
+  expect_error_with([&] { gru->forward_rnn(r); }, "lengths[1] = 0 is not in [1, 5]");
   r.lengths = {5, 2};
-  EXPECT_NE(err([&] { gru->forward_rnn(r); }).find("expected 3 lengths"), std::string::npos);
+  expect_error_with([&] { gru->forward_rnn(r); }, "expected 3 lengths");
   r.lengths = {};
   r.c0 = {{4, 3, 6}, std::vector<float>(72, 0.f)};
-  EXPECT_NE(err([&] { gru->forward_rnn(r); }).find("c0 is for LSTM only"), std::string::npos);
+  expect_error_with([&] { gru->forward_rnn(r); }, "c0 is for LSTM only");
 
   auto d = layer_bytes("decoder_postnorm_batchfirst.safetensors");
   auto dec = load_layer(d.data(), d.size());
   TransformerCall t;
   t.x = {{2, 4, 8}, std::vector<float>(64, 0.f)};
-  EXPECT_NE(err([&] { dec->forward_transformer(t); }).find("memory (the encoder output) is required"), std::string::npos);
+  expect_error_with([&] { dec->forward_transformer(t); }, "memory (the encoder output) is required");
   t.memory = {{3, 6, 8}, std::vector<float>(144, 0.f)};
-  EXPECT_NE(err([&] { dec->forward_transformer(t); }).find("disagree on the batch"), std::string::npos);
+  expect_error_with([&] { dec->forward_transformer(t); }, "disagree on the batch");
 }
 
 TEST(LayerFile, SelfAttentionCallEqualsPassingTheSameTensorThrice) {

@@ -23,6 +23,7 @@
 #include "attnlab/models/transformer.hpp"
 #include "attnlab/models/xl_lm.hpp"
 #include "attnlab/models/toy_seq2seq.hpp"
+#include "model_test_util.hpp"
 #include "vocab_test_util.hpp"
 
 using namespace attnlab;
@@ -72,22 +73,13 @@ Sample translator(Config c, json input, const io::SaveOptions& o) {
 }
 
 Sample seq2seq(const io::SaveOptions& o) {
-  models::Seq2SeqConfig c;
-  c.emb = 3;
-  c.enc_hidden = 2;
-  c.attn_dim = 3;
-  c.combine = 3;
-  return translator<models::Seq2Seq>(c, {{"text", "abc"}, {"precision", "f32"}}, o);
+  return translator<models::Seq2Seq>(attnlab::testing::tiny_seq2seq_config(),
+                                     {{"text", "abc"}, {"precision", "f32"}}, o);
 }
 
 Sample transformer(const io::SaveOptions& o) {
-  models::TransformerConfig c;
-  c.d_model = 4;
-  c.nhead = 2;
-  c.dim_feedforward = 6;
-  c.enc_layers = 1;
-  c.dec_layers = 1;
-  return translator<models::TransformerSeq2Seq>(c, {{"text", "abc"}, {"beam", 2}}, o);
+  return translator<models::TransformerSeq2Seq>(attnlab::testing::small_transformer_config(),
+                                                {{"text", "abc"}, {"beam", 2}}, o);
 }
 
 // the kinds whose config is a flat struct with to_json(): model seeded as given
@@ -100,15 +92,9 @@ Sample flat(const Config& c, uint64_t seed, json input, std::function<void(const
 }
 
 Sample han(const io::SaveOptions& o) {
-  models::HANConfig c;
-  c.emb = 4;
-  c.word_hidden = 3;
-  c.sent_hidden = 3;
-  c.word_ctx = 5;
-  c.sent_ctx = 4;
   data::Vocab v;
   for (const char* w : {"free", "money", "hello", "meeting"}) v.add(w);
-  models::HAN m(c, v, 2);
+  models::HAN m(attnlab::testing::tiny_han_config(), v, 2);
   return {m.save(o), m.params().count(), m.config().to_json(),
           {{"text", "Free money now. Hello, see you at the meeting."}}, [](const json& r) {
             ASSERT_EQ(r["probs"].size(), 2u);
@@ -118,12 +104,7 @@ Sample han(const io::SaveOptions& o) {
 }
 
 Sample mmoe(const io::SaveOptions& o) {
-  models::MMoEConfig c;
-  c.input_dim = 3;
-  c.experts = 2;
-  c.expert_units = 4;
-  c.tower_units = 2;
-  c.gate = models::GateKind::Attention;
+  const models::MMoEConfig c = attnlab::testing::tiny_mmoe_config();
   return flat<models::MMoE>(c, 4, {{"x", {{0.1, 0.2, 0.3}, {1, -1, 0}}}}, [](const json& r) {
             ASSERT_EQ(r["pred"].size(), 2u);
             EXPECT_EQ(r["pred"][0].size(), 2u);
@@ -131,13 +112,7 @@ Sample mmoe(const io::SaveOptions& o) {
 }
 
 Sample din(const io::SaveOptions& o) {
-  models::DINConfig c;
-  c.items = 20;
-  c.categories = 4;
-  c.goods_dim = 3;
-  c.cate_dim = 2;
-  c.att_hidden = 5;
-  c.mlp_hidden = {6};
+  const models::DINConfig c = attnlab::testing::tiny_din_config();
   return flat<models::DIN>(c, 6, {{"history", {{1, 0}, {5, 1}, {7, 1}}}, {"candidate", {9, 1}}},
                            [](const json& r) {
                              const double p = r["p_click"].get<double>();
@@ -148,25 +123,13 @@ Sample din(const io::SaveOptions& o) {
 }
 
 Sample autoint(const io::SaveOptions& o) {
-  models::AutoIntConfig c;
-  c.vocab = {3, 4, 5};
-  c.embed_dim = 4;
-  c.layers = 1;
-  c.heads = 2;
-  c.head_dim = 2;
+  const models::AutoIntConfig c = attnlab::testing::tiny_autoint_config();
   return flat<models::AutoInt>(c, 8, {{"ids", {{0, 1, 2}, {2, 3, 4}}}},
                                [](const json& r) { EXPECT_EQ(r["p_click"].size(), 2u); }, o);
 }
 
 Sample char_lm(const io::SaveOptions& o) {
-  models::CharLMConfig c;
-  c.d_model = 8;
-  c.n_head = 2;
-  c.d_inner = 12;
-  c.n_layer = 1;
-  c.seg_len = 5;
-  c.mem_len = 4;
-  models::CharLM m(c, data::CharVocab::from_symbols({data::utf8_encode(0xFFFD), "\n", "a", "b", "c"}), 9);
+  models::CharLM m(attnlab::testing::tiny_char_lm_config(), data::CharVocab::from_symbols({data::utf8_encode(0xFFFD), "\n", "a", "b", "c"}), 9);
   return {m.save(o.dtype, o.meta), m.params().count(), m.config().to_json(),
           {{"prompt", "ab"}, {"n", 7}, {"seed", 3}}, [](const json& r) {
             EXPECT_EQ(r["n"].get<size_t>(), 7u);

@@ -63,13 +63,17 @@ double gradcheck_uni(const Shape4& s, uint64_t seed) {
   const Tensor R = random_tensor({s.B, s.T, s.H}, rng);
   const Tensor Rh = random_tensor({s.B, s.H}, rng);
   const Tensor Rc = random_tensor({s.B, s.H}, rng);
+  // sum(out * R) plus the final state times Rh (and Rc)
+  auto projected = [&](const Tensor& out, const RnnState& sn) {
+    double l = dot_sum(out, R) + dot_sum(sn.h, Rh);
+    if (RNN::kHasCell) l += dot_sum(sn.c, Rc);
+    return l;
+  };
   auto loss = [&]() {
     Tensor out;
     RnnState sn;
     rnn.forward(x, s.lengths, s.with_s0 ? &s0 : nullptr, out, sn, nullptr);
-    double l = dot_sum(out, R) + dot_sum(sn.h, Rh);
-    if (RNN::kHasCell) l += dot_sum(sn.c, Rc);
-    return l;
+    return projected(out, sn);
   };
   typename RNN::Cache cache;
   Tensor out, dx;
@@ -114,9 +118,7 @@ double gradcheck_uni(const Shape4& s, uint64_t seed) {
     Tensor o;
     RnnState sg;
     rnn.forward_gates(gi, s.lengths, s.with_s0 ? &s0 : nullptr, o, sg, nullptr);
-    double l = dot_sum(o, R) + dot_sum(sg.h, Rh);
-    if (RNN::kHasCell) l += dot_sum(sg.c, Rc);
-    return l;
+    return projected(o, sg);
   };
   std::vector<GradTarget> tg_gates = {tensor_target("gi (backward_gates)", gi, dgi)};
   const double worst_gates = check_grads(gate_loss, tg_gates);
@@ -146,16 +148,20 @@ double gradcheck_bi(const Shape4& s, uint64_t seed) {
   const Tensor R = random_tensor({s.B, s.T, 2 * s.H}, rng);
   Tensor Rh[2] = {random_tensor({s.B, s.H}, rng), random_tensor({s.B, s.H}, rng)};
   Tensor Rc[2] = {random_tensor({s.B, s.H}, rng), random_tensor({s.B, s.H}, rng)};
-  auto loss = [&]() {
-    Tensor out;
-    RnnState sn[2];
-    rnn.forward(x, s.lengths, s.with_s0 ? s0 : nullptr, out, sn, nullptr);
+  // sum(out * R) plus each direction's final state times Rh (and Rc)
+  auto projected = [&](const Tensor& out, const RnnState (&sn)[2]) {
     double l = dot_sum(out, R);
     for (int d = 0; d < 2; ++d) {
       l += dot_sum(sn[d].h, Rh[d]);
       if (RNN::kHasCell) l += dot_sum(sn[d].c, Rc[d]);
     }
     return l;
+  };
+  auto loss = [&]() {
+    Tensor out;
+    RnnState sn[2];
+    rnn.forward(x, s.lengths, s.with_s0 ? s0 : nullptr, out, sn, nullptr);
+    return projected(out, sn);
   };
   typename Bidirectional<RNN>::Cache cache;
   Tensor out, dx;
@@ -194,12 +200,7 @@ double gradcheck_bi(const Shape4& s, uint64_t seed) {
     Tensor o;
     RnnState sg[2];
     rnn.forward_gates(gi, s.lengths, s.with_s0 ? s0 : nullptr, o, sg, nullptr);
-    double l = dot_sum(o, R);
-    for (int d = 0; d < 2; ++d) {
-      l += dot_sum(sg[d].h, Rh[d]);
-      if (RNN::kHasCell) l += dot_sum(sg[d].c, Rc[d]);
-    }
-    return l;
+    return projected(o, sg);
   };
   std::vector<GradTarget> tg_gates = {tensor_target("gi fwd (backward_gates)", gi[0], dgi[0]),
                                       tensor_target("gi bwd (backward_gates)", gi[1], dgi[1])};

@@ -6,6 +6,8 @@
 
 #include <fstream>
 #include <regex>
+#include <tuple>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -17,74 +19,47 @@ using attnlab::testing::CliRun;
 using attnlab::testing::CliTest;
 using nlohmann::json;
 
-namespace {
+using PairsCli = CliTest;
 
-class PairsCli : public CliTest {
- protected:
-  // small RNN: the generated number pairs are learned in a few seconds
-  const std::string small_rnn_ = " --emb 32 --hidden 64 --combine 64 --epochs 8 --batch-size 32 --lr 0.005 --warmup 50";
-};
-
-}  // namespace
+// small RNN: the generated number pairs are learned in a few seconds
+const std::string kSmallRnn = " --emb 32 --hidden 64 --combine 64 --epochs 8 --batch-size 32 --lr 0.005 --warmup 50";
 
 TEST_F(PairsCli, HelpListsTheCommandAndItsFlags) {
-  CliRun r = run("help");
-  EXPECT_EQ(r.code, 0);
-  EXPECT_NE(r.out.find("seq2seq with attention (RNN or Transformer) on your own TSV pairs"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("example-pairs"), std::string::npos);
-  r = run("train seq2seq --help");
-  EXPECT_EQ(r.code, 0);
-  for (const char* f : {"--train", "--valid", "--test", "--split", "--src-tokens", "--tgt-tokens", "--min-count",
-                        "--skip-bad", "--rnn", "--score", "--no-input-feed", "--window", "--arch"})
-    EXPECT_NE(r.out.find(f), std::string::npos) << f;
-  r = run("train seq2seq --arch transformer --help");
-  EXPECT_EQ(r.code, 0);
-  for (const char* f : {"--train", "--src-tokens", "--d-model", "--heads", "--disagree-output"})
-    EXPECT_NE(r.out.find(f), std::string::npos) << f;
-  r = run("eval --help");
-  EXPECT_NE(r.out.find("--test"), std::string::npos) << r.out;
+  expect_output("help", {"seq2seq with attention (RNN or Transformer) on your own TSV pairs", "example-pairs"});
+  expect_output("train seq2seq --help", {"--train", "--valid", "--test", "--split", "--src-tokens", "--tgt-tokens",
+                                         "--min-count", "--skip-bad", "--rnn", "--score", "--no-input-feed",
+                                         "--window", "--arch"});
+  expect_output("train seq2seq --arch transformer --help",
+                {"--train", "--src-tokens", "--d-model", "--heads", "--disagree-output"});
+  expect_output("eval --help", {"--test"});
 }
 
 TEST_F(PairsCli, ErrorsComeInOrderAndSayWhatToDo) {
-  CliRun r = run("train seq2seq");
-  EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("needs --train FILE"), std::string::npos) << r.err;
+  expect_error("train seq2seq", 2, {"needs --train FILE"});
   // a missing file is reported before the model flags are judged
-  r = run("train seq2seq --train missing.tsv --rnn bogus");
+  const CliRun r = run("train seq2seq --train missing.tsv --rnn bogus");
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.err.find("missing.tsv"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("bogus"), std::string::npos) << r.err;
   write("bad.tsv", "one\t1\ntwo 2\nthree\t3\n");
-  r = run("train seq2seq --train bad.tsv");
-  EXPECT_EQ(r.code, 1);
-  EXPECT_NE(r.err.find("bad.tsv: line 2: no tab"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("--skip-bad"), std::string::npos) << r.err;
   write("ok.tsv", "one\t1\n");
-  r = run("train seq2seq --train ok.tsv --split 90/5/5 --valid ok.tsv");
-  EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("either --split or --valid/--test"), std::string::npos) << r.err;
-  r = run("train seq2seq --train ok.tsv --src-tokens bpe");
-  EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("'char', 'word' or 'wordpunct'"), std::string::npos) << r.err;
-  r = run("train seq2seq --train ok.tsv --split 90/10");
-  EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("--split"), std::string::npos) << r.err;
-  // flags of another task are refused, not ignored
-  r = run("train dates --data pairs.tsv");
-  EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("takes no --data"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("train seq2seq --train FILE"), std::string::npos) << r.err;
-  r = run("train g2p --train ok.tsv");
-  EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("takes no --train"), std::string::npos) << r.err;
-  r = run("train dates --arch transformer");
-  EXPECT_EQ(r.code, 2);
+  // (arguments, exit code, what stderr says); flags of another task are refused, not ignored
+  const std::tuple<std::string, int, std::vector<std::string>> cases[] = {
+      {"train seq2seq --train bad.tsv", 1, {"bad.tsv: line 2: no tab", "--skip-bad"}},
+      {"train seq2seq --train ok.tsv --split 90/5/5 --valid ok.tsv", 2, {"either --split or --valid/--test"}},
+      {"train seq2seq --train ok.tsv --src-tokens bpe", 2, {"'char', 'word' or 'wordpunct'"}},
+      {"train seq2seq --train ok.tsv --split 90/10", 2, {"--split"}},
+      {"train dates --data pairs.tsv", 2, {"takes no --data", "train seq2seq --train FILE"}},
+      {"train g2p --train ok.tsv", 2, {"takes no --train"}},
+      {"train dates --arch transformer", 2, {}},
+  };
+  for (const auto& [args, code, parts] : cases) expect_error(args, code, parts);
 }
 
 TEST_F(PairsCli, NumbersInWordsToDigitsReachStatedExactMatch) {
   using namespace attnlab::data;
   write("numbers.tsv", pairs_tsv(number_pairs(2000, 9999, 1, "en", "words-digits")));
-  CliRun r = run("train seq2seq --train numbers.tsv --src-tokens word --tgt-tokens char" + small_rnn_ +
+  CliRun r = run("train seq2seq --train numbers.tsv --src-tokens word --tgt-tokens char" + kSmallRnn +
                  " --seed 3 --json --out n.safetensors");
   ASSERT_EQ(r.code, 0) << r.err;
   const json done = event(r.out, "done");
@@ -114,13 +89,9 @@ TEST_F(PairsCli, NumbersInWordsToDigitsReachStatedExactMatch) {
   const json vj = json::parse(r.out);
   EXPECT_NE(vj["test"].get<std::string>().find("the validation part"), std::string::npos) << r.out;
   EXPECT_GT(vj["greedy"]["pairs"].get<size_t>(), 0u);
-  r = run("eval --model n.safetensors --split valid --test more.tsv");
-  EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("either --split"), std::string::npos) << r.err;
+  expect_error("eval --model n.safetensors --split valid --test more.tsv", 2, {"either --split"});
   // flags of the other seq2seq evaluations are refused, not ignored
-  r = run("eval --model n.safetensors --heads");
-  EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("--heads applies to G2P and dates"), std::string::npos) << r.err;
+  expect_error("eval --model n.safetensors --heads", 2, {"--heads applies to G2P and dates"});
   // predict: words in, digits out joined with ''; an unseen word becomes <unk>, no error
   r = run("predict --model n.safetensors seven thousand twelve");
   ASSERT_EQ(r.code, 0) << r.err;
@@ -141,7 +112,7 @@ TEST_F(PairsCli, ChineseCharactersAndWordOutputs) {
   using namespace attnlab::data;
   // digits -> English words: char source, word target (joined with ' ')
   write("en.tsv", pairs_tsv(number_pairs(2000, 9999, 2, "en", "digits-words")));
-  CliRun r = run("train seq2seq --train en.tsv --tgt-tokens word" + small_rnn_ + " --json --out w.safetensors");
+  CliRun r = run("train seq2seq --train en.tsv --tgt-tokens word" + kSmallRnn + " --json --out w.safetensors");
   ASSERT_EQ(r.code, 0) << r.err;
   // measured 91.58% exact match (95 test pairs); stated: at least 80%
   EXPECT_GE(event(r.out, "done")["scores"]["exact_match"].get<double>(), 0.8) << r.out;
@@ -149,7 +120,7 @@ TEST_F(PairsCli, ChineseCharactersAndWordOutputs) {
   EXPECT_EQ(r.out, "four thousand twelve\n") << r.err;
   // Chinese numerals -> digits: code points as tokens
   write("zh.tsv", pairs_tsv(number_pairs(2000, 9999, 3, "zh", "words-digits")));
-  r = run("train seq2seq --train zh.tsv" + small_rnn_ + " --json --out zh.safetensors");
+  r = run("train seq2seq --train zh.tsv" + kSmallRnn + " --json --out zh.safetensors");
   ASSERT_EQ(r.code, 0) << r.err;
   // measured 100% exact match (93 test pairs); stated: at least 80%
   EXPECT_GE(event(r.out, "done")["scores"]["exact_match"].get<double>(), 0.8) << r.out;
@@ -181,9 +152,7 @@ TEST_F(PairsCli, BadLinesSkippedAndEmptyValidationIsNotAScore) {
   EXPECT_EQ(event(r.out, "done")["scores"]["pairs"], 0);
   EXPECT_FALSE(event(r.out, "done")["scores"].contains("exact_match"));
   // eval without any test pairs recorded asks for them
-  r = run("eval --model s.safetensors");
-  EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("give --test FILE"), std::string::npos) << r.err;
+  expect_error("eval --model s.safetensors", 2, {"give --test FILE"});
 }
 
 TEST_F(PairsCli, TransformerOnThePairsPath) {
@@ -221,9 +190,7 @@ TEST_F(PairsCli, TinyG2PDictionaryHasNoValidationScore) {
   EXPECT_TRUE(event(r.out, "eval")["val_wer"].is_null()) << r.out;
   r = run("train g2p --data tiny.dict --split-seed 1 --epochs 1 --emb 8 --hidden 8 --combine 8 --out tiny.safetensors");
   EXPECT_NE(r.out.find("val_wer n/a"), std::string::npos) << r.out;
-  r = run("eval --model tiny.safetensors --data tiny.dict --split valid");
-  EXPECT_EQ(r.code, 1);
-  EXPECT_NE(r.err.find("holds no words"), std::string::npos) << r.err;
+  expect_error("eval --model tiny.safetensors --data tiny.dict --split valid", 1, {"holds no words"});
 }
 
 // A stopped run on the user's pairs resumes from its checkpoint and gives the same model as an

@@ -144,6 +144,11 @@ TransformerLayerConfig small_config(const LayerCase& lc) {
   return cfg;
 }
 
+// the layer of the decoding and inference tests: pre-norm with GELU or post-norm with ReLU, no dropout
+TransformerLayerConfig inference_config(bool norm_first) {
+  return small_config({"", norm_first, norm_first ? nn::Act::GELU : nn::Act::ReLU, 0.f, {}});
+}
+
 const std::vector<LayerCase> kLayerCases = {
     {"post relu", false, nn::Act::ReLU, 0.f, {}},
     {"pre relu", true, nn::Act::ReLU, 0.f, {}},
@@ -173,16 +178,12 @@ TEST(TransformerLayerGrad, EncoderEveryInputAndParameter) {
   for (const LayerCase& lc : kLayerCases) {
     Rng rng(11);
     TransformerEncoderLayer layer(small_config(lc), rng);
-    ParamList pl;
-    layer.collect(pl, "");
+    ParamList pl = params_of(layer);
     const size_t B = 2, T = 4, E = 8;
     Tensor3 x = randn3(B, T, E, rng);
     const Tensor3 R = randn3(B, T, E, rng);
     MhaOptions opt;
-    opt.key_padding_mask = BoolTensor2::from_shape({B, T});
-    opt.key_padding_mask.fill(false);
-    opt.key_padding_mask(1, 3) = true;
-    opt.key_padding_mask(1, 2) = true;
+    opt.key_padding_mask = padding_mask(B, T, {{1, 3}, {1, 2}});
     opt.is_causal = lc.norm_first;  // causal in the pre-norm cases, padding only in post-norm
     opt.disagreement_skip_padding = lc.skip_padding;
     const bool train = lc.dropout > 0.f;
@@ -209,20 +210,14 @@ TEST(TransformerLayerGrad, DecoderEveryInputAndParameter) {
   for (const LayerCase& lc : kLayerCases) {
     Rng rng(12);
     TransformerDecoderLayer layer(small_config(lc), rng);
-    ParamList pl;
-    layer.collect(pl, "");
+    ParamList pl = params_of(layer);
     const size_t B = 2, T = 3, S = 4, E = 8;
     Tensor3 x = randn3(B, T, E, rng), mem = randn3(B, S, E, rng);
     const Tensor3 R = randn3(B, T, E, rng);
     MhaOptions so, co;
     so.is_causal = true;
-    so.key_padding_mask = BoolTensor2::from_shape({B, T});
-    so.key_padding_mask.fill(false);
-    so.key_padding_mask(0, 2) = true;
-    co.key_padding_mask = BoolTensor2::from_shape({B, S});
-    co.key_padding_mask.fill(false);
-    co.key_padding_mask(1, 3) = true;
-    co.key_padding_mask(1, 2) = true;
+    so.key_padding_mask = padding_mask(B, T, {{0, 2}});
+    co.key_padding_mask = padding_mask(B, S, {{1, 3}, {1, 2}});
     so.disagreement_skip_padding = co.disagreement_skip_padding = lc.skip_padding;
     co.query_padding_mask = so.key_padding_mask;
     const bool train = lc.dropout > 0.f;
@@ -330,9 +325,8 @@ TEST(TransformerLayer, DisagreementSkipsPaddingLikeUnpaddedItems) {
 // ------------------------------------------------------------------ incremental decoding
 TEST(TransformerDecoderStep, EqualsFullForwardWithReorder) {
   for (bool nf : {false, true}) {
-    LayerCase lc{"", nf, nf ? nn::Act::GELU : nn::Act::ReLU, 0.f, {}};
     Rng rng(21);
-    TransformerDecoderLayer layer(small_config(lc), rng);
+    TransformerDecoderLayer layer(inference_config(nf), rng);
     const size_t n = 3, T = 5, S = 4, E = 8, H = 2, tr = 2;
     const Tensor3 mem1 = randn3(1, S, E, rng);
     const Tensor3 X = randn3(n, T, E, rng), Z = randn3(n, T, E, rng);
@@ -385,9 +379,8 @@ TEST(TransformerDecoderStep, EqualsFullForwardWithReorder) {
 // encoder and in the decoder step, with relative errors ordered int16 < int8.
 TEST(TransformerInference, EncoderInferEqualsForwardAndQuantizedIsClose) {
   for (bool nf : {false, true}) {
-    LayerCase lc{"", nf, nf ? nn::Act::GELU : nn::Act::ReLU, 0.f, {}};
     Rng rng(31);
-    TransformerLayerConfig cfg = small_config(lc);
+    const TransformerLayerConfig cfg = inference_config(nf);
     TransformerEncoderLayer layer(cfg, rng);
     const size_t S = 7, E = cfg.d_model, H = cfg.nhead;
     const Tensor3 x = randn3(1, S, E, rng);
@@ -421,9 +414,8 @@ TEST(TransformerInference, EncoderInferEqualsForwardAndQuantizedIsClose) {
 
 TEST(TransformerInference, QuantizedDecoderStepIsClose) {
   for (bool nf : {false, true}) {
-    LayerCase lc{"", nf, nf ? nn::Act::GELU : nn::Act::ReLU, 0.f, {}};
     Rng rng(33);
-    TransformerLayerConfig cfg = small_config(lc);
+    const TransformerLayerConfig cfg = inference_config(nf);
     TransformerDecoderLayer layer(cfg, rng);
     const size_t n = 2, T = 4, S = 5, E = cfg.d_model;
     const Tensor3 mem = randn3(1, S, E, rng), X = randn3(n, T, E, rng);

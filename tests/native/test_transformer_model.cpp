@@ -10,6 +10,7 @@
 
 #include "attnlab/models/transformer.hpp"
 #include "attnlab/nn/optim.hpp"
+#include "model_test_util.hpp"
 #include "vocab_test_util.hpp"
 
 using namespace attnlab;
@@ -22,19 +23,10 @@ using models::TransformerSeq2Seq;
 namespace {
 
 TransformerConfig tiny_config(bool norm_first, bool tied, const std::string& pos) {
-  TransformerConfig c;
-  c.d_model = 8;
-  c.nhead = 2;
-  c.dim_feedforward = 12;
-  c.enc_layers = 2;
-  c.dec_layers = 2;
-  c.dropout = 0.f;
+  TransformerConfig c = attnlab::testing::tiny_transformer_config();
   c.norm_first = norm_first;
   c.tie_output = tied;
   c.pos = pos;
-  c.max_src_len = 8;
-  c.max_tgt_len = 8;
-  c.output_sep = "";
   return c;
 }
 
@@ -151,17 +143,10 @@ struct Trained {
 
 Trained train_reverse(bool norm_first, size_t steps) {
   Trained t;
-  TransformerConfig c;
-  c.d_model = 32;
-  c.nhead = 4;
-  c.dim_feedforward = 64;
-  c.enc_layers = 2;
-  c.dec_layers = 2;
-  c.dropout = 0.f;
+  TransformerConfig c = attnlab::testing::tiny_transformer_config(32, 4, 64);
   c.norm_first = norm_first;
   c.max_src_len = 10;
   c.max_tgt_len = 12;
-  c.output_sep = "";
   t.m = std::make_unique<TransformerSeq2Seq>(c, t.v, t.v, 1);
   ParamList ps;
   t.m->collect(ps);

@@ -1,0 +1,137 @@
+// The small configurations of the model kinds that several tests share, and the loaders'
+// fuzz seeds (fuzz/make_seeds.cpp) too: the tiny model of each kind the model list's test
+// (test_model_registry) saves and loads, and the models of the finite-difference tests. No
+// gtest here, so the fuzz seed writer can include it.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "attnlab/core/param.hpp"
+#include "attnlab/core/rng.hpp"
+#include "attnlab/models/autoint.hpp"
+#include "attnlab/models/din.hpp"
+#include "attnlab/models/han.hpp"
+#include "attnlab/models/mmoe.hpp"
+#include "attnlab/models/seq2seq.hpp"
+#include "attnlab/models/transformer.hpp"
+#include "attnlab/models/xl_lm.hpp"
+
+namespace attnlab::testing {
+
+// a HAN small enough for finite differences (every width different, so a swapped
+// dimension shows)
+inline models::HANConfig tiny_han_config() {
+  models::HANConfig c;
+  c.emb = 4;
+  c.word_hidden = 3;
+  c.sent_hidden = 3;
+  c.word_ctx = 5;
+  c.sent_ctx = 4;
+  return c;
+}
+
+// the keyword task's model size (han_test_util.hpp)
+inline models::HANConfig keyword_han_config() {
+  models::HANConfig c;
+  c.emb = 16;
+  c.word_hidden = 12;
+  c.sent_hidden = 12;
+  c.word_ctx = 16;
+  c.sent_ctx = 16;
+  return c;
+}
+
+// the RNN seq2seq of the model list's test (bidirectional GRU, additive scores)
+inline models::Seq2SeqConfig tiny_seq2seq_config() {
+  models::Seq2SeqConfig c;
+  c.emb = 3;
+  c.enc_hidden = 2;
+  c.attn_dim = 3;
+  c.combine = 3;
+  return c;
+}
+
+// the Transformer seq2seq of the model list's test: 4 wide, 2 heads, one layer on each side
+inline models::TransformerConfig small_transformer_config() {
+  models::TransformerConfig c;
+  c.d_model = 4;
+  c.nhead = 2;
+  c.dim_feedforward = 6;
+  c.enc_layers = c.dec_layers = 1;
+  return c;
+}
+
+// The Transformer seq2seq of the finite-difference tests (8 wide, 2 heads, feed-forward 12
+// unless given), 2 layers on each side: no dropout, output tokens joined without a
+// separator, at most 8 tokens in and out.
+inline models::TransformerConfig tiny_transformer_config(size_t d_model = 8, size_t nhead = 2,
+                                                         size_t dim_feedforward = 12) {
+  models::TransformerConfig c;
+  c.d_model = d_model;
+  c.nhead = nhead;
+  c.dim_feedforward = dim_feedforward;
+  c.enc_layers = c.dec_layers = 2;
+  c.dropout = 0.f;
+  c.max_src_len = c.max_tgt_len = 8;
+  c.output_sep = "";
+  return c;
+}
+
+// MMoE with attention gates: 3 inputs, 2 experts of 4 units, towers of 2
+inline models::MMoEConfig tiny_mmoe_config() {
+  models::MMoEConfig c;
+  c.input_dim = 3;
+  c.experts = 2;
+  c.expert_units = 4;
+  c.tower_units = 2;
+  c.gate = models::GateKind::Attention;
+  return c;
+}
+
+inline models::DINConfig tiny_din_config() {
+  models::DINConfig c;
+  c.items = 20;
+  c.categories = 4;
+  c.goods_dim = 3;
+  c.cate_dim = 2;
+  c.att_hidden = 5;
+  c.mlp_hidden = {6};
+  return c;
+}
+
+// AutoInt over 3 fields, one interacting layer of 2 heads of 2
+inline models::AutoIntConfig tiny_autoint_config() {
+  models::AutoIntConfig c;
+  c.vocab = {3, 4, 5};
+  c.embed_dim = 4;
+  c.layers = 1;
+  c.heads = 2;
+  c.head_dim = 2;
+  return c;
+}
+
+// Transformer-XL character LM: 8 wide, 2 heads, one layer, segments of 5 with a memory of 4
+inline models::CharLMConfig tiny_char_lm_config() {
+  models::CharLMConfig c;
+  c.d_model = 8;
+  c.n_head = 2;
+  c.d_inner = 12;
+  c.n_layer = 1;
+  c.seg_len = 5;
+  c.mem_len = 4;
+  return c;
+}
+
+// Moves every parameter of m (a model with collect(ParamList&)) off its initialization by
+// amount * (u - 1/2), u uniform in [0, 1) from Rng(seed), so that the output distribution and
+// the attention are far from uniform.
+template <class Model>
+void perturb_params(Model& m, uint64_t seed, float amount) {
+  ParamList ps;
+  m.collect(ps);
+  Rng r(seed);
+  for (auto& it : ps.items())
+    for (size_t i = 0; i < it.second->size(); ++i) it.second->data()[i] += amount * (r.uniform() - 0.5f);
+}
+
+}  // namespace attnlab::testing
