@@ -51,6 +51,19 @@ std::string shape_str(const std::vector<size_t>& s) {
   return r + ")";
 }
 
+std::vector<size_t> valid_lengths(const char* who, const std::vector<size_t>& lengths, size_t B,
+                                  size_t n, const char* axis) {
+  ATTNLAB_CHECK(lengths.empty() || lengths.size() == B, who, ": lengths must have ", B,
+                " entries, got ", lengths.size());
+  std::vector<size_t> len(B, n);
+  for (size_t b = 0; b < lengths.size(); ++b) {
+    ATTNLAB_CHECK(lengths[b] <= n, who, ": lengths[", b, "] = ", lengths[b], " exceeds ", axis,
+                  " = ", n);
+    len[b] = lengths[b];
+  }
+  return len;
+}
+
 void check_finite(const char* what, const float* x, size_t n) {
   // fast path: any NaN/inf makes the SIMD sum non-finite; a non-finite sum of finite
   // values (overflow) falls through to the exact scan, which then finds nothing

@@ -61,6 +61,10 @@ std::string shape_of(const T& t) {
 void check_finite(const char* what, const float* x, size_t n);
 // throws unless p.value has exactly this shape
 void check_param_shape(const char* what, const Param& p, const std::vector<size_t>& shape);
+// lengths checked (B entries, each at most n) and filled in (empty = n for every item); who
+// names the layer and axis the length's axis (e.g. "T") in errors
+std::vector<size_t> valid_lengths(const char* who, const std::vector<size_t>& lengths, size_t B,
+                                  size_t n, const char* axis);
 
 // Fills p with U(-bound, bound) and zeroes its grad.
 void init_uniform(Param& p, const std::vector<size_t>& shape, float bound, Rng& rng);

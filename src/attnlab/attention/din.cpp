@@ -42,14 +42,7 @@ ActivationUnitResult ActivationUnit::forward(const Tensor3& e, const Tensor2& v,
                 detail::shape_of(e));
   ATTNLAB_CHECK(v.shape(0) == B && v.shape(1) == D, "ActivationUnit: expected candidate (", B,
                 ",", D, ") for behaviours ", detail::shape_of(e), ", got ", detail::shape_of(v));
-  ATTNLAB_CHECK(lengths.empty() || lengths.size() == B, "ActivationUnit: lengths must have ", B,
-                " entries, got ", lengths.size());
-  std::vector<size_t> len(B, T);
-  for (size_t b = 0; b < lengths.size(); ++b) {
-    ATTNLAB_CHECK(lengths[b] <= T, "ActivationUnit: lengths[", b, "] = ", lengths[b],
-                  " exceeds T = ", T);
-    len[b] = lengths[b];
-  }
+  std::vector<size_t> len = detail::valid_lengths("ActivationUnit", lengths, B, T, "T");
   detail::check_finite("ActivationUnit behaviours", e.data(), e.size());
   detail::check_finite("ActivationUnit candidate", v.data(), v.size());
   detail::check_param_shape("fc1.weight", fc1_weight, {H, F});

@@ -41,14 +41,7 @@ LocalResult LocalAttention::forward(const Tensor3& q, const Tensor3& kk, const T
   // q: (B,T,Dq) k: (B,S,Dk) v: (B,S,Dv) -> out: (B,T,Dv), weights: (B,T,S), positions: (B,T)
   detail::check_qkv("LocalAttention", q, kk, v);
   const size_t B = q.shape(0), T = q.shape(1), S = kk.shape(1), Dq = q.shape(2), Dv = v.shape(2);
-  ATTNLAB_CHECK(lengths.empty() || lengths.size() == B, "LocalAttention: lengths must have ", B,
-                " entries, got ", lengths.size());
-  std::vector<size_t> len(B, S);
-  for (size_t b = 0; b < lengths.size(); ++b) {
-    ATTNLAB_CHECK(lengths[b] <= S, "LocalAttention: lengths[", b, "] = ", lengths[b],
-                  " exceeds S = ", S);
-    len[b] = lengths[b];
-  }
+  const std::vector<size_t> len = detail::valid_lengths("LocalAttention", lengths, B, S, "S");
   const bool pred = cfg_.mode == LocalMode::Predictive;
   const size_t A = cfg_.predictor_dim;
   const float D = float(cfg_.window), sigma = D / 2.f;

@@ -290,29 +290,13 @@ int train_seq2seq(const std::string& task, const Argv& argv) {
     };
   hooks.on_event = [&](const nn::TrainEvent& ev) {
     save_model(nullptr);
-    char val[64] = "n/a";
-    if (ev.has_eval) std::snprintf(val, sizeof val, "%.4f", ev.eval);
-    char buf[256];
-    std::snprintf(buf, sizeof buf,
-                  "epoch %zu step %zu  loss %.4f  %s %s  lr %.2e  %.0f samples/s  %.0fs",
-                  ev.epoch + 1, ev.step, ev.loss, t.val_name.c_str(), val, ev.lr, ev.samples_per_s,
-                  run.elapsed());
-    run.event({{"step", ev.step}, {"epoch", ev.epoch + 1}, {"loss", ev.loss},
-               {t.val_name, ev.has_eval ? json(ev.eval) : json(nullptr)},
-               {"lr", ev.lr}, {"samples_per_s", ev.samples_per_s}},
-              buf);
+    report_train_event(run, ev, t);
   };
   run.run(trainer, hooks);
   m.reset_decode_plan();
   const json scores = final_pair_scores(run, m, t);
   save_model(scores);
-  char buf[320];
-  std::snprintf(buf, sizeof buf, "saved %s (%zu parameters, %s) after %zu steps, %.0f s of training",
-                out.c_str(), ps.count(), io::dtype_name(run.dtype()), trainer.step(), run.elapsed());
-  json done = {{"model", out}, {"steps", trainer.step()}, {"params", ps.count()}};
-  if (!scores.is_null()) done["scores"] = scores;
-  if (task == "seq2seq") done["data"] = json::parse(t.meta.at("data_stats"));  // pairs per split, skipped lines
-  run.done(done, buf);
+  report_done(run, out, ps.count(), trainer.step(), scores, t);
   return 0;
 }
 

@@ -117,19 +117,6 @@ models::TransformerLossOptions transformer_loss(const Args& a, attention::Disagr
   return lo;
 }
 
-// the done line and event: the model file, its size, steps, scores and (own pairs) the data
-void report_done(TrainScaffold& run, size_t params, size_t steps, const json& scores,
-                 const Seq2SeqData* own_data) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf, "saved %s (%zu parameters, %s) after %zu steps, %.0f s of training",
-                run.out().c_str(), params, io::dtype_name(run.dtype()), steps, run.elapsed());
-  json done = {{"model", run.out()}, {"steps", steps}, {"params", params}};
-  if (!scores.is_null()) done["scores"] = scores;
-  if (own_data)  // pairs per split, skipped lines
-    done["data"] = json::parse(own_data->meta.at("data_stats"));
-  run.done(done, buf);
-}
-
 }  // namespace
 
 int cmd_train_transformer(const std::vector<std::string>& argv) {
@@ -227,26 +214,17 @@ int cmd_train_transformer(const std::vector<std::string>& argv) {
   hooks.on_event = [&](const nn::TrainEvent& ev) {
     save_model(nullptr);
     const auto& i = last_info;
-    char val[64] = "n/a";
-    if (ev.has_eval) std::snprintf(val, sizeof val, "%.4f", ev.eval);
-    char buf[256];
-    std::snprintf(buf, sizeof buf,
-                  "epoch %zu step %zu  loss %.4f  %s %s  lr %.2e  %.0f samples/s  %.0fs",
-                  ev.epoch + 1, ev.step, ev.loss, data.val_name.c_str(), val, ev.lr, ev.samples_per_s,
-                  run.elapsed());
-    run.event({{"step", ev.step}, {"epoch", ev.epoch + 1}, {"loss", ev.loss},
-               {data.val_name, ev.has_eval ? json(ev.eval) : json(nullptr)},
-               {"lr", ev.lr}, {"samples_per_s", ev.samples_per_s}, {"last_batch_ce", i.ce},
-               {"last_batch_penalty", i.penalty},
-               {"sim_enc", {i.enc_self.subspace, i.enc_self.position, i.enc_self.output}},
-               {"sim_dec", {i.dec_self.subspace, i.dec_self.position, i.dec_self.output}},
-               {"sim_cross", {i.cross.subspace, i.cross.position, i.cross.output}}},
-              buf);
+    report_train_event(run, ev, data,
+                       {{"last_batch_ce", i.ce},
+                        {"last_batch_penalty", i.penalty},
+                        {"sim_enc", {i.enc_self.subspace, i.enc_self.position, i.enc_self.output}},
+                        {"sim_dec", {i.dec_self.subspace, i.dec_self.position, i.dec_self.output}},
+                        {"sim_cross", {i.cross.subspace, i.cross.position, i.cross.output}}});
   };
   run.run(trainer, hooks);  // progress bar, --max-steps, final checkpoint
   const json scores = final_pair_scores(run, m, data);
   save_model(scores);
-  report_done(run, ps.count(), trainer.step(), scores, task == "seq2seq" ? &data : nullptr);
+  report_done(run, out, ps.count(), trainer.step(), scores, data);
   return 0;
 }
 

@@ -464,6 +464,32 @@ json final_pair_scores(TrainScaffold& run, const models::Translator& m, const Se
   return j;
 }
 
+void report_train_event(TrainScaffold& run, const nn::TrainEvent& ev, const Seq2SeqData& d,
+                        const json& extra) {
+  char val[64] = "n/a";
+  if (ev.has_eval) std::snprintf(val, sizeof val, "%.4f", ev.eval);
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "epoch %zu step %zu  loss %.4f  %s %s  lr %.2e  %.0f samples/s  %.0fs",
+                ev.epoch + 1, ev.step, ev.loss, d.val_name.c_str(), val, ev.lr, ev.samples_per_s,
+                run.elapsed());
+  json fields = {{"step", ev.step}, {"epoch", ev.epoch + 1}, {"loss", ev.loss},
+                 {d.val_name, ev.has_eval ? json(ev.eval) : json(nullptr)},
+                 {"lr", ev.lr}, {"samples_per_s", ev.samples_per_s}};
+  fields.update(extra);
+  run.event(std::move(fields), buf);
+}
+
+void report_done(TrainScaffold& run, const std::string& out, size_t params, size_t steps,
+                 const json& scores, const Seq2SeqData& d) {
+  char buf[320];
+  std::snprintf(buf, sizeof buf, "saved %s (%zu parameters, %s) after %zu steps, %.0f s of training",
+                out.c_str(), params, io::dtype_name(run.dtype()), steps, run.elapsed());
+  json done = {{"model", out}, {"steps", steps}, {"params", params}};
+  if (!scores.is_null()) done["scores"] = scores;
+  if (d.task == "seq2seq") done["data"] = json::parse(d.meta.at("data_stats"));  // pairs per split, skipped lines
+  run.done(done, buf);
+}
+
 std::vector<data::TextPair> tsv_eval_pairs(const std::map<std::string, std::string>& meta,
                                            const std::string& test_path, bool skip_bad,
                                            std::string* source, const std::string& which) {

@@ -22,6 +22,7 @@
 #include "attnlab/eval/mt_metrics.hpp"
 #include "attnlab/eval/seq_metrics.hpp"
 #include "attnlab/models/seq2seq.hpp"
+#include "attnlab/nn/train.hpp"
 
 namespace attnlab::cli {
 
@@ -117,6 +118,14 @@ class TrainScaffold;
 // The end of a run on the user's pairs: greedy scores on the test pairs (the validation pairs
 // without them) as a note; returned as JSON for the done event and the file (null for g2p/dates).
 nlohmann::json final_pair_scores(TrainScaffold& run, const models::Translator& m, const Seq2SeqData& d);
+// A training event of a seq2seq command (RNN or Transformer): its text line and its fields (step,
+// epoch, loss, d.val_name's score or null, lr, samples/s, and the command's `extra` fields).
+void report_train_event(TrainScaffold& run, const nn::TrainEvent& ev, const Seq2SeqData& d,
+                        const nlohmann::json& extra = nlohmann::json::object());
+// The done line and event: the model file `out`, its size, steps, scores and (the user's
+// pairs) the data.
+void report_done(TrainScaffold& run, const std::string& out, size_t params, size_t steps,
+                 const nlohmann::json& scores, const Seq2SeqData& d);
 
 // A TSV model's held-out pairs for eval: --test FILE, or the test (or, with which = "valid", the
 // validation) part of the split recorded in the model file (reading its training file again), or

@@ -25,17 +25,14 @@ inline constexpr uint64_t kMaxElements = uint64_t{1} << 28;
 inline constexpr uint64_t kMaxModelFloats = uint64_t{1} << 26;
 
 namespace detail {
-inline std::string sizes_str(std::initializer_list<uint64_t> xs) {
+template <class Sizes>
+std::string sizes_str(const Sizes& xs) {
   std::string s;
   for (uint64_t x : xs) s += (s.empty() ? "" : " x ") + std::to_string(x);
   return s;
 }
-}  // namespace detail
-
-// a * b * ... as size_t, or an Error naming `what` and the sizes when the
-// product exceeds `cap` (default kMaxElements) or the platform's size_t.
-inline size_t checked_product(const char* what, std::initializer_list<uint64_t> xs,
-                              uint64_t cap = kMaxElements) {
+template <class Sizes>
+size_t checked_product_of(const char* what, const Sizes& xs, uint64_t cap) {
   uint64_t p = 1;
   bool over = false;
   for (uint64_t x : xs) {
@@ -43,26 +40,20 @@ inline size_t checked_product(const char* what, std::initializer_list<uint64_t> 
     else p *= x;
   }
   if (!over && (p > cap || p > std::numeric_limits<size_t>::max())) over = true;
-  ATTNLAB_CHECK(!over, what, ": ", detail::sizes_str(xs), " is more than the limit of ", cap,
-                " elements");
+  ATTNLAB_CHECK(!over, what, ": ", sizes_str(xs), " is more than the limit of ", cap, " elements");
   return static_cast<size_t>(p);
 }
+}  // namespace detail
 
+// a * b * ... as size_t, or an Error naming `what` and the sizes when the
+// product exceeds `cap` (default kMaxElements) or the platform's size_t.
+inline size_t checked_product(const char* what, std::initializer_list<uint64_t> xs,
+                              uint64_t cap = kMaxElements) {
+  return detail::checked_product_of(what, xs, cap);
+}
 inline size_t checked_product(const char* what, const std::vector<size_t>& xs,
                               uint64_t cap = kMaxElements) {
-  uint64_t p = 1;
-  bool over = false;
-  for (size_t x : xs) {
-    if (x != 0 && p > cap / x) over = true;
-    else p *= x;
-  }
-  if (over || p > cap || p > std::numeric_limits<size_t>::max()) {
-    std::string s;
-    for (size_t x : xs) s += (s.empty() ? "" : " x ") + std::to_string(x);
-    throw Error(std::string(what) + ": " + s + " is more than the limit of " + std::to_string(cap) +
-                " elements");
-  }
-  return static_cast<size_t>(p);
+  return detail::checked_product_of(what, xs, cap);
 }
 
 // a + b with the same cap.

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attnlab/core/error.hpp"
+#include "attnlab/data/text_util.hpp"
 
 namespace attnlab::data {
 
@@ -92,11 +93,8 @@ CmuDict parse_cmudict(const std::string& text, const CmuOptions& opt) {
   std::map<std::string, size_t> index;     // word -> position in d.entries (file order)
   std::map<std::string, bool> skipped;     // distinct skipped words
   size_t pos = 0, line_no = 0;
-  while (pos < text.size()) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string::npos) end = text.size();
-    std::string line = text.substr(pos, end - pos);
-    pos = end + 1;
+  std::string line;
+  while (read_line(text, pos, line)) {
     ++line_no;
     if (line.compare(0, 3, ";;;") == 0) continue;
     for (size_t h = 1; h < line.size(); ++h)  // " # comment" (not a word starting with #)
@@ -218,13 +216,7 @@ CmuSplit split_cmudict(const CmuDict& dict, uint64_t seed, const SplitFractions&
   CmuSplit s;
   s.seed = seed;
   s.fractions = f;
-  for (size_t i = 0; i < dict.entries.size(); ++i) {
-    switch (split_of(dict.entries[i].word, seed, f)) {
-      case Split::Train: s.train.push_back(i); break;
-      case Split::Valid: s.valid.push_back(i); break;
-      case Split::Test: s.test.push_back(i); break;
-    }
-  }
+  for (size_t i = 0; i < dict.entries.size(); ++i) split_part(s, dict.entries[i].word, seed, f).push_back(i);
   return s;
 }
 

@@ -135,13 +135,7 @@ DateSplit split_dates(const std::vector<Date>& dates, uint64_t seed, const Split
   std::sort(sorted.begin(), sorted.end());
   ATTNLAB_CHECK(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end(),
                 "split_dates: expected distinct dates, got a repeated one");
-  for (const Date& d : sorted) {
-    switch (split_of(iso_date(d), seed, f)) {
-      case Split::Train: s.train.push_back(d); break;
-      case Split::Valid: s.valid.push_back(d); break;
-      case Split::Test: s.test.push_back(d); break;
-    }
-  }
+  for (const Date& d : sorted) split_part(s, iso_date(d), seed, f).push_back(d);
   return s;
 }
 

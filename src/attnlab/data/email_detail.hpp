@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "attnlab/data/text_util.hpp"
+
 namespace attnlab::data::email_detail {
 
 // ------------------------------------------------------------------ bytes
@@ -49,24 +51,7 @@ inline std::string_view trim(std::string_view s) {
 }
 
 // ------------------------------------------------------------------ UTF-8
-inline void append_utf8(std::string& out, uint32_t cp) {
-  if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) cp = 0xFFFD;
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
+using data::append_utf8;  // data/text_util.hpp
 
 // Length of the valid UTF-8 sequence starting at s[i] (0 if invalid), and its code point.
 inline size_t utf8_valid_len(std::string_view s, size_t i, uint32_t* cp_out) {

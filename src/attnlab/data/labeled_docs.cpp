@@ -8,6 +8,7 @@
 
 #include "attnlab/core/error.hpp"
 #include "attnlab/core/rng.hpp"
+#include "attnlab/data/text_util.hpp"
 #include "attnlab/data/tsv_pairs.hpp"
 #include "attnlab/io/safetensors.hpp"
 
@@ -75,11 +76,8 @@ LabeledDocs parse_jsonl_docs(const std::string& text_in, const std::string& sour
   const std::string text = strip_bom(text_in);
   Collector c{source, o, {}};
   size_t line = 0;
-  for (size_t pos = 0; pos < text.size();) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string::npos) end = text.size();
-    std::string l = text.substr(pos, end - pos);
-    pos = end + 1;
+  std::string l;
+  for (size_t pos = 0; read_line(text, pos, l);) {
     ++line;
     if (!l.empty() && l.back() == '\r') l.pop_back();
     if (blank(l)) continue;
@@ -292,16 +290,7 @@ std::vector<int> label_ids(const std::vector<LabeledDoc>& docs, const std::vecto
 }
 
 DocSplit split_docs(const std::vector<LabeledDoc>& docs, uint64_t seed, const SplitFractions& f) {
-  f.check();
-  DocSplit s;
-  for (const auto& d : docs) {
-    switch (split_of(d.text, seed, f)) {
-      case Split::Train: s.train.push_back(d); break;
-      case Split::Valid: s.valid.push_back(d); break;
-      default: s.test.push_back(d);
-    }
-  }
-  return s;
+  return split_items<DocSplit>(docs, [](const LabeledDoc& d) -> const std::string& { return d.text; }, seed, f);
 }
 
 std::vector<LabeledDoc> topic_docs(size_t n, uint64_t seed) {

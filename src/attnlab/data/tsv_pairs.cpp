@@ -4,6 +4,7 @@
 #include <map>
 #include <sstream>
 
+#include "attnlab/data/text_util.hpp"
 #include "attnlab/io/safetensors.hpp"
 
 namespace attnlab::data {
@@ -68,23 +69,6 @@ uint32_t decode_at(const std::string& s, size_t i, size_t n) {
   uint32_t cp = n == 2 ? (b(0) & 0x1f) : n == 3 ? (b(0) & 0x0f) : (b(0) & 0x07);
   for (size_t k = 1; k < n; ++k) cp = (cp << 6) | (b(k) & 0x3f);
   return cp;
-}
-void append_utf8(std::string& out, uint32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3f));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
-    out += static_cast<char>(0x80 | (cp & 0x3f));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3f));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
-    out += static_cast<char>(0x80 | (cp & 0x3f));
-  }
 }
 bool ws_cp(uint32_t c) { return c == ' ' || (c >= 0x09 && c <= 0x0d) || c == 0xA0 || c == 0x3000; }
 bool punct_cp(uint32_t c) {
@@ -203,11 +187,7 @@ std::vector<std::string> split_tokens(const std::string& text, TokenUnit u) {
   }
   for (size_t i = 0; i < text.size();) {
     const size_t n = utf8_seq_len(text, i);
-    if (n == 0) {
-      char hex[8];
-      std::snprintf(hex, sizeof hex, "\\x%02X", static_cast<unsigned>(static_cast<unsigned char>(text[i])));
-      throw Error("text is not UTF-8: byte " + std::string(hex) + " at offset " + std::to_string(i));
-    }
+    if (n == 0) not_utf8(text, i);
     out.push_back(text.substr(i, n));
     i += n;
   }
@@ -226,11 +206,8 @@ TsvPairs parse_tsv_pairs(const std::string& text_in, const std::string& source, 
     ++r.skipped;
     if (r.skipped_examples.size() < 5) r.skipped_examples.push_back("line " + std::to_string(line_no) + ": " + why);
   };
-  while (pos < text_in.size()) {
-    size_t end = text_in.find('\n', pos);
-    if (end == std::string::npos) end = text_in.size();
-    std::string line = text_in.substr(pos, end - pos);
-    pos = end + 1;
+  std::string line;
+  while (read_line(text_in, pos, line)) {
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (blank(line)) continue;
@@ -289,16 +266,7 @@ std::vector<int> encode_tokens(const Vocab& v, const std::vector<std::string>& t
 }
 
 PairSplit split_pairs(const std::vector<TextPair>& pairs, uint64_t seed, const SplitFractions& f) {
-  f.check();
-  PairSplit s;
-  for (const auto& p : pairs) {
-    switch (split_of(p.src, seed, f)) {
-      case Split::Train: s.train.push_back(p); break;
-      case Split::Valid: s.valid.push_back(p); break;
-      default: s.test.push_back(p); break;
-    }
-  }
-  return s;
+  return split_items<PairSplit>(pairs, [](const TextPair& p) -> const std::string& { return p.src; }, seed, f);
 }
 
 SplitFractions parse_split_fractions(const std::string& s) {

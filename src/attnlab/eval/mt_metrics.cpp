@@ -3,7 +3,7 @@
 #include <map>
 
 #include "attnlab/core/error.hpp"
-#include "attnlab/data/email_detail.hpp"
+#include "attnlab/data/text_util.hpp"
 
 namespace attnlab::eval {
 
@@ -64,18 +64,24 @@ bool step1_char(uint32_t c) {  // [\{-\~\[-\` -\&\(-\+\:-\@\/]
 
 using Cps = std::vector<uint32_t>;
 
-// The four substitutions, each one left-to-right, non-overlapping pass as re.sub makes it.
-Cps regexp_steps(const Cps& in) {
-  Cps a;
+// in with a space on both sides of every code point c for which pick(c)
+Cps space_around(const Cps& in, bool (*pick)(uint32_t)) {
+  Cps out;
   for (uint32_t c : in) {
-    if (step1_char(c)) {
-      a.push_back(' ');
-      a.push_back(c);
-      a.push_back(' ');
+    if (pick(c)) {
+      out.push_back(' ');
+      out.push_back(c);
+      out.push_back(' ');
     } else {
-      a.push_back(c);
+      out.push_back(c);
     }
   }
+  return out;
+}
+
+// The four substitutions, each one left-to-right, non-overlapping pass as re.sub makes it.
+Cps regexp_steps(const Cps& in) {
+  const Cps a = space_around(in, step1_char);
   Cps b;  // ([^0-9])([\.,]) -> \1 \2 (space after)
   for (size_t i = 0; i < a.size();) {
     if (i + 1 < a.size() && !digit(a[i]) && (a[i + 1] == '.' || a[i + 1] == ',')) {
@@ -123,7 +129,7 @@ std::vector<std::string> split_py(const Cps& cps) {
       if (!cur.empty()) out.push_back(std::move(cur));
       cur.clear();
     } else {
-      data::email_detail::append_utf8(cur, c);
+      data::append_utf8(cur, c);
     }
   }
   if (!cur.empty()) out.push_back(std::move(cur));
@@ -144,17 +150,7 @@ std::vector<std::string> tokenize_13a_regexp(const std::string& line) {
 }
 
 std::vector<std::string> tokenize_zh(const std::string& line) {
-  Cps spaced;
-  for (uint32_t c : strip_py(code_points(line))) {
-    if (zh_char(c)) {
-      spaced.push_back(' ');
-      spaced.push_back(c);
-      spaced.push_back(' ');
-    } else {
-      spaced.push_back(c);
-    }
-  }
-  return split_py(regexp_steps(spaced));
+  return split_py(regexp_steps(space_around(strip_py(code_points(line)), zh_char)));
 }
 
 void ChrfStats::add(const std::string& hypothesis, const std::string& reference) {

@@ -208,6 +208,10 @@ uint64_t Seq2Seq::param_count(Seq2SeqConfig cfg, size_t src_vocab, size_t tgt_vo
 
 void Seq2Seq::collect(ParamList& ps) {
   reset_decode_plan();  // the caller may change the parameters
+  add_params(ps);
+}
+
+void Seq2Seq::add_params(ParamList& ps) {
   src_emb_.collect(ps, "src_emb.");
   tgt_emb_.collect(ps, "tgt_emb.");
   enc_.collect(ps, "encoder.");
@@ -418,35 +422,9 @@ std::vector<float> Seq2Seq::source_embeddings(const std::vector<int>& src) const
   return x;
 }
 
-void Seq2Seq::source_logp_grad(const Seq2SeqBatch& b, const std::vector<float>& es,
-                               std::vector<float>& logp, std::vector<float>& attn,
-                               std::vector<float>& des) {
-  // b: (B,S) sources, (B,T) targets, es: (B,S,E) -> logp (B,T), attn (B,T,S), des (B,S,E)
-  size_t count = 0;
-  for (int y : b.tgt_out) count += y != data::Vocab::kPad;
-  ATTNLAB_CHECK(count > 0, "seq2seq attribution: expected at least one target token");
-  struct Hooks {  // reset on every exit
-    Seq2Seq& m;
-    ~Hooks() { m.emb_in_ = nullptr; m.demb_out_ = nullptr; }
-  } hooks{*this};
-  emb_in_ = &es;
-  demb_out_ = &des;
-  run(b, true, 0.f, &logp, &attn);  // mean cross-entropy = -sum(logp) / count
-  for (float& g : des) g *= -static_cast<float>(count);
-  std::shared_ptr<const FastPlan> keep[2] = {plan_[0], plan_[1]};
-  ParamList ps;
-  collect(ps);  // drops the plans, which stay valid: nothing changed the parameters
-  ps.zero_grad();
-  plan_[0] = keep[0];
-  plan_[1] = keep[1];
-}
-
-std::vector<int> Seq2Seq::encode_input(const std::string& text) const {
-  return encode_text(text, src_, cfg_.src_tokens, cfg_.uppercase, cfg_.max_src_len);
-}
-
-Translation Seq2Seq::translate(const std::string& text, const DecodeOptions& o) const {
-  return decode(encode_input(text), o);
+void Seq2Seq::attribution_pass(const Seq2SeqBatch& b, std::vector<float>& logp,
+                               std::vector<float>& attn) {
+  run(b, true, 0.f, &logp, &attn);
 }
 
 // ---------------------------------------------------------------- decoding

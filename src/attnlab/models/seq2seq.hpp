@@ -200,10 +200,11 @@ class Translator {
   virtual size_t max_src_len() const = 0;
   virtual const data::Vocab& src_vocab() const = 0;
   virtual const data::Vocab& tgt_vocab() const = 0;
-  virtual std::vector<int> encode_input(const std::string& text) const = 0;
-  virtual Translation translate(const std::string& text, const DecodeOptions& o = {}) const = 0;
   virtual Translation decode(const std::vector<int>& src, const DecodeOptions& o = {}) const = 0;
   virtual const TextSides& sides() const = 0;  // the config's text options
+  // Text -> source ids by sides() (encode_text), and decode() of them; the same for every kind.
+  std::vector<int> encode_input(const std::string& text) const;
+  Translation translate(const std::string& text, const DecodeOptions& o = {}) const;
 
   // Teacher-forced per-token log-probabilities of tgt_out (B,T) (0 at <pad>) and the
   // attention each kind shows (B,T,S): the RNN's attention weights, the Transformer's last
@@ -217,13 +218,26 @@ class Translator {
   // (B,T,S) as score_batch, and des (B,S,E) = d/d(es) of the sum of logp over the non-<pad>
   // targets; parameter grads are zero afterwards and the predictions do not change.
   // pass_floats: about how many floats one sequence's forward + backward pass holds (S source,
-  // T target tokens), to size batches.
+  // T target tokens), to size batches. source_logp_grad is the same for every kind
+  // (models/translator.cpp) around the kind's attribution_pass.
   virtual size_t source_dim() const = 0;
   virtual std::vector<float> source_embeddings(const std::vector<int>& src) const = 0;
-  virtual void source_logp_grad(const Seq2SeqBatch& b, const std::vector<float>& es,
-                                std::vector<float>& logp, std::vector<float>& attn,
-                                std::vector<float>& des) = 0;
+  void source_logp_grad(const Seq2SeqBatch& b, const std::vector<float>& es, std::vector<float>& logp,
+                        std::vector<float>& attn, std::vector<float>& des);
   virtual size_t pass_floats(size_t S, size_t T) const = 0;
+
+ protected:
+  // What source_logp_grad asks of a kind. attribution_pass: the teacher-forced forward and
+  // backward of `b` without dropout, label smoothing or penalties (the loss is
+  // -sum(logp) / count), filling logp and attn as score_batch; while emb_in_ is set the pass
+  // reads its source rows (B,S,E) from *emb_in_ instead of the lookup, and while demb_out_ is
+  // set it writes the loss's gradient w.r.t. them to *demb_out_. add_params: every parameter,
+  // as collect() gives them but without dropping the decode plans.
+  virtual void attribution_pass(const Seq2SeqBatch& b, std::vector<float>& logp,
+                                std::vector<float>& attn) = 0;
+  virtual void add_params(ParamList& ps) = 0;
+  const std::vector<float>* emb_in_ = nullptr;
+  std::vector<float>* demb_out_ = nullptr;
 };
 // Loads any seq2seq model file by its kind ("seq2seq", "transformer-seq2seq"); other kinds
 // are an error naming the known ones. (models/translator.cpp)
@@ -260,8 +274,6 @@ class Seq2Seq : public Translator {
   // collect() (which hands out mutable parameters) and train_step() drop it. Code that
   // changes parameters after a decode in another way calls reset_decode_plan().
   void reset_decode_plan() { plan_[0].reset(); plan_[1].reset(); }
-  std::vector<int> encode_input(const std::string& text) const override;
-  Translation translate(const std::string& text, const DecodeOptions& o = {}) const override;
   Translation decode(const std::vector<int>& src, const DecodeOptions& o = {}) const override;
 
   // Attribution (explain/). Source embeddings of ids: (S,E) as the encoder sees them.
@@ -269,12 +281,6 @@ class Seq2Seq : public Translator {
   size_t source_dim() const override { return cfg_.emb; }
   size_t pass_floats(size_t S, size_t T) const override { return S * cfg_.emb * T; }
   const TextSides& sides() const override { return cfg_; }
-  // Teacher-forced pass of `b` with the source embeddings es (B,S,E) in place of the lookup:
-  // logp (B,T) of tgt_out (0 at <pad>), attention (B,T,S), and des (B,S,E) = d/d(es) of the sum
-  // of logp over the non-<pad> targets. Parameter grads are zero afterwards (the decode plans
-  // are kept: the parameters do not change).
-  void source_logp_grad(const Seq2SeqBatch& b, const std::vector<float>& es, std::vector<float>& logp,
-                        std::vector<float>& attn, std::vector<float>& des) override;
 
   // One safetensors file: kind "seq2seq", config, src vocab in "vocab", target vocab in
   // "tgt_vocab", plus `extra` metadata.
@@ -344,6 +350,9 @@ class Seq2Seq : public Translator {
                   const float* feed, float* att, float* weights, float* logp) const;
   float run(const Seq2SeqBatch& b, bool backward, float smoothing, std::vector<float>* logp,
             std::vector<float>* attn);
+  void attribution_pass(const Seq2SeqBatch& b, std::vector<float>& logp,
+                        std::vector<float>& attn) override;
+  void add_params(ParamList& ps) override;
 
   Seq2SeqConfig cfg_;
   data::Vocab src_, tgt_;
@@ -354,9 +363,6 @@ class Seq2Seq : public Translator {
   bool is_local_ = false;
   nn::Linear combine_, out_;
   mutable std::shared_ptr<const FastPlan> plan_[2];
-  // source_logp_grad's hooks into run(): given source embeddings, and where dx goes
-  const std::vector<float>* emb_in_ = nullptr;
-  std::vector<float>* demb_out_ = nullptr;
 };
 
 }  // namespace attnlab::models

@@ -157,6 +157,10 @@ TransformerSeq2Seq::TransformerSeq2Seq(const TransformerConfig& cfg, const data:
 void TransformerSeq2Seq::collect(ParamList& ps) {
   plan_[0].reset();  // the caller may change the parameters: quantized copies would be stale
   plan_[1].reset();
+  add_params(ps);
+}
+
+void TransformerSeq2Seq::add_params(ParamList& ps) {
   src_emb_.collect(ps, "src_emb.");
   tgt_emb_.collect(ps, "tgt_emb.");
   src_pos_.collect(ps, "src_pos.");
@@ -246,29 +250,11 @@ std::vector<float> TransformerSeq2Seq::source_embeddings(const std::vector<int>&
   return x;
 }
 
-void TransformerSeq2Seq::source_logp_grad(const Seq2SeqBatch& b, const std::vector<float>& es,
-                                          std::vector<float>& logp, std::vector<float>& attn,
-                                          std::vector<float>& des) {
-  // b: (B,S) sources, (B,T) targets, es: (B,S,E) -> logp (B,T), attn (B,T,S), des (B,S,E)
-  size_t count = 0;
-  for (int y : b.tgt_out) count += y != data::Vocab::kPad;
-  ATTNLAB_CHECK(count > 0, "transformer attribution: expected at least one target token");
-  struct Hooks {  // reset on every exit
-    TransformerSeq2Seq& m;
-    ~Hooks() { m.emb_in_ = nullptr; m.demb_out_ = nullptr; }
-  } hooks{*this};
-  emb_in_ = &es;
-  demb_out_ = &des;
+void TransformerSeq2Seq::attribution_pass(const Seq2SeqBatch& b, std::vector<float>& logp,
+                                          std::vector<float>& attn) {
   TransformerLossOptions o;
   o.training = false;  // no dropout; no smoothing, no penalties: the loss is -sum(logp) / count
   run(b, true, o, nullptr, &logp, &attn, nullptr);
-  for (float& g : des) g *= -static_cast<float>(count);
-  std::shared_ptr<const QuantPlan> keep[2] = {plan_[0], plan_[1]};
-  ParamList ps;
-  collect(ps);  // drops the plans, which stay valid: nothing changed the parameters
-  ps.zero_grad();
-  plan_[0] = keep[0];
-  plan_[1] = keep[1];
 }
 
 size_t TransformerSeq2Seq::pass_floats(size_t S, size_t T) const {
@@ -465,14 +451,6 @@ float TransformerSeq2Seq::run(const Seq2SeqBatch& b, bool bw, const TransformerL
 }
 
 // ---------------------------------------------------------------- inference
-std::vector<int> TransformerSeq2Seq::encode_input(const std::string& text) const {
-  return encode_text(text, src_, cfg_.src_tokens, cfg_.uppercase, cfg_.max_src_len);
-}
-
-Translation TransformerSeq2Seq::translate(const std::string& text, const DecodeOptions& o) const {
-  return decode(encode_input(text), o);
-}
-
 std::vector<float> TransformerSeq2Seq::encode_one(const std::vector<int>& src,
                                                   std::vector<float>* enc_w,
                                                   const QuantPlan* q) const {

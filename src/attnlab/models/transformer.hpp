@@ -108,12 +108,8 @@ class TransformerSeq2Seq : public Translator {
   // place of the lookup; parameter grads are zero afterwards, the decode plans are kept.
   size_t source_dim() const override { return cfg_.d_model; }
   std::vector<float> source_embeddings(const std::vector<int>& src) const override;
-  void source_logp_grad(const Seq2SeqBatch& b, const std::vector<float>& es, std::vector<float>& logp,
-                        std::vector<float>& attn, std::vector<float>& des) override;
   size_t pass_floats(size_t S, size_t T) const override;
 
-  std::vector<int> encode_input(const std::string& text) const override;
-  Translation translate(const std::string& text, const DecodeOptions& o = {}) const override;
   Translation decode(const std::vector<int>& src, const DecodeOptions& o = {}) const override {
     return decode(src, o, true);
   }
@@ -137,6 +133,9 @@ class TransformerSeq2Seq : public Translator {
   struct Cache;
   float run(const Seq2SeqBatch& b, bool backward, const TransformerLossOptions& o, Rng* rng,
             std::vector<float>* logp, std::vector<float>* attn, TransformerLossInfo* info);
+  void attribution_pass(const Seq2SeqBatch& b, std::vector<float>& logp,
+                        std::vector<float>& attn) override;
+  void add_params(ParamList& ps) override;
   // ids (B,T) -> (B,T,E) = drop(emb * scale + PE); mask receives the dropout mask
   attention::Tensor3 embed(const nn::Embedding& emb, const nn::PositionalEncoding& pos,
                            const int* ids, size_t B, size_t T, Rng* rng, bool drop,
@@ -167,9 +166,6 @@ class TransformerSeq2Seq : public Translator {
   nn::LayerNorm enc_norm_, dec_norm_;  // norm_first only
   Param out_weight_, out_bias_;        // out_weight_ when untied
   mutable std::shared_ptr<const QuantPlan> plan_[2];  // int8, int16
-  // source_logp_grad's hooks into run(): given source rows, and where their gradient goes
-  const std::vector<float>* emb_in_ = nullptr;
-  std::vector<float>* demb_out_ = nullptr;
 };
 
 }  // namespace attnlab::models

@@ -8,6 +8,7 @@
 #include "attnlab/core/error.hpp"
 #include "attnlab/kernels/kernels.hpp"
 #include "attnlab/nn/loss.hpp"
+#include "attnlab/nn/train.hpp"
 
 namespace attnlab::models {
 
@@ -478,12 +479,7 @@ double CharLMTrainer::step() {
 }
 
 std::vector<uint8_t> CharLMTrainer::checkpoint(const std::map<std::string, std::string>& meta) {
-  std::vector<io::TensorView> views = io::param_views(m_.params(), "param.");
-  for (auto& st : adam_.state()) {
-    const nn::Tensor& t = *st.second;
-    views.push_back({"optim." + st.first, std::vector<size_t>(t.shape().begin(), t.shape().end()),
-                     t.data()});
-  }
+  std::vector<io::TensorView> views = nn::training_state_views(m_.params(), adam_);
   const std::vector<Tensor3> mem = m_.memory();
   for (size_t l = 0; l < mem.size(); ++l)
     if (mem[l].size())
@@ -491,11 +487,8 @@ std::vector<uint8_t> CharLMTrainer::checkpoint(const std::map<std::string, std::
                        std::vector<size_t>(mem[l].shape().begin(), mem[l].shape().end()),
                        mem[l].data()});
   std::map<std::string, std::string> md = meta;
-  md["kind"] = "attnlab-checkpoint";
+  nn::add_training_meta(md, step_, adam_);
   md["model"] = "char-lm";
-  md["step"] = std::to_string(step_);
-  md["optimizer"] = adam_.name();
-  md["optimizer_steps"] = std::to_string(adam_.steps);
   return io::encode(views, md, io::DType::F32);
 }
 
@@ -503,19 +496,7 @@ void CharLMTrainer::restore(const io::SafeTensors& ck) {
   ATTNLAB_CHECK(ck.meta("kind") == "attnlab-checkpoint" && ck.meta("model") == "char-lm",
                 "checkpoint: expected a char-lm training checkpoint, got kind '", ck.meta("kind"),
                 "' model '", ck.meta("model"), "'");
-  io::load_params(ck, m_.params(), "param.", true);
-  for (auto& st : adam_.state()) {
-    const io::TensorData* t = ck.find("optim." + st.first);
-    ATTNLAB_CHECK(t && t->data.size() == st.second->size(), "checkpoint: optimizer state 'optim.",
-                  st.first, "' missing or of the wrong size");
-    std::copy(t->data.begin(), t->data.end(), st.second->data());
-  }
-  try {
-    step_ = static_cast<size_t>(std::stoull(ck.meta("step")));
-    adam_.steps = std::stoll(ck.meta("optimizer_steps"));
-  } catch (const std::exception&) {
-    throw Error("checkpoint: 'step' / 'optimizer_steps' metadata missing or not a number");
-  }
+  step_ = nn::restore_training_state(ck, m_.params(), adam_);
   m_.reset_memory();
   if (m_.config().xl()) {
     std::vector<Tensor3> mem(m_.config().n_layer);

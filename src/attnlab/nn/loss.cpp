@@ -64,13 +64,23 @@ float cross_entropy(const Tensor& logits, const std::vector<int>& targets, Tenso
                        ignore_index, label_smoothing, count);
 }
 
+namespace {
+// The checks of an elementwise mean loss of x (named x_name in errors) against target, and its
+// gradient's tensor (when dx); returns the element count.
+size_t begin_elementwise(const char* who, const char* x_name, const Tensor& x, const Tensor& target,
+                         Tensor* dx) {
+  ATTNLAB_CHECK(x.shape() == target.shape(), who, ": expected ", x_name,
+                " and target of one shape, got ", shape_str(x), " and ", shape_str(target));
+  const size_t n = x.size();
+  ATTNLAB_CHECK(n > 0, who, ": expected a non-empty input");
+  if (dx) *dx = empty(Shape(x.shape().begin(), x.shape().end()));
+  return n;
+}
+}  // namespace
+
 // pred, target: (...) -> scalar
 float mse(const Tensor& pred, const Tensor& target, Tensor* dpred) {
-  ATTNLAB_CHECK(pred.shape() == target.shape(), "mse: expected pred and target of one shape, got ",
-                shape_str(pred), " and ", shape_str(target));
-  const size_t n = pred.size();
-  ATTNLAB_CHECK(n > 0, "mse: expected a non-empty input");
-  if (dpred) *dpred = empty(Shape(pred.shape().begin(), pred.shape().end()));
+  const size_t n = begin_elementwise("mse", "pred", pred, target, dpred);
   double s = 0.0;
   const float g = 2.f / static_cast<float>(n);
   for (size_t i = 0; i < n; ++i) {
@@ -83,12 +93,7 @@ float mse(const Tensor& pred, const Tensor& target, Tensor* dpred) {
 
 // logits, target: (...) -> scalar
 float bce_with_logits(const Tensor& logits, const Tensor& target, Tensor* dlogits) {
-  ATTNLAB_CHECK(logits.shape() == target.shape(),
-                "bce_with_logits: expected logits and target of one shape, got ",
-                shape_str(logits), " and ", shape_str(target));
-  const size_t n = logits.size();
-  ATTNLAB_CHECK(n > 0, "bce_with_logits: expected a non-empty input");
-  if (dlogits) *dlogits = empty(Shape(logits.shape().begin(), logits.shape().end()));
+  const size_t n = begin_elementwise("bce_with_logits", "logits", logits, target, dlogits);
   double s = 0.0;
   const float inv = 1.f / static_cast<float>(n);
   for (size_t i = 0; i < n; ++i) {

@@ -37,12 +37,7 @@ SGD::SGD(const ParamList& params, float lr_, float momentum_, float weight_decay
 }
 
 void SGD::step() {
-  const auto& items = params_.items();
-  for (size_t pi = 0; pi < items.size(); ++pi) {
-    Param& p = *items[pi].second;
-    const size_t n = p.size();
-    float* w = p.value.data();
-    const float* gr = p.grad.data();
+  for_each_param([&](size_t pi, size_t n, float* w, const float* gr) {
     float* b = momentum > 0.f ? buf_[pi].data() : nullptr;
     for (size_t i = 0; i < n; ++i) {
       float g = gr[i] + weight_decay * w[i];
@@ -52,7 +47,7 @@ void SGD::step() {
       }
       w[i] -= lr * g;
     }
-  }
+  });
   ++steps;
 }
 
@@ -86,12 +81,7 @@ void Adam::step() {
   const float bc2 = static_cast<float>(1.0 - std::pow(static_cast<double>(beta2), t));
   const float step_size = lr / bc1;
   const float bc2_sqrt = std::sqrt(bc2);
-  const auto& items = params_.items();
-  for (size_t pi = 0; pi < items.size(); ++pi) {
-    Param& p = *items[pi].second;
-    const size_t n = p.size();
-    float* w = p.value.data();
-    const float* gr = p.grad.data();
+  for_each_param([&](size_t pi, size_t n, float* w, const float* gr) {
     float* m = m_[pi].data();
     float* v = v_[pi].data();
     if (decoupled && weight_decay != 0.f) k::scale(n, 1.f - lr * weight_decay, w, w);
@@ -102,7 +92,7 @@ void Adam::step() {
       const float denom = std::sqrt(v[i]) / bc2_sqrt + eps;
       w[i] -= step_size * m[i] / denom;
     }
-  }
+  });
 }
 
 std::vector<std::pair<std::string, Tensor*>> Adam::state() {

@@ -29,6 +29,15 @@ class Optimizer {
   int64_t steps = 0;  // number of step() calls made
 
  protected:
+  // f(i, n, w, g) for every parameter i in order: its n values w and their gradients g
+  template <class F>
+  void for_each_param(F&& f) {
+    const auto& items = params_.items();
+    for (size_t i = 0; i < items.size(); ++i) {
+      Param& p = *items[i].second;
+      f(i, p.size(), p.value.data(), static_cast<const float*>(p.grad.data()));
+    }
+  }
   ParamList params_;
 };
 

@@ -219,14 +219,44 @@ void RnnLayer::backward_steps(const CacheBase& cache, const Tensor& dout, Tensor
   }
 }
 
-// ============================================================== GRU
-void GRU::forward(const Tensor& x, const std::vector<size_t>& lengths, const RnnState* s0,
-                  Tensor& out, RnnState& sn, Cache* cache) const {
-  // x: (B,T,I), s0.h: (B,H) -> out: (B,T,H), sn.h: (B,H)
-  forward_gates(project_input(x, "GRU"), lengths, s0, out, sn, cache);
+// ============================================================== GRU and LSTM
+template <class Layer, class CacheT>
+void GatedRnn<Layer, CacheT>::forward(const Tensor& x, const std::vector<size_t>& lengths,
+                                      const RnnState* s0, Tensor& out, RnnState& sn,
+                                      Cache* cache) const {
+  // x: (B,T,I), s0 (B,H) -> out: (B,T,H), sn (B,H)
+  layer().forward_gates(project_input(x, Layer::kName), lengths, s0, out, sn, cache);
   if (cache) cache->x = x;
 }
 
+template <class Layer, class CacheT>
+void GatedRnn<Layer, CacheT>::backward(const Tensor& dout, const RnnState& dsn, const Cache& cache,
+                                       Tensor& dx, RnnState& ds0) {
+  // dout: (B,T,H), dsn (B,H) -> dx: (B,T,I), ds0 (B,H); parameter grads accumulate
+  Tensor dgi, dgh;
+  layer().gate_grads(dout, dsn, cache, dgi, dgh, ds0);
+  param_grads(cache, dgi, dgh, Layer::kBiasHhFromDgi ? dgi.data() : dgh.data());
+  dx = input_grad_from(dgi);
+}
+
+template <class Layer, class CacheT>
+void GatedRnn<Layer, CacheT>::backward_input(const Tensor& dout, const RnnState& dsn,
+                                             const Cache& cache, Tensor& dx, RnnState& ds0) const {
+  // dout: (B,T,H), dsn (B,H) -> dx: (B,T,I), ds0 (B,H); no parameter grads
+  Tensor dgi;
+  backward_gates(dout, dsn, cache, dgi, ds0);
+  dx = input_grad_from(dgi);
+}
+
+template <class Layer, class CacheT>
+void GatedRnn<Layer, CacheT>::backward_gates(const Tensor& dout, const RnnState& dsn,
+                                             const Cache& cache, Tensor& dgi, RnnState& ds0) const {
+  // dout: (B,T,H), dsn (B,H) -> dgi: (B,T,G) d/d(input projection), ds0 (B,H)
+  Tensor dgh;
+  layer().gate_grads(dout, dsn, cache, dgi, dgh, ds0);
+}
+
+// ============================================================== GRU
 void GRU::forward_gates(const Tensor& gi, const std::vector<size_t>& lengths, const RnnState* s0,
                         Tensor& out, RnnState& sn, Cache* cache) const {
   // gi: (B,T,G) = x W_ih^T + b_ih, s0.h: (B,H) -> out: (B,T,H), sn.h: (B,H)
@@ -260,9 +290,9 @@ void GRU::forward_gates(const Tensor& gi, const std::vector<size_t>& lengths, co
   sn.c = Tensor();
 }
 
-// dout: (B,T,H), dsn.h: (B,H) -> dgi: (B,T,G), dgh: (T,B,G) gate grads; returns ds0.h (B,H)
-Tensor GRU::gate_grads(const Tensor& dout, const RnnState& dsn, const Cache& cache, Tensor& dgi,
-                       Tensor& dgh) const {
+// dout: (B,T,H), dsn.h: (B,H) -> dgi: (B,T,G), dgh: (T,B,G) gate grads, ds0.h (B,H)
+void GRU::gate_grads(const Tensor& dout, const RnnState& dsn, const Cache& cache, Tensor& dgi,
+                     Tensor& dgh, RnnState& ds0) const {
   Tensor dh = begin_backward(dout, dsn, cache, "GRU", "state");
   const size_t B = cache.B, T = cache.T, H = hidden_size, G = 3 * H;
   dgi = empty({B, T, G});   // d(input pre-activations), batch-major
@@ -291,32 +321,7 @@ Tensor GRU::gate_grads(const Tensor& dout, const RnnState& dsn, const Cache& cac
     }
   };
   backward_steps(cache, dout, dh, dgi, dgh, cell);  // dh_prev = dh * z + dgh_t W_hh
-  return dh;
-}
-
-// dout: (B,T,H), dsn.h: (B,H) -> dx: (B,T,I), ds0.h: (B,H); parameter grads accumulate
-void GRU::backward(const Tensor& dout, const RnnState& dsn, const Cache& cache, Tensor& dx,
-                   RnnState& ds0) {
-  Tensor dgi, dgh;
-  ds0.h = gate_grads(dout, dsn, cache, dgi, dgh);
-  ds0.c = Tensor();
-  param_grads(cache, dgi, dgh, dgh.data());
-  dx = input_grad_from(dgi);
-}
-
-// dout: (B,T,H), dsn.h: (B,H) -> dx: (B,T,I), ds0.h: (B,H); no parameter grads
-void GRU::backward_input(const Tensor& dout, const RnnState& dsn, const Cache& cache, Tensor& dx,
-                         RnnState& ds0) const {
-  Tensor dgi;
-  backward_gates(dout, dsn, cache, dgi, ds0);
-  dx = input_grad_from(dgi);
-}
-
-// dout: (B,T,H), dsn.h: (B,H) -> dgi: (B,T,G) d/d(input projection), ds0.h: (B,H)
-void GRU::backward_gates(const Tensor& dout, const RnnState& dsn, const Cache& cache, Tensor& dgi,
-                         RnnState& ds0) const {
-  Tensor dgh;
-  ds0.h = gate_grads(dout, dsn, cache, dgi, dgh);
+  ds0.h = std::move(dh);
   ds0.c = Tensor();
 }
 
@@ -350,13 +355,6 @@ inline void lstm_activate(size_t H, float* g) {
   k::sigmoid(H, g + 3 * H, g + 3 * H);
 }
 }  // namespace
-
-void LSTM::forward(const Tensor& x, const std::vector<size_t>& lengths, const RnnState* s0,
-                   Tensor& out, RnnState& sn, Cache* cache) const {
-  // x: (B,T,I), s0: h,c (B,H) -> out: (B,T,H), sn: h,c (B,H)
-  forward_gates(project_input(x, "LSTM"), lengths, s0, out, sn, cache);
-  if (cache) cache->x = x;
-}
 
 void LSTM::forward_gates(const Tensor& gi, const std::vector<size_t>& lengths, const RnnState* s0,
                          Tensor& out, RnnState& sn, Cache* cache) const {
@@ -435,30 +433,6 @@ void LSTM::gate_grads(const Tensor& dout, const RnnState& dsn, const Cache& cach
   ds0.c = std::move(dc);
 }
 
-// dout: (B,T,H), dsn: h,c (B,H) -> dx: (B,T,I), ds0: h,c (B,H); parameter grads accumulate
-void LSTM::backward(const Tensor& dout, const RnnState& dsn, const Cache& cache, Tensor& dx,
-                    RnnState& ds0) {
-  Tensor dgi, dga;
-  gate_grads(dout, dsn, cache, dgi, dga, ds0);
-  param_grads(cache, dgi, dga, dgi.data());
-  dx = input_grad_from(dgi);
-}
-
-// dout: (B,T,H), dsn: h,c (B,H) -> dx: (B,T,I), ds0: h,c (B,H); no parameter grads
-void LSTM::backward_input(const Tensor& dout, const RnnState& dsn, const Cache& cache, Tensor& dx,
-                          RnnState& ds0) const {
-  Tensor dgi;
-  backward_gates(dout, dsn, cache, dgi, ds0);
-  dx = input_grad_from(dgi);
-}
-
-// dout: (B,T,H), dsn: h,c (B,H) -> dgi: (B,T,G) d/d(input projection), ds0: h,c (B,H)
-void LSTM::backward_gates(const Tensor& dout, const RnnState& dsn, const Cache& cache, Tensor& dgi,
-                          RnnState& ds0) const {
-  Tensor dga;
-  gate_grads(dout, dsn, cache, dgi, dga, ds0);
-}
-
 void lstm_update(size_t H, const float* gi, const float* gh, const float* c, float* hout,
                  float* cout, float* a) {
   for (size_t j = 0; j < 4 * H; ++j) a[j] = gi[j] + gh[j];
@@ -478,6 +452,9 @@ void LSTM::step(size_t B, const float* x, const float* h, const float* c, float*
     lstm_update(H, gi.data() + b * G, gh.data() + b * G, c + b * H, hout + b * H, cout + b * H,
                 a.data());
 }
+
+template class GatedRnn<GRU, GruCache>;
+template class GatedRnn<LSTM, LstmCache>;
 
 // ============================================================== bidirectional
 // x: (B,T,D) -> y: (B,T,D) reversed within each valid prefix, zero past it

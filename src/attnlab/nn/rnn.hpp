@@ -98,42 +98,70 @@ class RnnLayer {
   void project_step(size_t B, const float* x, const float* h, float* gi, float* gh) const;
 };
 
-class GRU : public RnnLayer {
- public:
-  static constexpr size_t kGates = 3;
-  static constexpr bool kHasCell = false;
-  struct Cache : CacheBase {  // gates: r, z, n
-    Tensor hn_pre;  // (T,B,H)  Whn h + bhn
-  };
-  GRU() = default;
-  GRU(size_t input, size_t hidden, Rng& rng) : RnnLayer(input, hidden, kGates, rng, "GRU") {}
+// The caches of GRU and LSTM.
+struct GruCache : RnnLayer::CacheBase {  // gates: r, z, n
+  Tensor hn_pre;  // (T,B,H)  Whn h + bhn
+};
+struct LstmCache : RnnLayer::CacheBase {  // gates: i, f, g, o
+  Tensor cs;   // (T+1,B,H) cell before step t
+  Tensor tcs;  // (T,B,H) tanh(c')
+};
 
-  // x: (B,T,I), lengths: (B) or empty, s0: h (B,H) or nullptr (zeros)
-  //   -> out: (B,T,H), sn: h (B,H); cache (optional) for backward
+// The sequence API of GRU and LSTM, the same for both around each layer's own gate arithmetic
+// (Layer's forward_gates and gate_grads; Layer::kName names it in error messages). States are
+// h (B,H), and c (B,H) for the LSTM only (kHasCell).
+template <class Layer, class CacheT>
+class GatedRnn : public RnnLayer {
+ public:
+  using Cache = CacheT;
+  GatedRnn() = default;
+  GatedRnn(size_t input, size_t hidden, Rng& rng)
+      : RnnLayer(input, hidden, Layer::kGates, rng, Layer::kName) {}
+
+  // x: (B,T,I), lengths: (B) or empty, s0: (B,H) states or nullptr (zeros)
+  //   -> out: (B,T,H), sn (B,H); cache (optional) for backward.
+  // forward() is project_input() then Layer::forward_gates(gi, lengths, s0, out, sn, cache),
+  // which runs from the input projection gi (B,T,G); forward_gates' cache keeps no input, so it
+  // serves backward_gates() / backward_input(), not backward()
   void forward(const Tensor& x, const std::vector<size_t>& lengths, const RnnState* s0,
                Tensor& out, RnnState& sn, Cache* cache) const;
-  // forward() from the input projection gi = project_input(x): (B,T,G) -> out, sn as forward;
-  // the cache keeps no input, so it serves backward_gates() / backward_input(), not backward()
-  void forward_gates(const Tensor& gi, const std::vector<size_t>& lengths, const RnnState* s0,
-                     Tensor& out, RnnState& sn, Cache* cache) const;
-  // dout: (B,T,H) or empty, dsn.h: (B,H) or empty -> dx: (B,T,I), ds0.h: (B,H)
+  // dout: (B,T,H) or empty, dsn: (B,H) states (entries may be empty) -> dx: (B,T,I), ds0 (B,H);
+  // parameter grads accumulate
   void backward(const Tensor& dout, const RnnState& dsn, const Cache& cache, Tensor& dx,
                 RnnState& ds0);
   // backward() without the parameter grads (no dW gemms, no bias sums): dx and ds0 only, the
   // same values; for gradients with respect to the input (attribution)
   void backward_input(const Tensor& dout, const RnnState& dsn, const Cache& cache, Tensor& dx,
                       RnnState& ds0) const;
-  // backward_input() without its last gemm: dgi (B,T,G) = d/d(input projection), ds0.h (B,H);
+  // backward_input() without its last gemm: dgi (B,T,G) = d/d(input projection), ds0;
   // backward_input's dx = input_grad_from(dgi)
   void backward_gates(const Tensor& dout, const RnnState& dsn, const Cache& cache, Tensor& dgi,
                       RnnState& ds0) const;
+
+ private:
+  const Layer& layer() const { return static_cast<const Layer&>(*this); }
+};
+
+class GRU : public GatedRnn<GRU, GruCache> {
+ public:
+  static constexpr size_t kGates = 3;
+  static constexpr bool kHasCell = false;
+  static constexpr const char* kName = "GRU";
+  GRU() = default;
+  GRU(size_t input, size_t hidden, Rng& rng) : GatedRnn(input, hidden, rng) {}
+
+  // gi: (B,T,G) = project_input(x), s0: h (B,H) or nullptr -> out: (B,T,H), sn: h (B,H)
+  void forward_gates(const Tensor& gi, const std::vector<size_t>& lengths, const RnnState* s0,
+                     Tensor& out, RnnState& sn, Cache* cache) const;
   // Inference step without cache: x (B,I), h (B,H) -> hout (B,H) (may alias h).
   void step(size_t B, const float* x, const float* h, float* hout) const;
 
  private:
-  // the gate grads dgi (B,T,G), dgh (T,B,G) of both backward forms; returns ds0.h (B,H)
-  Tensor gate_grads(const Tensor& dout, const RnnState& dsn, const Cache& cache, Tensor& dgi,
-                    Tensor& dgh) const;
+  friend class GatedRnn<GRU, GruCache>;
+  // the gate grads dgi (B,T,G), dgh (T,B,G) of every backward form, and ds0; db_hh sums dgh
+  void gate_grads(const Tensor& dout, const RnnState& dsn, const Cache& cache, Tensor& dgi,
+                  Tensor& dgh, RnnState& ds0) const;
+  static constexpr bool kBiasHhFromDgi = false;
 };
 
 // One cell update from the two projections (PyTorch gate order), for inference paths that
@@ -147,43 +175,32 @@ void gru_update(size_t H, const float* gi, const float* gh, const float* h, floa
 void lstm_update(size_t H, const float* gi, const float* gh, const float* c, float* hout,
                  float* cout, float* a);
 
-class LSTM : public RnnLayer {
+class LSTM : public GatedRnn<LSTM, LstmCache> {
  public:
   static constexpr size_t kGates = 4;
   static constexpr bool kHasCell = true;
-  struct Cache : CacheBase {  // gates: i, f, g, o
-    Tensor cs;   // (T+1,B,H) cell before step t
-    Tensor tcs;  // (T,B,H) tanh(c')
-  };
+  static constexpr const char* kName = "LSTM";
   LSTM() = default;
-  LSTM(size_t input, size_t hidden, Rng& rng) : RnnLayer(input, hidden, kGates, rng, "LSTM") {}
+  LSTM(size_t input, size_t hidden, Rng& rng) : GatedRnn(input, hidden, rng) {}
 
-  // x: (B,T,I), lengths: (B) or empty, s0: h,c (B,H) or nullptr
-  //   -> out: (B,T,H), sn: h,c (B,H)
-  void forward(const Tensor& x, const std::vector<size_t>& lengths, const RnnState* s0,
-               Tensor& out, RnnState& sn, Cache* cache) const;
-  // forward() from the input projection gi = project_input(x) (B,T,G); the cache serves
-  // backward_gates() / backward_input(), not backward()
+  // gi: (B,T,G) = project_input(x), s0: h,c (B,H) or nullptr -> out: (B,T,H), sn: h,c (B,H)
   void forward_gates(const Tensor& gi, const std::vector<size_t>& lengths, const RnnState* s0,
                      Tensor& out, RnnState& sn, Cache* cache) const;
-  // dout: (B,T,H) or empty, dsn.h/.c: (B,H) or empty -> dx: (B,T,I), ds0.h/.c: (B,H)
-  void backward(const Tensor& dout, const RnnState& dsn, const Cache& cache, Tensor& dx,
-                RnnState& ds0);
-  // backward() without the parameter grads: dx and ds0 only
-  void backward_input(const Tensor& dout, const RnnState& dsn, const Cache& cache, Tensor& dx,
-                      RnnState& ds0) const;
-  // backward_input() without its last gemm: dgi (B,T,G) = d/d(input projection), ds0
-  void backward_gates(const Tensor& dout, const RnnState& dsn, const Cache& cache, Tensor& dgi,
-                      RnnState& ds0) const;
   // Inference step: x (B,I), h,c (B,H) -> hout, cout (B,H) (may alias h, c).
   void step(size_t B, const float* x, const float* h, const float* c, float* hout,
             float* cout) const;
 
  private:
-  // the gate grads dgi (B,T,G), dga (T,B,G) of both backward forms, and ds0
+  friend class GatedRnn<LSTM, LstmCache>;
+  // the gate grads dgi (B,T,G), dga (T,B,G) (the same rows, time-major) of every backward
+  // form, and ds0; db_hh sums dgi's rows
   void gate_grads(const Tensor& dout, const RnnState& dsn, const Cache& cache, Tensor& dgi,
                   Tensor& dga, RnnState& ds0) const;
+  static constexpr bool kBiasHhFromDgi = true;
 };
+
+extern template class GatedRnn<GRU, GruCache>;
+extern template class GatedRnn<LSTM, LstmCache>;
 
 // Single-step cells with torch nn.GRUCell / nn.LSTMCell names (no "_l0").
 template <class RNN>

@@ -157,22 +157,48 @@ double Trainer::run(const TrainHooks& hooks, ProgressBar* bar, size_t stop_at) {
   return epoch_n ? epoch_loss / epoch_n : 0.0;
 }
 
-std::vector<uint8_t> Trainer::checkpoint(const std::map<std::string, std::string>& extra) const {
-  std::vector<io::TensorView> views = io::param_views(params_, "param.");
-  for (auto& st : opt_.state()) {
+std::vector<io::TensorView> training_state_views(const ParamList& params, Optimizer& opt) {
+  std::vector<io::TensorView> views = io::param_views(params, "param.");
+  for (auto& st : opt.state()) {
     const Tensor& t = *st.second;
     views.push_back({"optim." + st.first, std::vector<size_t>(t.shape().begin(), t.shape().end()),
                      t.data()});
   }
+  return views;
+}
+
+void add_training_meta(std::map<std::string, std::string>& meta, size_t step, const Optimizer& opt) {
+  meta["kind"] = "attnlab-checkpoint";
+  meta["step"] = std::to_string(step);
+  meta["optimizer"] = opt.name();
+  meta["optimizer_steps"] = std::to_string(opt.steps);
+}
+
+size_t restore_training_state(const io::SafeTensors& ck, const ParamList& params, Optimizer& opt) {
+  io::load_params(ck, params, "param.", true);
+  for (auto& st : opt.state()) {
+    const io::TensorData* t = ck.find("optim." + st.first);
+    ATTNLAB_CHECK(t, "checkpoint: missing optimizer state 'optim.", st.first, "'");
+    ATTNLAB_CHECK(t->data.size() == st.second->size(), "checkpoint: optimizer state 'optim.",
+                  st.first, "' has ", t->data.size(), " values, expected ", st.second->size());
+    std::copy(t->data.begin(), t->data.end(), st.second->data());
+  }
+  try {
+    const size_t step = static_cast<size_t>(std::stoull(ck.meta("step")));
+    opt.steps = std::stoll(ck.meta("optimizer_steps"));
+    return step;
+  } catch (const std::exception&) {
+    throw Error("checkpoint: 'step' / 'optimizer_steps' metadata missing or not a number");
+  }
+}
+
+std::vector<uint8_t> Trainer::checkpoint(const std::map<std::string, std::string>& extra) const {
   std::map<std::string, std::string> meta = options_.checkpoint_meta;
   for (auto& kv : extra) meta[kv.first] = kv.second;
-  meta["kind"] = "attnlab-checkpoint";
-  meta["step"] = std::to_string(step_);
-  meta["optimizer"] = opt_.name();
-  meta["optimizer_steps"] = std::to_string(opt_.steps);
+  add_training_meta(meta, step_, opt_);
   meta["rng"] = rng_to_hex(rng_);
   meta["seed"] = std::to_string(options_.seed);
-  return io::encode(views, meta, io::DType::F32);
+  return io::encode(training_state_views(params_, opt_), meta, io::DType::F32);
 }
 
 void Trainer::restore(const io::SafeTensors& ck) {
@@ -181,20 +207,7 @@ void Trainer::restore(const io::SafeTensors& ck) {
                 "' (is this a model file rather than a checkpoint?)");
   ATTNLAB_CHECK(ck.meta("optimizer") == opt_.name(), "checkpoint: saved with optimizer '",
                 ck.meta("optimizer"), "', this run uses '", opt_.name(), "'");
-  io::load_params(ck, params_, "param.", true);
-  for (auto& st : opt_.state()) {
-    const io::TensorData* t = ck.find("optim." + st.first);
-    ATTNLAB_CHECK(t, "checkpoint: missing optimizer state 'optim.", st.first, "'");
-    ATTNLAB_CHECK(t->data.size() == st.second->size(), "checkpoint: optimizer state 'optim.",
-                  st.first, "' has ", t->data.size(), " values, expected ", st.second->size());
-    std::copy(t->data.begin(), t->data.end(), st.second->data());
-  }
-  try {
-    step_ = static_cast<size_t>(std::stoull(ck.meta("step")));
-    opt_.steps = std::stoll(ck.meta("optimizer_steps"));
-  } catch (const std::exception&) {
-    throw Error("checkpoint: 'step' / 'optimizer_steps' metadata missing or not a number");
-  }
+  step_ = restore_training_state(ck, params_, opt_);
   rng_from_hex(rng_, ck.meta("rng"));
 }
 

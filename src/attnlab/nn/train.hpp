@@ -49,6 +49,15 @@ class ProgressBar {
 std::string rng_to_hex(const Rng& r);
 void rng_from_hex(Rng& r, const std::string& hex);
 
+// What every training checkpoint holds (Trainer's, models::CharLMTrainer's): the parameters as
+// "param.<name>" and the optimizer's state tensors as "optim.<name>.<slot>" views, and the
+// metadata kind, step, optimizer and optimizer_steps.
+std::vector<io::TensorView> training_state_views(const ParamList& params, Optimizer& opt);
+void add_training_meta(std::map<std::string, std::string>& meta, size_t step, const Optimizer& opt);
+// Restores what those wrote (names and sizes checked): the parameters, the optimizer's state
+// and steps; returns the step.
+size_t restore_training_state(const io::SafeTensors& ck, const ParamList& params, Optimizer& opt);
+
 struct TrainOptions {
   size_t epochs = 1;
   size_t max_steps = 0;          // 0 = epochs * batches per epoch
