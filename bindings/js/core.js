@@ -14,6 +14,25 @@ import { install as installRecsys } from './recsys.js';
 import { install as installSeq2Seq } from './seq2seq.js';
 import { checkedModule, plain } from './util.js';
 
+/**
+ * Runs the emscripten module factory. With opts.wasmModule (a WebAssembly.Module, or a promise
+ * of one, e.g. from WebAssembly.compileStreaming) the factory instantiates that module instead of
+ * fetching and compiling the .wasm itself; a failure there rejects the returned promise.
+ */
+export function instantiate(factory, moduleArgs, wasmModule) {
+  if (!wasmModule) return factory(moduleArgs);
+  let fail;
+  const failed = new Promise((_, reject) => { fail = reject; });
+  moduleArgs.instantiateWasm = (imports, receive) => {
+    Promise.resolve(wasmModule).then((m) => {
+      if (!(m instanceof WebAssembly.Module)) throw new TypeError('wasmModule: expected a WebAssembly.Module');
+      return WebAssembly.instantiate(m, imports).then((instance) => receive(instance, m));
+    }).catch(fail);
+    return {};  // the exports arrive through receive()
+  };
+  return Promise.race([factory(moduleArgs), failed]);
+}
+
 export function wrap(rawModule) {
   // every Embind entry point checks the module's error slot and throws an Error
   const mod = checkedModule(rawModule);

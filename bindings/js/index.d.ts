@@ -6,6 +6,11 @@ export interface LoadOptions {
   wasmPath?: string | URL;
   /** The .wasm bytes, if you already have them (skips fetching). */
   wasmBinary?: ArrayBuffer | Uint8Array;
+  /**
+   * An already compiled module (or a promise of one, e.g. WebAssembly.compileStreaming(fetch(url))):
+   * only instantiated, nothing fetched or compiled. Takes precedence over wasmBinary.
+   */
+  wasmModule?: WebAssembly.Module | Promise<WebAssembly.Module>;
 }
 
 export interface SimdInfo {
