@@ -447,7 +447,7 @@ for (let r = 0; r < ROUNDS; ++r) {
   }
 }
 loads.push(loadavg()[0]);
-// the GEMM tile the wasm module chose (at its first large GEMM, see src/attnlab/kernels/gemm.cpp)
+// the GEMM tile the wasm module chose (at its 16th large GEMM, see src/attnlab/kernels/gemm.cpp)
 contenders[0].detail += `, GEMM tile ${attnlabWasm.simdInfo().gemmTile}`;
 rmSync(childOut, { recursive: true, force: true });
 

@@ -70,7 +70,11 @@ val simd_info() {
     val o = val::object();
     o.set("arch", std::string(k::simd_arch_name()));
     o.set("lanes", k::simd_lanes());
-    o.set("gemmTile", std::to_string(k::gemm_tile_m()) + "x" + std::to_string(k::gemm_tile_n()));
+    // not chosen here: the choice times every tile (tens of ms on fresh baseline code), which
+    // a caller asking what the build runs on should not pay; "auto" until a large GEMM chose
+    o.set("gemmTile", k::gemm_tile_chosen()
+                          ? std::to_string(k::gemm_tile_m()) + "x" + std::to_string(k::gemm_tile_n())
+                          : std::string("auto"));
     return o;
   });
 }

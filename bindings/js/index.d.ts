@@ -16,6 +16,7 @@ export interface LoadOptions {
 export interface SimdInfo {
   arch: string;
   lanes: number;
+  /** GEMM register tile in use, e.g. "4x8"; "auto" until enough large matrix products chose it. */
   gemmTile: string;
 }
 

@@ -13,6 +13,15 @@ viewTest(ctx, 'page loads the wasm module in a worker and shows the SIMD arch', 
   await artifact(page, 'home');
   assert.match(info, /wasm-simd128/);
   assert.match(info, /4 lanes/);
+  assert.match(info, /GEMM tile (chosen after the first large matrix products|\d+x\d+)/);
+});
+
+viewTest(ctx, 'the kernel benchmark fills its table and then shows the GEMM tile it chose', '#engine', async (page) => {
+  await page.click('#engine-bench');
+  await page.waitForFunction(() => document.querySelectorAll('#bench-table tbody tr').length === 5 &&
+    /GEMM tile \d+x\d+/.test(document.querySelector('#simd-info').textContent), null, { timeout: 60000 });
+  const cells = await page.$$eval('#bench-table tbody tr td:nth-child(4)', (tds) => tds.map((t) => Number(t.textContent)));
+  assert.ok(cells.every((g) => g > 0), cells.join());
 });
 
 viewTest(ctx, 'every kernel check passes inside chromium', '#engine', async (page) => {

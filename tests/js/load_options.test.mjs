@@ -1,10 +1,11 @@
 // load()'s wasmModule option: an already compiled module (or a promise of one) is only
-// instantiated; something else is a clear Error, and a later load() still works.
+// instantiated; something else is a clear Error, and a later load() still works. And simdInfo,
+// which a page asks at start-up, does not run the GEMM tile choice (tens of ms on fresh code).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PKG } from './helpers.mjs';
+import { PKG, modelFile } from './helpers.mjs';
 
 const { load } = await import(join(PKG, 'node.mjs'));
 const bytes = readFileSync(join(PKG, 'attnlab.wasm'));
@@ -18,4 +19,18 @@ test('a wasmModule that is not a WebAssembly.Module rejects with an Error, then 
   assert.deepEqual(Array.from(p, (x) => x.toFixed(4)), ['0.0900', '0.2447', '0.6652']);
   assert.ok(al.simdInfo().lanes >= 4);
   assert.equal(await load(), al, 'load() caches the loaded module');
+});
+
+test('neither simdInfo nor a first translation times the GEMM tiles; many large products do', async () => {
+  const al = await load();
+  assert.equal(al.simdInfo().gemmTile, 'auto');
+  const m = al.Seq2Seq.fromBytes(readFileSync(modelFile('dates')));
+  try {
+    assert.equal(m.translate('10/2/1994').text, '1994-10-02');
+  } finally {
+    m.delete();
+  }
+  assert.equal(al.simdInfo().gemmTile, 'auto', 'the first translation ran the default tile');
+  al.kernels.bench('gemm_nn', [128, 128, 128], { minMs: 20 });
+  assert.match(al.simdInfo().gemmTile, /^\d+x\d+$/);
 });

@@ -8,9 +8,9 @@
 //
 // The best register tile depends on the engine (in V8, 4x8 won in Node 20 and
 // 3x16 in Chromium 156 on the same machine), so several tiles are compiled
-// and the first large call picks one by timing them against each other (about 45 ms;
+// and the 16th large call picks one by timing them against each other (about 45 ms;
 // a tile other than the default must be clearly faster, see autotune), the 200th
-// large call once more (see tile_for_call).
+// large call once more (see tile_for_call). Calls before the 16th run the default tile.
 // Every tile accumulates each C element over k in the same order, so the
 // choice changes speed, never the numbers.
 #include <algorithm>
@@ -274,10 +274,14 @@ int autotune() {
   return best;
 }
 
-// The first large GEMM picks a tile; the 200th picks again. In wasm the first
-// choice can be made while the engine still runs baseline code (V8 tiers hot
-// functions up in the background, later under load), which is not the code the
-// rest of the run executes.
+// The 16th large GEMM picks a tile; the 200th picks again. Calls before the 16th run the
+// default tile: the choice times every tile (tens of ms, hundreds on an engine's fresh
+// baseline code), which a program's first call (a page's first translation, whose
+// encoder makes one or two large products) should not wait for. In wasm the first
+// choice can still be made while the engine runs baseline code (V8 tiers hot functions
+// up in the background, later under load), which is not the code the rest of the run
+// executes: hence the second. Asking which tile is in use (gemm_tile_m) chooses at once.
+constexpr int kFirstChoice = 16;
 int g_big_calls = 0;
 bool g_tile_forced = false;
 inline int tile_index() {
@@ -285,8 +289,11 @@ inline int tile_index() {
   return g_tile;
 }
 inline int tile_for_call(size_t M, size_t N, size_t K) {
-  if (!g_tile_forced && M * N * K >= 64 * 64 * 64 && ++g_big_calls == 200) g_tile = autotune();
-  return tile_index();
+  if (!g_tile_forced && M * N * K >= 64 * 64 * 64) {
+    ++g_big_calls;
+    if (g_big_calls == kFirstChoice || g_big_calls == 200) g_tile = autotune();
+  }
+  return g_tile < 0 ? 0 : g_tile;
 }
 
 }  // namespace
@@ -320,6 +327,7 @@ void gemm_select_tile(int index) {
   g_tile_forced = index >= 0;
 }
 int gemm_selected_tile() noexcept { return tile_index(); }
+bool gemm_tile_chosen() noexcept { return g_tile >= 0; }
 void gemm_release_tile() noexcept { g_tile_forced = false; }
 
 double simd_peak_gflops(double min_ms) {

@@ -28,16 +28,17 @@ constexpr int kQmaxInput = 11585;
 const char* simd_arch_name() noexcept;
 size_t simd_lanes() noexcept;
 // GEMM register tile in use (rows x cols of C per micro-kernel call). Several
-// tiles are compiled; the first large GEMM call times them (about 10 ms) and
-// keeps the fastest, and the 200th large call times them again (in wasm the
-// engine may still have been running baseline code the first time). All tiles
-// give bit-identical results.
+// tiles are compiled; the 16th large GEMM call times them (about 45 ms in wasm) and
+// keeps the fastest (calls before it run the default tile), and the 200th large call
+// times them again (in wasm the engine may still have been running baseline code the
+// first time). Asking gemm_tile_m/n chooses at once. All tiles give bit-identical results.
 size_t gemm_tile_m() noexcept;
 size_t gemm_tile_n() noexcept;
 size_t gemm_tile_count() noexcept;
 void gemm_select_tile(int index);  // 0..count-1 forces a tile, -1 re-runs the autotune
 void gemm_release_tile() noexcept;          // keep the current tile but let the autotune revisit it
 int gemm_selected_tile() noexcept;
+bool gemm_tile_chosen() noexcept;  // whether a tile is chosen yet (asking gemm_tile_m() would choose one)
 // GFLOPS of the best GEMM micro-kernel alone on L1-resident packed panels
 // (no packing, no memory traffic beyond L1): the ceiling GEMM is judged against.
 double simd_peak_gflops(double min_ms);
