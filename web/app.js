@@ -59,10 +59,6 @@ route();
 // the skip link goes to the shown view's heading (its own href would change the route)
 $('#skip-link').addEventListener('click', (ev) => { ev.preventDefault(); focusHeading(); });
 
-// offline once loaded (service workers need a secure context: https or localhost)
-if ('serviceWorker' in navigator && window.isSecureContext) {
-  navigator.serviceWorker.register('sw.js').catch(() => {});
-}
 
 // models/index.json lists the shipped models the views can load
 const manifest = fetch('models/index.json')
@@ -77,8 +73,16 @@ const onReady = manifest.then((m) => VIEWS.map((init) => {
   return r;
 }).filter((f) => typeof f === 'function'));
 
-Promise.all([call('info'), onReady]).then(([info, ready]) => {
+// 'info' is asked once the views have sent their first calls: the first translation goes
+// first in the worker's queue
+Promise.all([onReady.then(() => call('info')), onReady]).then(([info, ready]) => {
   for (const f of ready) f(info);
   setStatus('ready');
   document.body.dataset.ready = '1';
+  // offline once loaded (service workers need a secure context: https or localhost); registered
+  // once the page is ready and its first calls are answered: the install downloads every file of
+  // the page, which on a first visit would compete with the downloads the first result waits for
+  if ('serviceWorker' in navigator && window.isSecureContext) {
+    client.idle().then(() => navigator.serviceWorker.register('sw.js')).catch(() => {});
+  }
 }, (e) => setStatus(`could not start: ${e.message}`, true));

@@ -24,7 +24,10 @@ self.addEventListener('fetch', (e) => {
     // a page load with another query string is still the same page
     const hit = await cache.match(e.request, { ignoreSearch: e.request.mode === 'navigate' });
     const net = fetch(e.request).then((r) => {
-      if (r.ok && r.status === 200) cache.put(e.request, r.clone());
+      // an unchanged file (same validator) is not written again: a visit would rewrite every file
+      const tag = r.headers.get('etag');
+      const same = hit && tag && hit.headers.get('etag') === tag;
+      if (r.ok && r.status === 200 && !same) cache.put(e.request, r.clone());
       return r;
     });
     if (hit) {

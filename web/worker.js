@@ -1,13 +1,16 @@
 // All compute runs here, off the main thread. Messages: {id, op, args} in,
 // {id, progress} (any number) then {id, ok, result} or {id, ok: false, error} out.
-import { fileBytes } from './lib/offline.js';
+import { fileBytes, fileWasm } from './lib/offline.js';
 
 // The .wasm and the models come through the offline cache (lib/offline.js): one
 // download per visit, kept for offline use (the service worker does not precache the .wasm).
-// The .wasm's download starts first, beside the package's modules (a dynamic import), not
-// after them: on a first visit that is what the first result waits for.
-const wasmBytes = fileBytes(new URL('./pkg/attnlab.wasm', import.meta.url).href);
-const ready = import('./pkg/index.js').then(({ load }) => wasmBytes.then((wasmBinary) => load({ wasmBinary }), () => load()));
+// The .wasm is compiled while it downloads, started first, beside the package's modules (a
+// dynamic import; the built site bundles them into this file), not after them: on a first
+// visit that is what the first result waits for.
+const WASM = new URL('./pkg/attnlab.wasm', import.meta.url).href;
+const wasmModule = fileWasm(WASM);
+const ready = import('./pkg/index.js').then(({ load }) =>
+  wasmModule.then(() => load({ wasmModule, wasmPath: WASM }), () => load({ wasmPath: WASM })));
 // The model file of a call that loads one starts downloading when the call arrives, not once
 // the module is ready (on a first visit the first translation waits for both): each shipped
 // model's bytes are fetched early once per visit, and taken by the first cachedModel of its url.

@@ -1,7 +1,8 @@
 // Browser tier: how the page starts. index.html preloads every module app.js imports (so the
 // page's modules arrive at once, not level by level), boot.js starts the compute worker before
 // app.js has loaded and app.js takes that worker (one worker, not two), and a model asked for
-// before the module is ready is downloaded once, not again when the module is ready.
+// before the module is ready is downloaded once, not again when the module is ready; the built
+// worker is one file (scripts/build.sh bundles the package modules it imports).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -65,6 +66,8 @@ test('a first visit: one compute worker (the early one), each model downloaded o
     assert.ok(models.length >= 2, JSON.stringify(models));
     for (const [path, n] of models) assert.equal(n, 1, `${path} requested ${n} times`);
     assert.equal(gets.get('/pkg/attnlab.wasm'), 1, 'the .wasm requested once');
+    // the built worker.js bundles the package's modules: no chain of imports on a first visit
+    assert.deepEqual([...gets.keys()].filter((p) => /^\/pkg\/.*\.js$/.test(p)), [], 'package modules requested');
     assert.deepEqual(errors, []);
   } finally {
     await context.close();

@@ -9,10 +9,11 @@ const openCache = () => (typeof caches === 'undefined' ? Promise.resolve(null) :
 const absolute = (url) => new URL(url, self.location.href).href;
 
 /**
- * The bytes of a file of the site: from the network when it answers (and saved
- * in the cache), else from the cache; a clear error when neither has it.
+ * A file of the site as a Response: from the network when it answers (saved in the
+ * cache as it streams in: the caller can read the body while it downloads), else from
+ * the cache; a clear error when neither has it. `saved` settles once the copy is stored.
  */
-export async function fileBytes(url) {
+export async function fileResponse(url) {
   const href = absolute(url);
   const cache = await openCache();
   let r = null, failure = null;
@@ -22,18 +23,43 @@ export async function fileBytes(url) {
     failure = e;
   }
   if (r && r.ok) {
+    let saved = Promise.resolve();
     if (cache) {
       // a response that came from this cache (through the service worker) is not written again
       const hit = await cache.match(href);
       const tag = r.headers.get('etag');
-      if (!hit || !tag || hit.headers.get('etag') !== tag) await cache.put(href, r.clone()).catch(() => {});
+      if (!hit || !tag || hit.headers.get('etag') !== tag) saved = cache.put(href, r.clone()).catch(() => {});
     }
-    return new Uint8Array(await r.arrayBuffer());
+    return Object.assign(r, { saved });
   }
   const hit = cache && await cache.match(href);
-  if (hit) return new Uint8Array(await hit.arrayBuffer());
+  if (hit) return Object.assign(hit, { saved: Promise.resolve() });
   if (r) throw new Error(`could not fetch ${url}: HTTP ${r.status}`);
   throw new Error(`could not fetch ${url}: ${failure?.message || 'network error'} (offline, and this file was not saved for offline use)`);
+}
+
+/** The bytes of a file of the site (fileResponse), once its offline copy is stored. */
+export async function fileBytes(url) {
+  const r = await fileResponse(url);
+  const [bytes] = await Promise.all([r.arrayBuffer(), r.saved]);
+  return new Uint8Array(bytes);
+}
+
+/**
+ * The compiled .wasm at url, compiled while it downloads (WebAssembly.compileStreaming; the
+ * browser may also reuse its cached machine code on a later visit), from the network or the
+ * offline cache as fileResponse. A server that does not send application/wasm falls back to
+ * compiling the bytes.
+ */
+export async function fileWasm(url) {
+  const r = await fileResponse(url);
+  const copy = r.clone();
+  try {
+    return await WebAssembly.compileStreaming(r);
+  } catch (e) {
+    if (!(e instanceof TypeError)) throw e;  // a broken module stays an error
+    return WebAssembly.compile(await copy.arrayBuffer());
+  }
 }
 
 /** Whether url is in the offline cache, and its size in bytes when it is. */

@@ -178,6 +178,15 @@ export function init(call, _manifest) {
           $('#pg-valid').value = v;
         } },
     }, { apply: run });
-    if (!url_.applied) run();
+    if (url_.applied) return;
+    // the first computation waits until the view is shown: on another view it would only
+    // hold up the worker (a first translation waits behind it)
+    const shown = () => !$('#view-playground').hidden;
+    if (shown()) { run(); return; }
+    addEventListener('hashchange', function first() {
+      if (!shown()) return;
+      removeEventListener('hashchange', first);
+      if (!last) run();
+    });
   };
 }
