@@ -10,6 +10,7 @@
 
 #include "attnlab/models/han.hpp"
 #include "common.hpp"
+#include "model_class.hpp"
 #include "explain_options.hpp"
 
 using namespace emscripten;
@@ -53,10 +54,7 @@ class JsHAN {
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attnlab_han) {
-  class_<JsHAN>("HANModel")
-      .class_function("fromBytes", &JsHAN::from_bytes, allow_raw_pointers())
-      .function("config", &JsHAN::config)
-      .function("paramCount", &JsHAN::param_count)
+  model_class<JsHAN>("HANModel")
       .function("classify", &JsHAN::classify)
       .function("classifyExplained", &JsHAN::classify_explained);
 }

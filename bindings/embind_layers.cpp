@@ -30,6 +30,7 @@
 #include "attnlab/models/layer_file.hpp"
 #include "attnlab/nn/recurrent.hpp"
 #include "common.hpp"
+#include "model_class.hpp"
 
 using namespace emscripten;
 using namespace attnlab::bindings;
@@ -338,11 +339,8 @@ val bench_inside(val o) {
 
 EMSCRIPTEN_BINDINGS(attnlab_layers) {
   function("layersBenchInside", &bench_inside);
-  class_<JsLayer>("LayerModule")
-      .class_function("fromBytes", &JsLayer::from_bytes, allow_raw_pointers())
+  model_class<JsLayer>("LayerModule")
       .function("kind", &JsLayer::kind)
-      .function("config", &JsLayer::config)
-      .function("paramCount", &JsLayer::param_count)
       .function("forwardMha", &JsLayer::forward_mha)
       .function("forwardRnn", &JsLayer::forward_rnn)
       .function("forwardTransformer", &JsLayer::forward_transformer);

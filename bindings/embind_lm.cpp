@@ -10,9 +10,11 @@
 
 #include "attnlab/models/xl_lm.hpp"
 #include "common.hpp"
+#include "model_class.hpp"
 
 using namespace emscripten;
 using attnlab::bindings::guard;
+using attnlab::bindings::model_class;
 using attnlab::bindings::opt_number;
 using attnlab::bindings::opt_size;
 namespace m = attnlab::models;
@@ -84,9 +86,6 @@ class JsLM {
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attnlab_lm) {
-  class_<JsLM>("CharLMModel")
-      .class_function("fromBytes", &JsLM::from_bytes, allow_raw_pointers())
-      .function("config", &JsLM::config)
-      .function("paramCount", &JsLM::param_count)
+  model_class<JsLM>("CharLMModel")
       .function("generate", &JsLM::generate);
 }

@@ -8,6 +8,7 @@
 #include "attnlab/models/mmoe.hpp"
 #include "attnlab/nn/optim.hpp"
 #include "common.hpp"
+#include "model_class.hpp"
 
 using namespace emscripten;
 using namespace attnlab::bindings;
@@ -142,11 +143,8 @@ val mmoe_synthetic(val o) {
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attnlab_mmoe) {
-  class_<JsMMoE>("MMoEModel")
+  model_class<JsMMoE>("MMoEModel")
       .class_function("create", &JsMMoE::create, allow_raw_pointers())
-      .class_function("fromBytes", &JsMMoE::from_bytes, allow_raw_pointers())
-      .function("config", &JsMMoE::config)
-      .function("paramCount", &JsMMoE::param_count)
       .function("predict", &JsMMoE::predict)
       .function("trainEpoch", &JsMMoE::train_epoch)
       .function("resetOptimizer", &JsMMoE::reset_optimizer)

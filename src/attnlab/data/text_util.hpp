@@ -1,7 +1,10 @@
-// Small text helpers shared by the data readers and the metrics: UTF-8 writing, lines.
+// Small text helpers shared by the data readers and the metrics: UTF-8 writing, lines,
+// splitting at separators.
 #pragma once
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace attnlab::data {
 
@@ -34,6 +37,24 @@ inline void append_utf8(std::string& out, uint32_t cp) {
     out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
     out += static_cast<char>(0x80 | (cp & 0x3F));
   }
+}
+
+// The non-empty runs between separators of seq (chars or code points): is_sep(c) tells a
+// separator, append(run, c) adds any other element to the current run.
+template <class Seq, class IsSep, class Append>
+std::vector<std::string> split_runs(const Seq& seq, IsSep is_sep, Append append) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (const auto c : seq) {
+    if (is_sep(c)) {
+      if (!cur.empty()) out.push_back(std::move(cur));
+      cur.clear();
+    } else {
+      append(cur, c);
+    }
+  }
+  if (!cur.empty()) out.push_back(std::move(cur));
+  return out;
 }
 
 }  // namespace attnlab::data

@@ -172,19 +172,7 @@ std::string join_tokens(const std::vector<std::string>& toks, TokenUnit u) {
 std::vector<std::string> split_tokens(const std::string& text, TokenUnit u) {
   std::vector<std::string> out;
   if (u == TokenUnit::WordPunct) return split_wordpunct(text);
-  if (u == TokenUnit::Word) {
-    std::string cur;
-    for (char c : text) {
-      if (is_space(c)) {
-        if (!cur.empty()) out.push_back(std::move(cur));
-        cur.clear();
-      } else {
-        cur += c;
-      }
-    }
-    if (!cur.empty()) out.push_back(std::move(cur));
-    return out;
-  }
+  if (u == TokenUnit::Word) return split_runs(text, is_space, [](std::string& w, char c) { w += c; });
   for (size_t i = 0; i < text.size();) {
     const size_t n = utf8_seq_len(text, i);
     if (n == 0) not_utf8(text, i);

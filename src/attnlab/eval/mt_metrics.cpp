@@ -121,20 +121,7 @@ Cps regexp_steps(const Cps& in) {
   return d;
 }
 
-std::vector<std::string> split_py(const Cps& cps) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (uint32_t c : cps) {
-    if (py_space(c)) {
-      if (!cur.empty()) out.push_back(std::move(cur));
-      cur.clear();
-    } else {
-      data::append_utf8(cur, c);
-    }
-  }
-  if (!cur.empty()) out.push_back(std::move(cur));
-  return out;
-}
+std::vector<std::string> split_py(const Cps& cps) { return data::split_runs(cps, py_space, data::append_utf8); }
 
 Cps strip_py(const Cps& cps) {
   size_t b = 0, e = cps.size();

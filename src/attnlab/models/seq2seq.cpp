@@ -172,10 +172,7 @@ attention::LocalConfig attention_config(const Seq2SeqConfig& c) {
 
 Seq2Seq::Seq2Seq(const Seq2SeqConfig& cfg, const data::Vocab& src, const data::Vocab& tgt,
                  uint64_t seed)
-    : cfg_(cfg), src_(src), tgt_(tgt) {
-  cfg_.src_vocab = src_.size();
-  cfg_.tgt_vocab = tgt_.size();
-  cfg_.validate();
+    : TranslatorOf(cfg, src, tgt) {
   Rng rng(seed);
   const size_t E = cfg_.emb, He = cfg_.enc_hidden, De = cfg_.enc_out(), Dh = cfg_.dec_hidden();
   src_emb_ = nn::Embedding(src_.size(), E, rng, data::Vocab::kPad);

@@ -244,7 +244,31 @@ class Translator {
 std::unique_ptr<Translator> load_translator(const io::SafeTensors& st);
 bool is_translator_kind(const std::string& kind);
 
-class Seq2Seq : public Translator {
+// What every seq2seq kind holds alike: its config (a TextSides with to_json() and
+// validate()), the vocabulary sizes set in it and checked at construction, the two
+// vocabularies, and the Translator members that only read them.
+template <class Config>
+class TranslatorOf : public Translator {
+ public:
+  const Config& config() const { return cfg_; }
+  std::string config_json() const override { return cfg_.to_json(); }
+  size_t max_src_len() const override { return cfg_.max_src_len; }
+  const data::Vocab& src_vocab() const override { return src_; }
+  const data::Vocab& tgt_vocab() const override { return tgt_; }
+  const TextSides& sides() const override { return cfg_; }
+
+ protected:
+  TranslatorOf(const Config& cfg, const data::Vocab& src, const data::Vocab& tgt)
+      : cfg_(cfg), src_(src), tgt_(tgt) {
+    cfg_.src_vocab = src_.size();
+    cfg_.tgt_vocab = tgt_.size();
+    cfg_.validate();
+  }
+  Config cfg_;
+  data::Vocab src_, tgt_;
+};
+
+class Seq2Seq : public TranslatorOf<Seq2SeqConfig> {
  public:
   using Tensor = nn::Tensor;
   Seq2Seq(const Seq2SeqConfig& cfg, const data::Vocab& src, const data::Vocab& tgt,
@@ -253,12 +277,7 @@ class Seq2Seq : public Translator {
   // (a config is checked against a limit before anything is allocated). Validates cfg.
   static uint64_t param_count(Seq2SeqConfig cfg, size_t src_vocab, size_t tgt_vocab);
   void collect(ParamList& ps);
-  const Seq2SeqConfig& config() const { return cfg_; }
   const char* kind() const override { return "seq2seq"; }
-  std::string config_json() const override { return cfg_.to_json(); }
-  size_t max_src_len() const override { return cfg_.max_src_len; }
-  const data::Vocab& src_vocab() const override { return src_; }
-  const data::Vocab& tgt_vocab() const override { return tgt_; }
 
   // Teacher-forced forward (+ backward when `backward`): mean token cross-entropy over the
   // non-pad targets; parameter grads ACCUMULATE. label_smoothing as nn::cross_entropy.
@@ -280,7 +299,6 @@ class Seq2Seq : public Translator {
   std::vector<float> source_embeddings(const std::vector<int>& src) const override;
   size_t source_dim() const override { return cfg_.emb; }
   size_t pass_floats(size_t S, size_t T) const override { return S * cfg_.emb * T; }
-  const TextSides& sides() const override { return cfg_; }
 
   // One safetensors file: kind "seq2seq", config, src vocab in "vocab", target vocab in
   // "tgt_vocab", plus `extra` metadata.
@@ -354,8 +372,6 @@ class Seq2Seq : public Translator {
                         std::vector<float>& attn) override;
   void add_params(ParamList& ps) override;
 
-  Seq2SeqConfig cfg_;
-  data::Vocab src_, tgt_;
   nn::Embedding src_emb_, tgt_emb_;
   nn::Recurrent enc_, dec_;  // GRU or LSTM; the encoder one or two directions
   attention::Attention att_;

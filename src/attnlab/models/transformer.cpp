@@ -118,10 +118,7 @@ void TransformerConfig::validate() const {
 // ---------------------------------------------------------------- model
 TransformerSeq2Seq::TransformerSeq2Seq(const TransformerConfig& cfg, const data::Vocab& src,
                                        const data::Vocab& tgt, uint64_t seed)
-    : cfg_(cfg), src_(src), tgt_(tgt) {
-  cfg_.src_vocab = src_.size();
-  cfg_.tgt_vocab = tgt_.size();
-  cfg_.validate();
+    : TranslatorOf(cfg, src, tgt) {
   checked_floats("the embeddings", {std::max(src_.size(), tgt_.size()), cfg_.d_model});
   checked_floats("the position tables", {std::max(cfg_.max_src_len, cfg_.max_tgt_len + 1), cfg_.d_model});
   checked_floats("a feed-forward layer", {cfg_.dim_feedforward, cfg_.d_model});

@@ -72,17 +72,12 @@ struct TransformerLossInfo {
   attention::DisagreementTerms enc_self, dec_self, cross;
 };
 
-class TransformerSeq2Seq : public Translator {
+class TransformerSeq2Seq : public TranslatorOf<TransformerConfig> {
  public:
   TransformerSeq2Seq(const TransformerConfig& cfg, const data::Vocab& src, const data::Vocab& tgt,
                      uint64_t seed);
   void collect(ParamList& ps);
-  const TransformerConfig& config() const { return cfg_; }
   const char* kind() const override { return "transformer-seq2seq"; }
-  std::string config_json() const override { return cfg_.to_json(); }
-  size_t max_src_len() const override { return cfg_.max_src_len; }
-  const data::Vocab& src_vocab() const override { return src_; }
-  const data::Vocab& tgt_vocab() const override { return tgt_; }
 
   // Teacher-forced forward + backward: returns ce + penalty; parameter grads ACCUMULATE.
   // Dropout draws from rng when o.training.
@@ -97,7 +92,6 @@ class TransformerSeq2Seq : public Translator {
   // layer's cross-attention averaged over heads (B,T,S).
   void score_batch(const Seq2SeqBatch& b, std::vector<float>& logp,
                    std::vector<float>& attn) const override;
-  const TextSides& sides() const override { return cfg_; }
 
   // Attribution (explain/): x = the rows of src_emb.weight for the ids (S,E), BEFORE the
   // sqrt(E) scale and the positional encoding; the encoder reads x * sqrt(E) + PE (scale
@@ -157,8 +151,6 @@ class TransformerSeq2Seq : public Translator {
   void project(size_t n, const float* h, float* logits, const QuantPlan* q = nullptr) const;
   const float* out_weight() const;
 
-  TransformerConfig cfg_;
-  data::Vocab src_, tgt_;
   nn::Embedding src_emb_, tgt_emb_;
   nn::PositionalEncoding src_pos_, tgt_pos_;
   std::vector<attention::TransformerEncoderLayer> enc_;
