@@ -59,7 +59,6 @@ route();
 // the skip link goes to the shown view's heading (its own href would change the route)
 $('#skip-link').addEventListener('click', (ev) => { ev.preventDefault(); focusHeading(); });
 
-
 // models/index.json lists the shipped models the views can load
 const manifest = fetch('models/index.json')
   .then((r) => (r.ok ? r.json() : []), () => [])
@@ -75,7 +74,7 @@ const onReady = manifest.then((m) => VIEWS.map((init) => {
 
 // 'info' is asked once the views have sent their first calls: the first translation goes
 // first in the worker's queue
-Promise.all([onReady.then(() => call('info')), onReady]).then(([info, ready]) => {
+onReady.then((ready) => call('info').then((info) => {
   for (const f of ready) f(info);
   setStatus('ready');
   document.body.dataset.ready = '1';
@@ -85,4 +84,4 @@ Promise.all([onReady.then(() => call('info')), onReady]).then(([info, ready]) =>
   if ('serviceWorker' in navigator && window.isSecureContext) {
     client.idle().then(() => navigator.serviceWorker.register('sw.js')).catch(() => {});
   }
-}, (e) => setStatus(`could not start: ${e.message}`, true));
+})).catch((e) => setStatus(`could not start: ${e.message}`, true));

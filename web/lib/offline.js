@@ -9,8 +9,8 @@ const openCache = () => (typeof caches === 'undefined' ? Promise.resolve(null) :
 const absolute = (url) => new URL(url, self.location.href).href;
 
 /**
- * A file of the site as a Response: from the network when it answers (saved in the
- * cache as it streams in: the caller can read the body while it downloads), else from
+ * A file of the site as { response, saved }: from the network when it answers (saved in
+ * the cache as it streams in: the caller can read the body while it downloads), else from
  * the cache; a clear error when neither has it. `saved` settles once the copy is stored.
  */
 export async function fileResponse(url) {
@@ -30,36 +30,31 @@ export async function fileResponse(url) {
       const tag = r.headers.get('etag');
       if (!hit || !tag || hit.headers.get('etag') !== tag) saved = cache.put(href, r.clone()).catch(() => {});
     }
-    return Object.assign(r, { saved });
+    return { response: r, saved };
   }
   const hit = cache && await cache.match(href);
-  if (hit) return Object.assign(hit, { saved: Promise.resolve() });
+  if (hit) return { response: hit, saved: Promise.resolve() };
   if (r) throw new Error(`could not fetch ${url}: HTTP ${r.status}`);
   throw new Error(`could not fetch ${url}: ${failure?.message || 'network error'} (offline, and this file was not saved for offline use)`);
 }
 
 /** The bytes of a file of the site (fileResponse), once its offline copy is stored. */
 export async function fileBytes(url) {
-  const r = await fileResponse(url);
-  const [bytes] = await Promise.all([r.arrayBuffer(), r.saved]);
+  const { response, saved } = await fileResponse(url);
+  const [bytes] = await Promise.all([response.arrayBuffer(), saved]);
   return new Uint8Array(bytes);
 }
 
 /**
  * The compiled .wasm at url, compiled while it downloads (WebAssembly.compileStreaming; the
  * browser may also reuse its cached machine code on a later visit), from the network or the
- * offline cache as fileResponse. A server that does not send application/wasm falls back to
- * compiling the bytes.
+ * offline cache as fileResponse. From a server that does not send application/wasm (which
+ * compileStreaming requires), the bytes are compiled once downloaded.
  */
 export async function fileWasm(url) {
-  const r = await fileResponse(url);
-  const copy = r.clone();
-  try {
-    return await WebAssembly.compileStreaming(r);
-  } catch (e) {
-    if (!(e instanceof TypeError)) throw e;  // a broken module stays an error
-    return WebAssembly.compile(await copy.arrayBuffer());
-  }
+  const { response } = await fileResponse(url);
+  if (/^application\/wasm\b/.test(response.headers.get('content-type') || '')) return WebAssembly.compileStreaming(response);
+  return WebAssembly.compile(await response.arrayBuffer());
 }
 
 /** Whether url is in the offline cache, and its size in bytes when it is. */
