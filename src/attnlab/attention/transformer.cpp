@@ -208,11 +208,17 @@ void attn_block_backward(bool nf, nn::LayerNorm& ln, MultiheadAttention& mha, si
 }
 
 // ---- inference over n rows of width E, float32 or with the quantized copies
+// v grown to at least n elements (never shrunk: a reused buffer is not refilled)
+template <class T>
+T* grab(std::vector<T>& v, size_t n) {
+  if (v.size() < n) v.resize(n);
+  return v.data();
+}
+
 struct InferRows {
   size_t n, E;
   bool nf;
-  std::vector<int16_t> qx;
-  std::vector<float> sx;
+  InferScratch& w;
 
   void ln(const nn::LayerNorm& l, const float* in, float* out) const {
     k::layernorm(n, E, in, l.weight.value.data(), l.bias.value.data(), l.eps, out, nullptr,
@@ -228,23 +234,29 @@ struct InferRows {
     for (size_t i = 0; i < n * E; ++i) out[i] = x[i] + sub[i];
     if (!nf) ln(l, out, out);
   }
+  void project(const nn::QuantMatrix* q, size_t in, size_t out, const float* x, size_t ldx,
+               const float* W, const float* b, float* y, size_t ldy) {
+    attention::project(q, n, in, out, x, ldx, W, b, y, ldy, w.qx, w.sx);
+  }
   // ctx: (n,E) -> a: (n,E) through the attention's output projection
   void out_proj(const nn::QuantMatrix* q, const MultiheadAttention& mha, const float* ctx,
                 float* a) {
-    project(q, n, E, E, ctx, E, mha.out_proj_weight.value.data(),
-            mha.out_proj_bias.value.data(), a, E, qx, sx);
+    project(q, E, E, ctx, E, mha.out_proj_weight.value.data(), mha.out_proj_bias.value.data(), a,
+            E);
   }
-  // y = residual(x, ff(block_in(x))); s: (n,E) scratch
+  // y = residual(x, ff(block_in(x))); uses w.s, w.hid, w.a
   void feed_forward(const nn::LayerNorm& l, const nn::Linear& l1, const nn::Linear& l2,
                     nn::Act act, const nn::QuantMatrix* q1, const nn::QuantMatrix* q2,
-                    const float* x, float* s, float* y) {
+                    const float* x, float* y) {
     const size_t F = l1.out_features;
-    std::vector<float> hid(n * F), a(n * E);
+    float* s = grab(w.s, n * E);
+    float* hid = grab(w.hid, n * F);
+    float* a = grab(w.a, n * E);
     block_in(l, x, s);
-    project(q1, n, E, F, s, E, l1.weight.value.data(), bias_of(l1), hid.data(), F, qx, sx);
-    nn::Activation::forward(act, n * F, hid.data(), hid.data());
-    project(q2, n, F, E, hid.data(), F, l2.weight.value.data(), bias_of(l2), a.data(), E, qx, sx);
-    residual(l, x, a.data(), y);
+    project(q1, E, F, s, E, l1.weight.value.data(), bias_of(l1), hid, F);
+    nn::Activation::forward(act, n * F, hid, hid);
+    project(q2, F, E, hid, F, l2.weight.value.data(), bias_of(l2), a, E);
+    residual(l, x, a, y);
   }
 };
 
@@ -321,27 +333,32 @@ void TransformerEncoderLayer::backward(const Tensor3& dy, const Cache& c, Tensor
 }
 
 void TransformerEncoderLayer::infer(size_t S, const float* x, float* y, const EncoderLayerQuant* q,
-                                    float* head_w) const {
+                                    float* head_w, InferScratch* scratch) const {
   // x: (S,E) -> y: (S,E); head_w: (H,S,S)
   const size_t E = cfg_.d_model, H = cfg_.nhead, Dh = E / H;
   ATTNLAB_CHECK(S > 0 && x && y && x != y, "TransformerEncoderLayer::infer: expected S > 0 and distinct x, y");
   const float scale = 1.f / std::sqrt(float(Dh));
-  std::vector<float> s(S * E), qkv(S * 3 * E), ctx(S * E), a(S * E), h1(S * E),
-      work(sdpa_workspace_size(S));
-  InferRows r{S, E, cfg_.norm_first, {}, {}};
+  InferScratch own;
+  InferRows r{S, E, cfg_.norm_first, scratch ? *scratch : own};
+  float* s = grab(r.w.s, S * E);
+  float* qkv = grab(r.w.qkv, S * 3 * E);
+  float* ctx = grab(r.w.ctx, S * E);
+  float* a = grab(r.w.a, S * E);
+  float* h1 = grab(r.w.h1, S * E);
+  float* work = grab(r.w.work, sdpa_workspace_size(S));
   // block 1: self-attention
-  r.block_in(norm1, x, s.data());
-  project(q ? &q->qkv : nullptr, S, E, 3 * E, s.data(), E, self_attn.in_proj_weight.value.data(),
-          self_attn.in_proj_bias.value.data(), qkv.data(), 3 * E, r.qx, r.sx);
+  r.block_in(norm1, x, s);
+  r.project(q ? &q->qkv : nullptr, E, 3 * E, s, E, self_attn.in_proj_weight.value.data(),
+            self_attn.in_proj_bias.value.data(), qkv, 3 * E);
   for (size_t h = 0; h < H; ++h)
-    sdpa_raw(S, S, Dh, Dh, scale, qkv.data() + h * Dh, 3 * E, qkv.data() + E + h * Dh, 3 * E,
-             qkv.data() + 2 * E + h * Dh, 3 * E, nullptr, 0, ctx.data() + h * Dh, E,
-             head_w ? head_w + h * S * S : nullptr, S, work.data());
-  r.out_proj(q ? &q->out : nullptr, self_attn, ctx.data(), a.data());
-  r.residual(norm1, x, a.data(), h1.data());
+    sdpa_raw(S, S, Dh, Dh, scale, qkv + h * Dh, 3 * E, qkv + E + h * Dh, 3 * E,
+             qkv + 2 * E + h * Dh, 3 * E, nullptr, 0, ctx + h * Dh, E,
+             head_w ? head_w + h * S * S : nullptr, S, work);
+  r.out_proj(q ? &q->out : nullptr, self_attn, ctx, a);
+  r.residual(norm1, x, a, h1);
   // block 2: feed-forward
   r.feed_forward(norm2, linear1, linear2, cfg_.activation, q ? &q->ff1 : nullptr,
-                 q ? &q->ff2 : nullptr, h1.data(), s.data(), y);
+                 q ? &q->ff2 : nullptr, h1, y);
 }
 
 EncoderLayerQuant TransformerEncoderLayer::quantize(bool int8) const {
@@ -417,13 +434,20 @@ void TransformerDecoderLayer::backward(const Tensor3& dy, const Cache& c, Tensor
 // ================================================================= incremental decoding
 void DecoderLayerState::reorder(const std::vector<size_t>& parents, size_t E) {
   const size_t m = parents.size(), row = cap * E, used = len * E;
-  std::vector<float> nk(m * row), nv(m * row);
+  bool same = m == n;  // every hypothesis kept in place (greedy): nothing to move
   for (size_t j = 0; j < m; ++j) {
     ATTNLAB_CHECK(parents[j] < n, "decoder state: parent ", parents[j], " out of range [0, ", n, ")");
-    std::copy(k.begin() + long(parents[j] * row), k.begin() + long(parents[j] * row + used),
-              nk.begin() + long(j * row));
-    std::copy(v.begin() + long(parents[j] * row), v.begin() + long(parents[j] * row + used),
-              nv.begin() + long(j * row));
+    same = same && parents[j] == j;
+  }
+  if (same) return;
+  // into the scratch buffers (their old contents are dead), then swapped in
+  std::vector<float>& nk = scratch.h1;
+  std::vector<float>& nv = scratch.h2;
+  nk.resize(std::max(nk.size(), m * row));
+  nv.resize(std::max(nv.size(), m * row));
+  for (size_t j = 0; j < m; ++j) {
+    std::copy_n(k.begin() + long(parents[j] * row), used, nk.begin() + long(j * row));
+    std::copy_n(v.begin() + long(parents[j] * row), used, nv.begin() + long(j * row));
   }
   k.swap(nk);
   v.swap(nv);
@@ -476,54 +500,50 @@ DecoderLayerQuant TransformerDecoderLayer::quantize(bool int8) const {
 }
 
 void TransformerDecoderLayer::step(const float* x, float* y, DecoderLayerState& st, float* self_w,
-                                   float* cross_w, const DecoderLayerQuant* q) const {
+                                   float* cross_w, const DecoderLayerQuant* q,
+                                   InferScratch* scratch) const {
   // x: (n,E) rows at position t = st.len -> y: (n,E); self_w: (n,H,t+1), cross_w: (n,H,S)
   const size_t E = cfg_.d_model, H = cfg_.nhead, Dh = E / H, n = st.n, t = st.len, S = st.S;
   const size_t L = t + 1;
   ATTNLAB_CHECK(t < st.cap, "TransformerDecoderLayer::step: the state holds ", st.cap,
                 " positions, all used");
   const float scale = 1.f / std::sqrt(float(Dh));
-  std::vector<float> s(n * E), a(n * E), ctx(n * E), h1(n * E), h2(n * E),
-      work(sdpa_workspace_size(std::max(L, S)));
-  InferRows r{n, E, cfg_.norm_first, {}, {}};
+  InferRows r{n, E, cfg_.norm_first, scratch ? *scratch : st.scratch};
+  float* s = grab(r.w.s, n * E);
+  float* a = grab(r.w.a, n * E);
+  float* ctx = grab(r.w.ctx, n * E);
+  float* h1 = grab(r.w.h1, n * E);
+  float* h2 = grab(r.w.h2, n * E);
+  float* qkv = grab(r.w.qkv, n * 3 * E);  // self-attention q|k|v, then the cross query
+  float* work = grab(r.w.work, sdpa_workspace_size(std::max(L, S)));
   // block 1: self-attention over positions 0..t of each hypothesis
-  r.block_in(norm1, x, s.data());
-  {
-    std::vector<float> qkv(n * 3 * E);
-    project(q ? &q->self_qkv : nullptr, n, E, 3 * E, s.data(), E,
-            self_attn.in_proj_weight.value.data(), self_attn.in_proj_bias.value.data(), qkv.data(),
-            3 * E, r.qx, r.sx);
-    for (size_t i = 0; i < n; ++i) {
-      float* kr = st.k.data() + (i * st.cap + t) * E;
-      float* vr = st.v.data() + (i * st.cap + t) * E;
-      std::copy(qkv.begin() + long(i * 3 * E + E), qkv.begin() + long(i * 3 * E + 2 * E), kr);
-      std::copy(qkv.begin() + long(i * 3 * E + 2 * E), qkv.begin() + long((i + 1) * 3 * E), vr);
-      for (size_t h = 0; h < H; ++h)
-        sdpa_raw(1, L, Dh, Dh, scale, qkv.data() + i * 3 * E + h * Dh, 3 * E,
-                 st.k.data() + i * st.cap * E + h * Dh, E, st.v.data() + i * st.cap * E + h * Dh, E,
-                 nullptr, 0, ctx.data() + i * E + h * Dh, E,
-                 self_w ? self_w + (i * H + h) * L : nullptr, L, work.data());
-    }
-  }
-  r.out_proj(q ? &q->self_out : nullptr, self_attn, ctx.data(), a.data());
-  r.residual(norm1, x, a.data(), h1.data());
-  // block 2: cross-attention; every hypothesis queries the same source keys
-  r.block_in(norm2, h1.data(), s.data());
-  {
-    std::vector<float> qr(n * E);
-    project(q ? &q->cross_q : nullptr, n, E, E, s.data(), E,
-            multihead_attn.in_proj_weight.value.data(), multihead_attn.in_proj_bias.value.data(),
-            qr.data(), E, r.qx, r.sx);
+  r.block_in(norm1, x, s);
+  r.project(q ? &q->self_qkv : nullptr, E, 3 * E, s, E, self_attn.in_proj_weight.value.data(),
+            self_attn.in_proj_bias.value.data(), qkv, 3 * E);
+  for (size_t i = 0; i < n; ++i) {
+    const float* qi = qkv + i * 3 * E;
+    std::copy(qi + E, qi + 2 * E, st.k.data() + (i * st.cap + t) * E);
+    std::copy(qi + 2 * E, qi + 3 * E, st.v.data() + (i * st.cap + t) * E);
     for (size_t h = 0; h < H; ++h)
-      sdpa_raw(n, S, Dh, Dh, scale, qr.data() + h * Dh, E, st.mk.data() + h * Dh, E,
-               st.mv.data() + h * Dh, E, nullptr, 0, ctx.data() + h * Dh, E,
-               cross_w ? cross_w + h * S : nullptr, H * S, work.data());
+      sdpa_raw(1, L, Dh, Dh, scale, qi + h * Dh, 3 * E, st.k.data() + i * st.cap * E + h * Dh, E,
+               st.v.data() + i * st.cap * E + h * Dh, E, nullptr, 0, ctx + i * E + h * Dh, E,
+               self_w ? self_w + (i * H + h) * L : nullptr, L, work);
   }
-  r.out_proj(q ? &q->cross_out : nullptr, multihead_attn, ctx.data(), a.data());
-  r.residual(norm2, h1.data(), a.data(), h2.data());
+  r.out_proj(q ? &q->self_out : nullptr, self_attn, ctx, a);
+  r.residual(norm1, x, a, h1);
+  // block 2: cross-attention; every hypothesis queries the same source keys
+  r.block_in(norm2, h1, s);
+  r.project(q ? &q->cross_q : nullptr, E, E, s, E, multihead_attn.in_proj_weight.value.data(),
+            multihead_attn.in_proj_bias.value.data(), qkv, E);
+  for (size_t h = 0; h < H; ++h)
+    sdpa_raw(n, S, Dh, Dh, scale, qkv + h * Dh, E, st.mk.data() + h * Dh, E,
+             st.mv.data() + h * Dh, E, nullptr, 0, ctx + h * Dh, E,
+             cross_w ? cross_w + h * S : nullptr, H * S, work);
+  r.out_proj(q ? &q->cross_out : nullptr, multihead_attn, ctx, a);
+  r.residual(norm2, h1, a, h2);
   // block 3: feed-forward
   r.feed_forward(norm3, linear1, linear2, cfg_.activation, q ? &q->ff1 : nullptr,
-                 q ? &q->ff2 : nullptr, h2.data(), s.data(), y);
+                 q ? &q->ff2 : nullptr, h2, y);
   ++st.len;
 }
 

@@ -72,6 +72,14 @@ struct DecoderLayerQuant {
   nn::QuantMatrix self_qkv, self_out, cross_q, cross_kv, cross_out, ff1, ff2;
 };
 
+// Working buffers of inference (infer / step): sized by the first call, reused by the
+// next ones, so a decode allocates once rather than at every layer and step. Contents
+// are scratch: every call writes what it reads.
+struct InferScratch {
+  std::vector<float> s, a, ctx, h1, h2, qkv, hid, work, sx;
+  std::vector<int16_t> qx;
+};
+
 class TransformerEncoderLayer {
  public:
   struct Cache {
@@ -97,8 +105,9 @@ class TransformerEncoderLayer {
   // ---- inference on one sequence (dropout off, no masks)
   // x: (S,E) -> y: (S,E) (y may not alias x); head_w (H,S,S) optional. q: quantized
   // matrices (nullptr = float32, the same arithmetic as forward()).
+  // scratch: reused buffers (nullptr = the call's own).
   void infer(size_t S, const float* x, float* y, const EncoderLayerQuant* q = nullptr,
-             float* head_w = nullptr) const;
+             float* head_w = nullptr, InferScratch* scratch = nullptr) const;
   EncoderLayerQuant quantize(bool int8) const;
 
   MultiheadAttention self_attn;
@@ -113,9 +122,10 @@ class TransformerEncoderLayer {
 // positions decoded so far and the cross-attention keys/values of the source.
 struct DecoderLayerState {
   size_t n = 0, cap = 0, len = 0;  // hypotheses, capacity (positions), positions stored
-  std::vector<float> k, v;         // (n, cap, E)
+  std::vector<float> k, v;         // (n, cap, E); rows at or past len are not read
   size_t S = 0;
   std::vector<float> mk, mv;       // (S, E), shared by every hypothesis
+  InferScratch scratch;            // step()'s buffers when it is given none; reorder()'s
   // keep hypotheses parents[0..m) (indices into the current n) in that order
   void reorder(const std::vector<size_t>& parents, size_t E);
 };
@@ -152,8 +162,10 @@ class TransformerDecoderLayer {
   // x: (n,E) the rows at position st.len -> y: (n,E) (may alias x); appends to the cache.
   // self_w (n,H,len+1) and cross_w (n,H,S) optional.
   // q: quantized matrices (nullptr = float32).
+  // scratch: buffers shared with other layers' calls (nullptr = st.scratch).
   void step(const float* x, float* y, DecoderLayerState& st, float* self_w = nullptr,
-            float* cross_w = nullptr, const DecoderLayerQuant* q = nullptr) const;
+            float* cross_w = nullptr, const DecoderLayerQuant* q = nullptr,
+            InferScratch* scratch = nullptr) const;
   DecoderLayerQuant quantize(bool int8) const;
 
   MultiheadAttention self_attn, multihead_attn;

@@ -19,6 +19,9 @@
 #include <smmintrin.h>
 #define ATTNLAB_I8_SIMD 1
 #endif
+#if defined(__wasm_simd128__)
+#include <wasm_simd128.h>
+#endif
 
 namespace attnlab::kernels {
 
@@ -55,9 +58,14 @@ inline void load_w(const int16_t* a, __m128i& lo, __m128i& hi) { lo = load16(a);
 
 #if ATTNLAB_I8_SIMD  // int8 weights need the int8 -> int16 extension of SSE4.1
 namespace {
-// int8 -> int16, low and high halves
+// int8 -> int16, low and high halves. SIMD128 extends the high half in one instruction;
+// the SSE form (a byte shift, then the low extension) stays a shuffle there.
 inline __m128i ext_lo(__m128i a) { return _mm_cvtepi8_epi16(a); }
+#if defined(__wasm_simd128__)
+inline __m128i ext_hi(__m128i a) { return (__m128i)wasm_i16x8_extend_high_i8x16((v128_t)a); }
+#else
 inline __m128i ext_hi(__m128i a) { return _mm_cvtepi8_epi16(_mm_srli_si128(a, 8)); }
+#endif
 constexpr size_t kChunk8 = 1024;  // 127 * 11585 * (1024 / 4) < 2^31
 static_assert(127.0 * kQmaxInput * (kChunk8 / 4) < 2147483647.0, "int32 overflow");
 inline __m128i madd16(__m128i acc, const int8_t* a, __m128i x0, __m128i x1) {

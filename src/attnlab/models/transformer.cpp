@@ -450,15 +450,17 @@ float TransformerSeq2Seq::run(const Seq2SeqBatch& b, bool bw, const TransformerL
 // ---------------------------------------------------------------- inference
 std::vector<float> TransformerSeq2Seq::encode_one(const std::vector<int>& src,
                                                   std::vector<float>* enc_w,
-                                                  const QuantPlan* q) const {
+                                                  const QuantPlan* q,
+                                                  attention::InferScratch* scratch) const {
   // src: (S) -> memory (S,E); enc_w: (Le,H,S,S)
   const size_t S = src.size(), E = cfg_.d_model, H = cfg_.nhead;
   Tensor3 x0 = embed(src_emb_, src_pos_, src.data(), 1, S, nullptr, false, nullptr);
   std::vector<float> x(x0.begin(), x0.end()), y(S * E);
   if (enc_w) enc_w->assign(enc_.size() * H * S * S, 0.f);
+  attention::InferScratch own;
   for (size_t l = 0; l < enc_.size(); ++l) {
     enc_[l].infer(S, x.data(), y.data(), q ? &q->enc[l] : nullptr,
-                  enc_w ? enc_w->data() + l * H * S * S : nullptr);
+                  enc_w ? enc_w->data() + l * H * S * S : nullptr, scratch ? scratch : &own);
     x.swap(y);
   }
   if (cfg_.norm_first) final_norm(enc_norm_, S, x.data(), nullptr, nullptr, 1, S);
@@ -478,7 +480,10 @@ Translation TransformerSeq2Seq::decode(const std::vector<int>& src, const Decode
   ATTNLAB_CHECK(o.beam >= 1 && o.beam <= 64, "beam width must be in [1, 64], got ", o.beam);
   checked_floats("the decoder's key/value cache", {o.beam, max_len + 1, E});
   const QuantPlan* qp = kv_cache ? quant_plan(o.precision) : nullptr;
-  const std::vector<float> memory = encode_one(src, nullptr, qp);
+  // the encoder's and every decoder step's buffers, kept for the thread's next decode
+  // (a few hundred KB at most: rows of n <= 64 hypotheses)
+  thread_local attention::InferScratch scratch;
+  const std::vector<float> memory = encode_one(src, nullptr, qp, &scratch);
   auto* self = const_cast<TransformerSeq2Seq*>(this);
   std::vector<float> cw;  // (n,H,S) last layer's cross-attention
 
@@ -509,7 +514,7 @@ Translation TransformerSeq2Seq::decode(const std::vector<int>& src, const Decode
       cw.resize(n * H * S);
       for (size_t l = 0; l < Ld; ++l)
         dec_[l].step(x.data(), x.data(), st[l], nullptr, l + 1 == Ld ? cw.data() : nullptr,
-                     qp ? &qp->dec[l] : nullptr);
+                     qp ? &qp->dec[l] : nullptr, &scratch);
       finish(n, x.data(), w, lp);
     };
     bs.reorder = [&](const std::vector<size_t>& parents) {

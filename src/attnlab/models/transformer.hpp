@@ -144,9 +144,11 @@ class TransformerSeq2Seq : public TranslatorOf<TransformerConfig> {
     nn::QuantMatrix out;
   };
   const QuantPlan* quant_plan(DecodePrecision p) const;  // nullptr for F32
-  // src (S) -> memory (S,E); enc_w (optional) receives the (Le,H,S,S) weights
+  // src (S) -> memory (S,E); enc_w (optional) receives the (Le,H,S,S) weights;
+  // scratch: buffers to reuse (nullptr = the call's own)
   std::vector<float> encode_one(const std::vector<int>& src, std::vector<float>* enc_w,
-                                const QuantPlan* q = nullptr) const;
+                                const QuantPlan* q = nullptr,
+                                attention::InferScratch* scratch = nullptr) const;
   // rows (n,E) -> logits (n,V)
   void project(size_t n, const float* h, float* logits, const QuantPlan* q = nullptr) const;
   const float* out_weight() const;

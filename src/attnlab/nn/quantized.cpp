@@ -28,8 +28,10 @@ QuantMatrix::QuantMatrix(bool int8, size_t cols, const std::vector<Part>& parts)
 
 void QuantMatrix::apply(size_t n, const float* x, size_t ldx, float* y, size_t ldy,
                         std::vector<int16_t>& qx, std::vector<float>& sx) const {
-  qx.resize(n * ld_);
-  sx.resize(n);
+  // grown, never shrunk: a buffer reused across matrices of different widths is not
+  // refilled each time (quantize_rows_i16 writes every element it reads)
+  if (qx.size() < n * ld_) qx.resize(n * ld_);
+  if (sx.size() < n) sx.resize(n);
   k::quantize_rows_i16(n, cols_, x, ldx, k::kQmaxInput, qx.data(), ld_, sx.data());
   if (int8_)
     k::gemm_i8(n, rows_, ld_, qx.data(), ld_, sx.data(), q8_.data(), ld_, scale_.data(),
