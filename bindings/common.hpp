@@ -78,7 +78,7 @@ inline const char* js_type(const emscripten::val& v) {
   if (v.isNull()) return "null";
   if (v.isUndefined()) return "undefined";
   if (v.isArray()) return "an array";
-  static thread_local std::string t;
+  static std::string t;  // the wasm module is single-threaded
   t = v.typeOf().as<std::string>();
   return t.c_str();
 }

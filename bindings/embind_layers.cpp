@@ -2,24 +2,28 @@
 // from PyTorch and functional attention on the caller's tensors. Marshalling only; the
 // layouts, checks and math are in src/attnlab/models/layer_file.cpp.
 //
-// THE TRANSFER (few Embind value operations per call, whatever the number of tensors;
+// THE TRANSFER (no Embind value operation on the data, whatever the number of tensors;
 // bindings/js/layers.js is the other half):
-//   1. inputBuffer(n) sizes a staging buffer owned here and returns a Float32Array view
-//      of it; JS copies every tensor and mask into it at once (no wasm call in between).
-//   2. forward*(meta[, lengths]): meta is a Float64Array: the call's flags (their number
+//   1. layerInputBuffer(metaLen, floats) sizes a staging buffer owned here and returns a
+//      Float32Array view of it: metaLen doubles (the call's description) then the floats of
+//      every tensor and mask. JS writes both in place (no wasm call in between).
+//   2. forward*(metaLen[, lengths]): the description is the call's flags (their number
 //      first, then each: 0/1, or -1/0/1 for batchFirst, or a number for scale; JS checked
 //      their types and the order is each entry point's, below), then records
 //        [slot, kind (0 tensor, 1 bool mask, 2 additive mask), offset, count, rank, dims...]
-//      checked here against the buffer (offset + count inside it, count = product of dims).
-//   3. The result is { data: Float32Array (every output, one copy), meta: Float64Array
-//      [rank, dims...] per output, rank 0 = absent }; JS cuts data into the outputs.
-// The staging buffer is released after each call, so the heap in use is flat.
+//      checked here against the buffer (offset + count inside the float part, count =
+//      product of dims). The input buffer is released when the call returns.
+//   3. The result is a Float32Array view of an output buffer: a description in doubles
+//      [its length in doubles, then per output: rank, dims... (rank 0 = absent)], then
+//      every output's floats. JS copies the floats out and calls layerRelease(), which
+//      frees the buffer (so does the next layerInputBuffer), so the heap in use is flat.
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <exception>
 #include <memory>
 #include <string>
 #include <vector>
@@ -56,32 +60,52 @@ const char* slot_name(int s) {
   return names[s];
 }
 
-// The staging buffer of the current call (plain storage: no per-element work on
-// allocation or release; JS fills all of it).
-struct Staging {
-  std::unique_ptr<float[]> p;
-  size_t n = 0;
+// A buffer of doubles viewed by JS as floats: the staging buffer of the current call's
+// inputs, and the output buffer of its result (plain storage: no per-element work on
+// allocation or release).
+struct Buffer {
+  std::unique_ptr<double[]> p;
+  size_t doubles = 0;
+  void reset(size_t n) {
+    p.reset(new double[n ? n : 1]);
+    doubles = n;
+  }
+  void release() {
+    p.reset();
+    doubles = 0;
+  }
+  float* floats() const { return reinterpret_cast<float*>(p.get()); }
+  val view() const { return val(typed_memory_view(2 * doubles, floats())); }
 };
-Staging& staging() {
-  static Staging buf;
+Buffer& staging() {
+  static Buffer buf;
   return buf;
 }
+Buffer& output() {
+  static Buffer buf;
+  return buf;
+}
+// Releases the input buffer when the call returns, and the output buffer too when it
+// throws (a rejected call leaves the heap as it found it).
 struct ReleaseStaging {
+  int unwinding = std::uncaught_exceptions();
   ~ReleaseStaging() {
-    staging().p.reset();
-    staging().n = 0;
+    staging().release();
+    if (std::uncaught_exceptions() > unwinding) output().release();
   }
 };
 
-val input_buffer(val n) {
+val input_buffer(val meta_len, val floats) {
   return guard([&] {
-    const size_t k = static_cast<size_t>(arg_whole(n, "input size", 0, attnlab::kMaxElements, 0));
-    Staging& b = staging();
-    b.p.reset(new float[k ? k : 1]);
-    b.n = k;
-    return val(typed_memory_view(k, b.p.get()));
+    output().release();
+    const uint64_t m = arg_whole(meta_len, "input description size", 1, 4096, 1);
+    const uint64_t k = arg_whole(floats, "input size", 0, attnlab::kMaxElements, 0);
+    staging().reset(static_cast<size_t>(m + (k + 1) / 2));
+    return staging().view();
   });
 }
+
+void release_output() { output().release(); }
 
 // Every value finite (one pass without branches; the index only on failure).
 void check_finite(const float* p, size_t n, const char* what) {
@@ -97,20 +121,55 @@ void check_finite(const float* p, size_t n, const char* what) {
                   " is not finite (expected finite numbers)");
 }
 
+// The call's arguments: a record per tensor or mask present (a call carries a few of the
+// kSlots), its data seen in place in the staging buffer (checked finite for tensors).
+struct Record {
+  int slot = 0, kind = 0;
+  std::vector<size_t> shape;
+  const float* p = nullptr;
+  size_t count = 0;
+};
 struct Args {
-  m::LayerArray t[kSlots];
-  m::LayerMask mk[kSlots];
+  std::vector<Record> recs;
   std::vector<double> flags;
   bool flag(size_t i) const { return flags.at(i) != 0; }
   int batch_first(size_t i) const { return static_cast<int>(flags.at(i)); }
+  const Record* find(int slot, bool is_mask) const {
+    for (const Record& r : recs)
+      if (r.slot == slot && (r.kind != 0) == is_mask) return &r;
+    return nullptr;
+  }
+  // the tensor in `slot`, copied (empty when the call has none)
+  m::LayerArray tensor(int slot) const {
+    const Record* r = find(slot, false);
+    if (!r) return {};
+    return m::LayerArray{r->shape, std::vector<float>(r->p, r->p + r->count)};
+  }
+  // the tensor in `slot` in place (valid until the call returns)
+  m::ArrayView view(int slot) const {
+    const Record* r = find(slot, false);
+    if (!r) return {};
+    return m::ArrayView{r->shape, r->p, r->count};
+  }
+  m::LayerMask mask(int slot) const {
+    const Record* r = find(slot, true);
+    m::LayerMask mk;
+    if (!r) return mk;
+    mk.shape = r->shape;
+    mk.data.assign(r->p, r->p + r->count);
+    mk.boolean = r->kind == 1;
+    return mk;
+  }
 };
 
-Args read_meta(const val& meta, size_t nflags) {
-  const Staging& buf = staging();
-  ATTNLAB_CHECK(meta.instanceof(val::global("Float64Array")), "layer call: internal: meta must be a Float64Array");
-  const size_t n = static_cast<size_t>(attnlab::checked_whole("meta", meta["length"].as<double>(), 0, 4096));
-  std::vector<double> md(n);
-  if (n) val(typed_memory_view(n, md.data())).call<void>("set", meta);
+Args read_meta(val meta_len, size_t nflags) {
+  const Buffer& buf = staging();
+  const size_t n = static_cast<size_t>(arg_whole(meta_len, "layer call: internal: description size", 1, 4096, 1));
+  ATTNLAB_CHECK(buf.p && n <= buf.doubles, "layer call: internal: no input buffer of ", n,
+                " doubles (call layerInputBuffer first)");
+  const double* md = buf.p.get();
+  const float* data = buf.floats() + 2 * n;
+  const size_t nfloats = 2 * (buf.doubles - n);
   Args a;
   size_t i = 0;
   auto next = [&](const char* what) {
@@ -126,59 +185,70 @@ Args read_meta(const val& meta, size_t nflags) {
     a.flags.push_back(x);
   }
   while (i < n) {
-    const int slot = static_cast<int>(attnlab::checked_whole("slot", next("slot"), 0, kSlots - 1));
-    const int kind = static_cast<int>(attnlab::checked_whole("kind", next("kind"), 0, 2));
+    Record r;
+    r.slot = static_cast<int>(attnlab::checked_whole("slot", next("slot"), 0, kSlots - 1));
+    r.kind = static_cast<int>(attnlab::checked_whole("kind", next("kind"), 0, 2));
     const uint64_t off = attnlab::checked_whole("offset", next("offset"), 0, attnlab::kMaxElements);
-    const uint64_t count = attnlab::checked_whole("count", next("count"), 0, attnlab::kMaxElements);
+    r.count = static_cast<size_t>(attnlab::checked_whole("count", next("count"), 0, attnlab::kMaxElements));
     const size_t rank = static_cast<size_t>(attnlab::checked_whole("rank", next("rank"), 0, 64));
-    const char* name = slot_name(slot);
+    const char* name = slot_name(r.slot);
     ATTNLAB_CHECK(rank >= 1 && rank <= kMaxRank, name, ".shape: expected 1 to ", kMaxRank,
                   " dimensions, got ", rank);
-    std::vector<size_t> shape(rank);
+    ATTNLAB_CHECK(!a.find(r.slot, r.kind != 0), "layer call: internal: ", name, " given twice");
+    r.shape.resize(rank);
     const std::string sw = std::string(name) + ".shape";
     for (size_t d = 0; d < rank; ++d)
-      shape[d] = static_cast<size_t>(attnlab::checked_whole(sw.c_str(), next("dims"), 0, attnlab::kMaxElements));
-    const size_t want = attnlab::checked_product(sw.c_str(), shape);
-    ATTNLAB_CHECK(want == count, name, ": shape ", [&] {
+      r.shape[d] = static_cast<size_t>(attnlab::checked_whole(sw.c_str(), next("dims"), 0, attnlab::kMaxElements));
+    const size_t want = attnlab::checked_product(sw.c_str(), r.shape);
+    ATTNLAB_CHECK(want == r.count, name, ": shape ", [&] {
       std::string s = "(";
-      for (size_t d = 0; d < rank; ++d) s += (d ? "," : "") + std::to_string(shape[d]);
+      for (size_t d = 0; d < rank; ++d) s += (d ? "," : "") + std::to_string(r.shape[d]);
       return s + ")";
-    }(), " needs ", want, " values, got ", count);
-    ATTNLAB_CHECK(attnlab::checked_sum("offset + count", off, count) <= buf.n,
+    }(), " needs ", want, " values, got ", r.count);
+    ATTNLAB_CHECK(attnlab::checked_sum("offset + count", off, r.count) <= nfloats,
                   "layer call: internal: ", name, " lies outside the input buffer");
-    const float* p = buf.p.get() + off;
-    if (kind == 0) {
-      check_finite(p, count, name);
-      a.t[slot].shape = std::move(shape);
-      a.t[slot].data.assign(p, p + count);
-    } else {
-      a.mk[slot].shape = std::move(shape);
-      a.mk[slot].data.assign(p, p + count);
-      a.mk[slot].boolean = kind == 1;
-    }
+    r.p = data + off;
+    if (r.kind == 0) check_finite(r.p, r.count, name);
+    a.recs.push_back(std::move(r));
   }
   return a;
 }
 
-// outputs (empty = absent) -> { data, meta }
+// The output buffer for outputs of these shapes (empty = absent; see THE TRANSFER): its
+// description written, the pointer to each output's floats returned.
+std::vector<float*> output_for(const std::vector<const std::vector<size_t>*>& shapes) {
+  size_t meta = 1, total = 0;
+  for (const std::vector<size_t>* s : shapes) {
+    meta += 1 + s->size();
+    total += s->empty() ? 0 : attnlab::checked_product("output", *s);
+  }
+  Buffer& b = output();
+  b.reset(meta + (total + 1) / 2);
+  double* md = b.p.get();
+  float* data = b.floats() + 2 * meta;
+  std::vector<float*> at;
+  size_t i = 0;
+  md[i++] = static_cast<double>(meta);
+  for (const std::vector<size_t>* s : shapes) {
+    md[i++] = static_cast<double>(s->size());
+    for (size_t d : *s) md[i++] = static_cast<double>(d);
+    at.push_back(s->empty() ? nullptr : data);
+    if (!s->empty()) data += attnlab::checked_product("output", *s);
+  }
+  return at;
+}
+
+// outputs (empty = absent) -> a view of the output buffer
 val result(std::initializer_list<const m::LayerArray*> outs) {
-  size_t total = 0;
-  std::vector<double> meta;
+  std::vector<const std::vector<size_t>*> shapes;
+  for (const m::LayerArray* o : outs) shapes.push_back(&o->shape);
+  const std::vector<float*> at = output_for(shapes);
+  size_t j = 0;
   for (const m::LayerArray* o : outs) {
-    meta.push_back(static_cast<double>(o->shape.size()));
-    for (size_t d : o->shape) meta.push_back(static_cast<double>(d));
-    total += o->data.size();
+    if (!o->data.empty()) std::memcpy(at[j], o->data.data(), o->data.size() * sizeof(float));
+    ++j;
   }
-  std::unique_ptr<float[]> all(new float[total ? total : 1]);
-  size_t off = 0;
-  for (const m::LayerArray* o : outs) {
-    if (!o->data.empty()) std::memcpy(all.get() + off, o->data.data(), o->data.size() * sizeof(float));
-    off += o->data.size();
-  }
-  val r = val::object();
-  r.set("data", from_floats(all.get(), total));
-  r.set("meta", val::global("Float64Array").new_(typed_memory_view(meta.size(), meta.data())));
-  return r;
+  return output().view();
 }
 
 class JsLayer {
@@ -205,11 +275,11 @@ class JsLayer {
       ReleaseStaging release;
       Args a = read_meta(meta, 4);
       m::MhaCall c;
-      c.query = std::move(a.t[kQuery]);
-      c.key = std::move(a.t[kKey]);
-      c.value = std::move(a.t[kValue]);
-      c.key_padding_mask = std::move(a.mk[kKeyPaddingMask]);
-      c.attn_mask = std::move(a.mk[kAttnMask]);
+      c.query = a.tensor(kQuery);
+      c.key = a.tensor(kKey);
+      c.value = a.tensor(kValue);
+      c.key_padding_mask = a.mask(kKeyPaddingMask);
+      c.attn_mask = a.mask(kAttnMask);
       c.is_causal = a.flag(0);
       c.need_weights = a.flag(1);
       c.average_attn_weights = a.flag(2);
@@ -225,9 +295,9 @@ class JsLayer {
       ReleaseStaging release;
       Args a = read_meta(meta, 1);
       m::RnnCall c;
-      c.x = std::move(a.t[kInput]);
-      c.h0 = std::move(a.t[kH0]);
-      c.c0 = std::move(a.t[kC0]);
+      c.x = a.tensor(kInput);
+      c.h0 = a.tensor(kH0);
+      c.c0 = a.tensor(kC0);
       if (!lengths.isUndefined() && !lengths.isNull()) {
         const size_t n = js_length(lengths, "lengths", "an array of whole numbers");
         for (size_t i = 0; i < n; ++i)
@@ -245,12 +315,12 @@ class JsLayer {
       ReleaseStaging release;
       Args a = read_meta(meta, 2);
       m::TransformerCall c;
-      c.x = std::move(a.t[kX]);
-      c.memory = std::move(a.t[kMemory]);
-      c.self_mask = std::move(a.mk[kSelfMask]);
-      c.self_key_padding = std::move(a.mk[kSelfKeyPadding]);
-      c.memory_mask = std::move(a.mk[kMemoryMask]);
-      c.memory_key_padding = std::move(a.mk[kMemoryKeyPadding]);
+      c.x = a.tensor(kX);
+      c.memory = a.tensor(kMemory);
+      c.self_mask = a.mask(kSelfMask);
+      c.self_key_padding = a.mask(kSelfKeyPadding);
+      c.memory_mask = a.mask(kMemoryMask);
+      c.memory_key_padding = a.mask(kMemoryKeyPadding);
       c.self_causal = a.flag(0);
       c.batch_first = a.batch_first(1);
       ATTNLAB_CHECK(!c.x.empty(), "forward: the input sequence is required");
@@ -269,16 +339,22 @@ val attention_call(val meta, bool additive) {
     ReleaseStaging release;
     Args a = read_meta(meta, 3);
     const bool causal = a.flag(0);
-    m::FunctionalReturn r;
-    if (!additive) {
-      r = m::scaled_dot_attention(a.t[kQ], a.t[kK], a.t[kV], a.mk[kMask], causal,
-                                  a.flags[2], a.flag(1));
-    } else {
-      for (int s : {kWq, kWk, kVa})
-        ATTNLAB_CHECK(!a.t[s].empty(), "attention.additive: ", slot_name(s),
+    if (!additive) {  // in place: the inputs from the staging buffer, the outputs into the result
+      m::ScaledDotCall c{a.view(kQ), a.view(kK), a.view(kV), a.mask(kMask), causal, a.flags[2], a.flag(1)};
+      for (int s : {kQ, kK, kV})
+        ATTNLAB_CHECK(a.find(s, false), "attention.scaledDot: ", slot_name(s),
                       " is required ({ data: Float32Array, shape: number[] })");
-      r = m::additive_attention(a.t[kQ], a.t[kK], a.t[kV], a.t[kWq], a.t[kWk], a.t[kVa], a.mk[kMask], causal);
+      const m::FunctionalShapes sh = m::scaled_dot_shapes(c);
+      const std::vector<float*> at = output_for({&sh.out, &sh.weights});
+      m::scaled_dot_into(c, at[0], at[1]);
+      return output().view();
     }
+    const m::LayerArray q = a.tensor(kQ), k = a.tensor(kK), v = a.tensor(kV);
+    const m::LayerArray wq = a.tensor(kWq), wk = a.tensor(kWk), va = a.tensor(kVa);
+    for (const auto* w : {&wq, &wk, &va})
+      ATTNLAB_CHECK(!w->empty(), "attention.additive: ", slot_name(w == &wq ? kWq : w == &wk ? kWk : kVa),
+                    " is required ({ data: Float32Array, shape: number[] })");
+    const m::FunctionalReturn r = m::additive_attention(q, k, v, wq, wk, va, a.mask(kMask), causal);
     return result({&r.out, &r.weights});
   });
 }
@@ -345,6 +421,7 @@ EMSCRIPTEN_BINDINGS(attnlab_layers) {
       .function("forwardRnn", &JsLayer::forward_rnn)
       .function("forwardTransformer", &JsLayer::forward_transformer);
   function("layerInputBuffer", &input_buffer);
+  function("layerRelease", &release_output);
   function("attentionScaledDot", &scaled_dot);
   function("attentionAdditive", &additive);
 }

@@ -50,46 +50,79 @@ function maskArg(m, what) {
 }
 
 /**
- * Copies the given tensors and masks ({ slotName: arg }) into the wasm staging buffer in
- * one pass and returns their records (see bindings/embind_layers.cpp); call the forward
- * right after, with no other wasm call in between.
+ * Writes the call's description (flags, then a record per tensor and mask) and the data of
+ * the given tensors and masks ({ slotName: arg }) into the wasm staging buffer in one pass
+ * (see bindings/embind_layers.cpp) and returns the description's length in doubles, the
+ * forward's argument; call the forward right after, with no other wasm call in between.
  */
 function stage(mod, flags, args) {
   const list = [];
   let total = 0;
-  for (const [name, a] of Object.entries(args)) {
+  let metaLen = 1 + flags.length;
+  for (const name in args) {
+    const a = args[name];
     if (!a) continue;
-    if (a.shape.length > 64) throw new Error(`attnlab: ${name}.shape: expected 1 to 4 dimensions, got ${a.shape.length}`);
-    list.push([SLOT[name], a, total]);
+    const rank = a.shape.length;
+    if (rank > 64) throw new Error(`attnlab: ${name}.shape: expected 1 to 4 dimensions, got ${rank}`);
+    list.push(SLOT[name], a, total);
     total += a.data.length;
+    metaLen += 5 + rank;
   }
-  const buf = mod.layerInputBuffer(total);
-  const meta = [flags.length, ...flags];
-  for (const [slot, a, off] of list) {
-    buf.set(a.data, off);
-    meta.push(slot, a.kind, off, a.data.length, a.shape.length, ...Array.from(a.shape, Number));
+  const buf = mod.layerInputBuffer(metaLen, total);
+  const meta = new Float64Array(buf.buffer, buf.byteOffset, metaLen);
+  const base = 2 * metaLen;
+  let i = 0;
+  meta[i++] = flags.length;
+  for (const f of flags) meta[i++] = f;
+  for (let j = 0; j < list.length; j += 3) {
+    const a = list[j + 1];
+    const off = list[j + 2];
+    buf.set(a.data, base + off);
+    meta[i++] = list[j];
+    meta[i++] = a.kind;
+    meta[i++] = off;
+    meta[i++] = a.data.length;
+    meta[i++] = a.shape.length;
+    for (const d of a.shape) meta[i++] = Number(d);
   }
-  return Float64Array.from(meta);
+  return metaLen;
 }
 
-/** { data, meta } from wasm -> the outputs (null where absent), views of one Float32Array. */
-function unstage(r) {
-  const out = [];
-  let i = 0;
-  let off = 0;
-  while (i < r.meta.length) {
-    const rank = r.meta[i++];
-    if (rank === 0) {
-      out.push(null);
-      continue;
+/**
+ * The result view from wasm -> the outputs (null where absent), views of one Float32Array
+ * copied out of wasm; the output buffer is released.
+ */
+function unstage(mod, v) {
+  try {
+    const metaLen = new Float64Array(v.buffer, v.byteOffset, 1)[0];
+    const meta = new Float64Array(v.buffer, v.byteOffset, metaLen);
+    const shapes = [];
+    let total = 0;
+    for (let i = 1; i < metaLen;) {
+      const rank = meta[i++];
+      if (rank === 0) {
+        shapes.push(null);
+        continue;
+      }
+      const shape = Array.from(meta.subarray(i, i + rank));
+      i += rank;
+      shapes.push(shape);
+      total += shape.reduce((a, b) => a * b, 1);
     }
-    const shape = Array.from(r.meta.subarray(i, i + rank));
-    i += rank;
-    const n = shape.reduce((a, b) => a * b, 1);
-    out.push({ data: r.data.subarray(off, off + n), shape });
-    off += n;
+    // a copy through the constructor (a plain memory copy; slice() on a view of the wasm
+    // memory takes V8's slower path)
+    const data = new Float32Array(v.subarray(2 * metaLen, 2 * metaLen + total));
+    let off = 0;
+    return shapes.map((shape) => {
+      if (!shape) return null;
+      const n = shape.reduce((a, b) => a * b, 1);
+      const t = { data: data.subarray(off, off + n), shape };
+      off += n;
+      return t;
+    });
+  } finally {
+    mod.layerRelease();
   }
-  return out;
 }
 
 // flags, checked here (they cross as numbers)
@@ -141,7 +174,7 @@ export function install(api, mod) {
         keyPaddingMask: maskArg(p.keyPaddingMask, 'keyPaddingMask'),
         attnMask: maskArg(p.attnMask, 'attnMask'),
       });
-      const [out, weights] = unstage(h.forwardMha(meta));
+      const [out, weights] = unstage(mod, h.forwardMha(meta));
       return { out, weights };
     }
   }
@@ -159,7 +192,7 @@ export function install(api, mod) {
       const meta = stage(mod, [batchFirst(p)], {
         input: tensorArg(input, 'input', true), h0: tensorArg(p.h0, 'h0', false), c0: tensorArg(p.c0, 'c0', false),
       });
-      const [out, hN, cN] = unstage(h.forwardRnn(meta, lengths));
+      const [out, hN, cN] = unstage(mod, h.forwardRnn(meta, lengths));
       return cN ? { out, hN, cN } : { out, hN };
     }
   }
@@ -174,7 +207,7 @@ export function install(api, mod) {
         selfMask: maskArg(p.srcMask, 'srcMask'),
         selfKeyPaddingMask: maskArg(p.srcKeyPaddingMask, 'srcKeyPaddingMask'),
       });
-      return unstage(h.forwardTransformer(meta))[0];
+      return unstage(mod, h.forwardTransformer(meta))[0];
     }
   }
 
@@ -194,7 +227,7 @@ export function install(api, mod) {
         memoryMask: maskArg(p.memoryMask, 'memoryMask'),
         memoryKeyPaddingMask: maskArg(p.memoryKeyPaddingMask, 'memoryKeyPaddingMask'),
       });
-      return unstage(h.forwardTransformer(meta))[0];
+      return unstage(mod, h.forwardTransformer(meta))[0];
     }
   }
 
@@ -226,7 +259,7 @@ export function install(api, mod) {
       mask: maskArg(p.mask, 'mask'),
       wq: tensorArg(p.wq, 'wq', false), wk: tensorArg(p.wk, 'wk', false), va: tensorArg(p.va, 'va', false),
     });
-    const [out, weights] = unstage(fn(meta));
+    const [out, weights] = unstage(mod, fn(meta));
     return { out, weights };
   };
   api.attention = {

@@ -9,12 +9,13 @@
 
 #include "attnlab/core/checked.hpp"
 #include "attnlab/core/error.hpp"
+#include "attnlab/core/thread_local.hpp"
 
 namespace attnlab {
 
 namespace detail {
 inline uint64_t*& param_budget() {
-  static thread_local uint64_t* left = nullptr;
+  static ATTNLAB_THREAD_LOCAL uint64_t* left = nullptr;
   return left;
 }
 }  // namespace detail

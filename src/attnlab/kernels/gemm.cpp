@@ -3,8 +3,8 @@
 // op(B) is packed into KC x NR column panels and op(A) into MR x KC row panels
 // (both zero-padded at the edges), then an MR x NR register-blocked
 // micro-kernel (MR * NR/W vector accumulators) runs over the packed panels.
-// The packing buffers are static (thread_local), so the kernel never
-// allocates. A one-row GEMM (the decoder's case) goes to GEMV without packing.
+// The packing buffers are static (thread_local where there are threads), so the kernel
+// never allocates. A one-row GEMM (the decoder's case) goes to GEMV without packing.
 //
 // The best register tile depends on the engine (in V8, 4x8 won in Node 20 and
 // 3x16 in Chromium 156 on the same machine), so several tiles are compiled
@@ -20,6 +20,7 @@
 #endif
 
 #include "attnlab/core/error.hpp"
+#include "attnlab/core/thread_local.hpp"
 #include "attnlab/kernels/kernels.hpp"
 #include "attnlab/kernels/simd_math.hpp"
 #include "attnlab/kernels/timing.hpp"
@@ -36,8 +37,8 @@ constexpr size_t MC_MAX = 6 * 24;   // rows of A packed at once (multiple of eve
 constexpr size_t NC = 512;         // columns of B packed at once
 constexpr size_t NR_MAX = 4 * 16;  // widest tile: 4 vectors of 16 lanes (AVX-512)
 
-alignas(64) thread_local float g_apack[MC_MAX * KC];
-alignas(64) thread_local float g_bpack[KC * (NC + NR_MAX)];
+alignas(64) ATTNLAB_THREAD_LOCAL float g_apack[MC_MAX * KC];
+alignas(64) ATTNLAB_THREAD_LOCAL float g_bpack[KC * (NC + NR_MAX)];
 
 template <size_t MR, size_t NV>
 struct Tile {

@@ -139,6 +139,28 @@ std::unique_ptr<LayerModule> make_layer(LayerKind kind, const nlohmann::json& co
 struct FunctionalReturn {
   LayerArray out, weights;
 };
+// A caller's array seen in place (the bindings' staging buffer): no copy.
+struct ArrayView {
+  std::vector<size_t> shape;
+  const float* data = nullptr;
+  size_t size = 0;  // number of values at data
+};
+// scaled_dot_attention in two steps, on views and into the caller's storage:
+// scaled_dot_shapes checks every argument and gives the shapes of out and weights
+// (weights empty when need_weights is false); scaled_dot_into then fills out and
+// weights, sized by those shapes.
+struct ScaledDotCall {
+  ArrayView q, k, v;
+  LayerMask mask;
+  bool causal = false;
+  double scale = 0;  // <= 0: 1/sqrt(D)
+  bool need_weights = true;
+};
+struct FunctionalShapes {
+  std::vector<size_t> out, weights;
+};
+FunctionalShapes scaled_dot_shapes(const ScaledDotCall& c);
+void scaled_dot_into(const ScaledDotCall& c, float* out, float* weights);
 FunctionalReturn scaled_dot_attention(const LayerArray& q, const LayerArray& k,
                                       const LayerArray& v, const LayerMask& mask, bool causal,
                                       double scale /* <= 0: 1/sqrt(D) */,

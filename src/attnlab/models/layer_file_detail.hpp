@@ -18,10 +18,12 @@ inline std::string shape_str(const std::vector<size_t>& s) {
 }
 
 // ---- a caller's tensor in the layers' layout
+inline void check_array(const std::vector<size_t>& shape, size_t size, const char* what) {
+  const size_t n = checked_product(what, shape);
+  ATTNLAB_CHECK(n == size, what, ": shape ", shape_str(shape), " needs ", n, " values, got ", size);
+}
 inline void check_array(const LayerArray& a, const char* what) {
-  const size_t n = checked_product(what, a.shape);
-  ATTNLAB_CHECK(n == a.data.size(), what, ": shape ", shape_str(a.shape), " needs ", n,
-                " values, got ", a.data.size());
+  check_array(a.shape, a.data.size(), what);
 }
 
 inline LayerArray plain(std::vector<size_t> shape, const float* p) {

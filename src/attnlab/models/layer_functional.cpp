@@ -90,40 +90,111 @@ FunctionalReturn functional_out(const at::Tensor3& out, const at::Tensor3& w, co
 }
 }  // namespace
 
+namespace {
+// q, k, v views -> (B,T,S,D,Dv) and whether unbatched; every check of the call
+struct SdpaDims {
+  size_t B = 0, T = 0, S = 0, D = 0, Dv = 0;
+  bool unb = false;
+};
+SdpaDims sdpa_dims(const ScaledDotCall& c) {
+  const char* who = "attention.scaledDot";
+  SdpaDims d;
+  size_t sh[3][3];
+  bool unb[3];
+  const ArrayView* in[3] = {&c.q, &c.k, &c.v};
+  const char* names[3] = {"q", "k", "v"};
+  for (int i = 0; i < 3; ++i) {
+    const std::string what = std::string(who) + ": " + names[i];
+    check_array(in[i]->shape, in[i]->size, what.c_str());
+    const auto& s = in[i]->shape;
+    ATTNLAB_CHECK(s.size() == 3 || s.size() == 2, what,
+                  ": expected shape (B,T,D) or an unbatched (T,D), got ", shape_str(s));
+    unb[i] = s.size() == 2;
+    sh[i][0] = unb[i] ? 1 : s[0];
+    sh[i][1] = s[s.size() - 2];
+    sh[i][2] = s[s.size() - 1];
+    for (size_t j = 0; j < 3; ++j)
+      ATTNLAB_CHECK(sh[i][j] > 0, what, ": every dimension must be > 0, got ", shape_str(s));
+  }
+  ATTNLAB_CHECK(unb[1] == unb[0] && unb[2] == unb[0], who,
+                ": q, k and v must all be batched (rank 3) or all unbatched (rank 2), got ",
+                shape_str(c.q.shape), ", ", shape_str(c.k.shape), ", ", shape_str(c.v.shape));
+  ATTNLAB_CHECK(sh[1][0] == sh[0][0] && sh[2][0] == sh[0][0] && sh[1][1] == sh[2][1], who, ": q ",
+                shape_str(c.q.shape), ", k ", shape_str(c.k.shape), " and v ", shape_str(c.v.shape),
+                " disagree on the batch or the key length");
+  d.unb = unb[0];
+  d.B = sh[0][0];
+  d.T = sh[0][1];
+  d.S = sh[1][1];
+  d.D = sh[0][2];
+  d.Dv = sh[2][2];
+  ATTNLAB_CHECK(sh[1][2] == d.D, who, ": q and k must have the same last dimension, got ",
+                shape_str(c.q.shape), " and ", shape_str(c.k.shape));
+  return d;
+}
+}  // namespace
+
+FunctionalShapes scaled_dot_shapes(const ScaledDotCall& c) {
+  const SdpaDims d = sdpa_dims(c);
+  if (!c.mask.empty()) {
+    Qkv x;
+    x.B = d.B;
+    x.T = d.T;
+    x.S = d.S;
+    x.unb = d.unb;
+    functional_mask(c.mask, x, "attention.scaledDot", true);
+  }
+  FunctionalShapes r;
+  r.out = d.unb ? std::vector<size_t>{d.T, d.Dv} : std::vector<size_t>{d.B, d.T, d.Dv};
+  if (c.need_weights)
+    r.weights = d.unb ? std::vector<size_t>{d.T, d.S} : std::vector<size_t>{d.B, d.T, d.S};
+  return r;
+}
+
+void scaled_dot_into(const ScaledDotCall& c, float* out, float* weights) {
+  const SdpaDims d = sdpa_dims(c);
+  Qkv x;
+  x.B = d.B;
+  x.T = d.T;
+  x.S = d.S;
+  x.unb = d.unb;
+  at::Tensor3 add;
+  const bool has_mask = !c.mask.empty();
+  if (has_mask) add = functional_mask(c.mask, x, "attention.scaledDot", true);
+  const float sc = c.scale > 0 ? static_cast<float>(c.scale) : 1.f / std::sqrt(static_cast<float>(d.D));
+  const size_t T = d.T, S = d.S, D = d.D, Dv = d.Dv;
+  std::vector<float> m;
+  std::vector<float> work(at::sdpa_workspace_size(S));
+  for (size_t b = 0; b < d.B; ++b) {
+    const float* mp = nullptr;
+    if (has_mask || c.causal) {
+      m.assign(T * S, 0.f);
+      if (has_mask) std::copy_n(add.data() + (add.shape(0) == 1 ? 0 : b) * T * S, T * S, m.data());
+      if (c.causal)
+        for (size_t t = 0; t < T; ++t)
+          for (size_t s = t + 1; s < S; ++s) m[t * S + s] = at::kNegInf;
+      mp = m.data();
+    }
+    at::sdpa_raw(T, S, D, Dv, sc, c.q.data + b * T * D, D, c.k.data + b * S * D, D,
+                 c.v.data + b * S * Dv, Dv, mp, mp ? S : 0, out + b * T * Dv, Dv,
+                 c.need_weights && weights ? weights + b * T * S : nullptr, S, work.data());
+  }
+}
+
 FunctionalReturn scaled_dot_attention(const LayerArray& q, const LayerArray& k, const LayerArray& v,
                                       const LayerMask& mask, bool causal, double scale,
                                       bool need_weights) {
-  const char* who = "attention.scaledDot";
-  const Qkv x = read_qkv(q, k, v, who);
-  const size_t D = x.q.shape(2), Dv = x.v.shape(2);
-  ATTNLAB_CHECK(x.k.shape(2) == D, who, ": q and k must have the same last dimension, got ",
-                shape_str(q.shape), " and ", shape_str(k.shape));
-  at::Tensor3 add;
-  const bool has_mask = !mask.empty();
-  if (has_mask) add = functional_mask(mask, x, who, true);
-  const float sc = scale > 0 ? static_cast<float>(scale) : 1.f / std::sqrt(static_cast<float>(D));
-  at::Tensor3 out = at::Tensor3::from_shape({x.B, x.T, Dv});
-  at::Tensor3 w = need_weights ? at::Tensor3::from_shape({x.B, x.T, x.S}) : at::Tensor3();
-  std::vector<float> m;
-  std::vector<float> work(at::sdpa_workspace_size(x.S));
-  for (size_t b = 0; b < x.B; ++b) {
-    const float* mp = nullptr;
-    if (has_mask || causal) {
-      m.assign(x.T * x.S, 0.f);
-      if (has_mask) {
-        const float* src = add.data() + (add.shape(0) == 1 ? 0 : b) * x.T * x.S;
-        std::copy_n(src, x.T * x.S, m.data());
-      }
-      if (causal)
-        for (size_t t = 0; t < x.T; ++t)
-          for (size_t s = t + 1; s < x.S; ++s) m[t * x.S + s] = at::kNegInf;
-      mp = m.data();
-    }
-    at::sdpa_raw(x.T, x.S, D, Dv, sc, x.q.data() + b * x.T * D, D, x.k.data() + b * x.S * D, D,
-                 x.v.data() + b * x.S * Dv, Dv, mp, mp ? x.S : 0, out.data() + b * x.T * Dv, Dv,
-                 need_weights ? w.data() + b * x.T * x.S : nullptr, x.S, work.data());
+  auto view = [](const LayerArray& a) { return ArrayView{a.shape, a.data.data(), a.data.size()}; };
+  ScaledDotCall c{view(q), view(k), view(v), mask, causal, scale, need_weights};
+  const FunctionalShapes sh = scaled_dot_shapes(c);
+  FunctionalReturn r;
+  r.out.shape = sh.out;
+  r.out.data.resize(checked_product("attention.scaledDot: out", sh.out));
+  if (need_weights) {
+    r.weights.shape = sh.weights;
+    r.weights.data.resize(checked_product("attention.scaledDot: weights", sh.weights));
   }
-  FunctionalReturn r = functional_out(out, w, x, need_weights);
+  scaled_dot_into(c, r.out.data.data(), need_weights ? r.weights.data.data() : nullptr);
   return r;
 }
 

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "attnlab/core/thread_local.hpp"
 #include "attnlab/kernels/kernels.hpp"
 #include "attnlab/nn/loss.hpp"
 
@@ -482,7 +483,7 @@ Translation TransformerSeq2Seq::decode(const std::vector<int>& src, const Decode
   const QuantPlan* qp = kv_cache ? quant_plan(o.precision) : nullptr;
   // the encoder's and every decoder step's buffers, kept for the thread's next decode
   // (a few hundred KB at most: rows of n <= 64 hypotheses)
-  thread_local attention::InferScratch scratch;
+  static ATTNLAB_THREAD_LOCAL attention::InferScratch scratch;
   const std::vector<float> memory = encode_one(src, nullptr, qp, &scratch);
   auto* self = const_cast<TransformerSeq2Seq*>(this);
   std::vector<float> cw;  // (n,H,S) last layer's cross-attention
