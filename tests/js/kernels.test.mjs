@@ -106,3 +106,10 @@ test('the quantized products use the 16-bit multiply-add and the quantizer round
   for (const k of ['gemm_i8', 'gemm_i16', 'quantize_rows_i8', 'quantize_rows_i16'])
     assert.ok(report.cases.some((c) => c.name === k && c.passed), `${k} missing or failing`);
 });
+
+test('the .wasm is built with bulk memory: memory.copy and memory.fill in our code', () => {
+  const dis = execFileSync('wasm-objdump', ['-d', join(WASM_BUILD, 'attnlab.wasm')], { maxBuffer: 1 << 30 }).toString();
+  const copies = (dis.match(/memory\.copy/g) || []).length;
+  const fills = (dis.match(/memory\.fill/g) || []).length;
+  assert.ok(copies >= 50 && fills >= 20, `${copies} memory.copy, ${fills} memory.fill (built without -mbulk-memory?)`);
+});
