@@ -416,6 +416,14 @@ async function timeVariant(v) {
   v.run();
   return roundMedian(v.run);
 }
+// A warm-up round, not counted: every in-process variant runs as in a timed round, so that
+// no contender's first round pays for V8's optimizing tier or for the process's allocator
+// and GC settling (a fresh Node process allocates its first few thousand output arrays of
+// tens of KB several times slower than later ones, whichever engine asks)
+if (!QUICK) {
+  log('warm-up round (not counted)');
+  for (const k of live.filter((x) => !x.child)) for (const c of cases) for (const v of inproc[k.name][c.id]) await timeVariant(v);
+}
 const started = new Date();
 for (let r = 0; r < ROUNDS; ++r) {
   const order = live.map((_, i) => live[(i + r) % live.length]);
@@ -489,6 +497,7 @@ P('How to read it: time per call, **median over rounds** of each round\'s median
 P(`${BATCH_MS} ms), spread = [min-max over rounds]; (xR) = the median over rounds of contender time / attnlab wasm time in the same`);
 P('round, so R > 1 means attnlab wasm is faster. Each contender is shown on its fastest correct variant (see "Variants").');
 P('Contenders run interleaved, one after another in every round, in an order that rotates each round; all use 1 thread.');
+if (!QUICK) P('Before the first round, one round of every in-process contender runs untimed (warm-up: V8\'s optimizing tier, the allocator).');
 P('What a call includes: the GEMM, GEMV and softmax rows time attnlab wasm inside wasm (kernels.bench, no marshalling),');
 P('so tfjs has variants without reading the output back; the attention and MHA rows call every JS contender through');
 P('its public API with inputs in and outputs out (attnlab: attention.scaledDot, layers MultiheadAttention.forward).');
