@@ -5,8 +5,9 @@
 // THE TRANSFER (no Embind value operation on the data, whatever the number of tensors;
 // bindings/js/layers.js is the other half):
 //   1. layerInputBuffer(metaLen, floats) sizes a staging buffer owned here and returns a
-//      Float32Array view of it: metaLen doubles (the call's description) then the floats of
-//      every tensor and mask. JS writes both in place (no wasm call in between).
+//      Float32Array view of it: metaLen doubles (the call's description) then, from the
+//      first 64-byte boundary after them (data_start), the floats of every tensor and mask,
+//      each starting on a 64-byte boundary. JS writes both in place (no wasm call between).
 //   2. forward*(metaLen[, lengths]): the description is the call's flags (their number
 //      first, then each: 0/1, or -1/0/1 for batchFirst, or a number for scale; JS checked
 //      their types and the order is each entry point's, below), then records
@@ -15,7 +16,8 @@
 //      product of dims). The input buffer is released when the call returns.
 //   3. The result is a Float32Array view of an output buffer: a description in doubles
 //      [its length in doubles, then per output: rank, dims... (rank 0 = absent)], then
-//      every output's floats. JS copies the floats out and calls layerRelease(), which
+//      every output's floats, laid out as the inputs are (data_start, 64-byte boundaries).
+//      JS copies the floats out and calls layerRelease(), which
 //      frees the buffer (so does the next layerInputBuffer), so the heap in use is flat.
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
@@ -63,20 +65,31 @@ const char* slot_name(int s) {
 // A buffer of doubles viewed by JS as floats: the staging buffer of the current call's
 // inputs, and the output buffer of its result (plain storage: no per-element work on
 // allocation or release).
+// Its start is 64-byte aligned, and so is the data after the description (data_start) and
+// every tensor in it (float offsets multiples of kFloatAlign): the kernels then read and
+// write the caller's tensors in place as aligned as the library's own arrays (unaligned,
+// the same scaled-dot call took up to 1.9x as long, depending on where malloc put it).
 struct Buffer {
-  std::unique_ptr<double[]> p;
+  std::unique_ptr<double[]> raw;
+  double* p = nullptr;
   size_t doubles = 0;
   void reset(size_t n) {
-    p.reset(new double[n ? n : 1]);
+    raw.reset(new double[n + 8]);  // new gives 8-byte alignment: up to 7 doubles to skip
+    p = reinterpret_cast<double*>((reinterpret_cast<uintptr_t>(raw.get()) + 63) & ~uintptr_t(63));
     doubles = n;
   }
   void release() {
-    p.reset();
+    raw.reset();
+    p = nullptr;
     doubles = 0;
   }
-  float* floats() const { return reinterpret_cast<float*>(p.get()); }
+  float* floats() const { return reinterpret_cast<float*>(p); }
   val view() const { return val(typed_memory_view(2 * doubles, floats())); }
 };
+constexpr size_t kFloatAlign = 16;  // floats: 64 bytes
+// the first double after a description of `meta` doubles at which the data may start
+size_t data_start(size_t meta) { return (meta + 7) / 8 * 8; }
+size_t align_floats(size_t off) { return (off + kFloatAlign - 1) / kFloatAlign * kFloatAlign; }
 Buffer& staging() {
   static Buffer buf;
   return buf;
@@ -100,7 +113,7 @@ val input_buffer(val meta_len, val floats) {
     output().release();
     const uint64_t m = arg_whole(meta_len, "input description size", 1, 4096, 1);
     const uint64_t k = arg_whole(floats, "input size", 0, attnlab::kMaxElements, 0);
-    staging().reset(static_cast<size_t>(m + (k + 1) / 2));
+    staging().reset(data_start(static_cast<size_t>(m)) + static_cast<size_t>((k + 1) / 2));
     return staging().view();
   });
 }
@@ -167,9 +180,10 @@ Args read_meta(val meta_len, size_t nflags) {
   const size_t n = static_cast<size_t>(arg_whole(meta_len, "layer call: internal: description size", 1, 4096, 1));
   ATTNLAB_CHECK(buf.p && n <= buf.doubles, "layer call: internal: no input buffer of ", n,
                 " doubles (call layerInputBuffer first)");
-  const double* md = buf.p.get();
-  const float* data = buf.floats() + 2 * n;
-  const size_t nfloats = 2 * (buf.doubles - n);
+  ATTNLAB_CHECK(data_start(n) <= buf.doubles, "layer call: internal: the input buffer ends in its description");
+  const double* md = buf.p;
+  const float* data = buf.floats() + 2 * data_start(n);
+  const size_t nfloats = 2 * (buf.doubles - data_start(n));
   Args a;
   size_t i = 0;
   auto next = [&](const char* what) {
@@ -218,22 +232,25 @@ Args read_meta(val meta_len, size_t nflags) {
 // description written, the pointer to each output's floats returned.
 std::vector<float*> output_for(const std::vector<const std::vector<size_t>*>& shapes) {
   size_t meta = 1, total = 0;
+  std::vector<size_t> offsets;  // each output's first float, aligned
   for (const std::vector<size_t>* s : shapes) {
     meta += 1 + s->size();
+    total = align_floats(total);
+    offsets.push_back(total);
     total += s->empty() ? 0 : attnlab::checked_product("output", *s);
   }
   Buffer& b = output();
-  b.reset(meta + (total + 1) / 2);
-  double* md = b.p.get();
-  float* data = b.floats() + 2 * meta;
+  b.reset(data_start(meta) + (total + 1) / 2);
+  double* md = b.p;
+  float* data = b.floats() + 2 * data_start(meta);
   std::vector<float*> at;
-  size_t i = 0;
+  size_t i = 0, j = 0;
   md[i++] = static_cast<double>(meta);
   for (const std::vector<size_t>* s : shapes) {
     md[i++] = static_cast<double>(s->size());
     for (size_t d : *s) md[i++] = static_cast<double>(d);
-    at.push_back(s->empty() ? nullptr : data);
-    if (!s->empty()) data += attnlab::checked_product("output", *s);
+    at.push_back(s->empty() ? nullptr : data + offsets[j]);
+    ++j;
   }
   return at;
 }

@@ -49,6 +49,11 @@ function maskArg(m, what) {
   return { data: d, shape: m.shape, kind: bool ? 1 : 2 };
 }
 
+// The buffers' layout (bindings/embind_layers.cpp): the data start at the first 64-byte
+// boundary after the description, and every tensor on a 64-byte boundary (16 floats).
+const dataStart = (metaLen) => 2 * (Math.ceil(metaLen / 8) * 8);  // in floats
+const align = (off) => Math.ceil(off / 16) * 16;
+
 /**
  * Writes the call's description (flags, then a record per tensor and mask) and the data of
  * the given tensors and masks ({ slotName: arg }) into the wasm staging buffer in one pass
@@ -64,13 +69,14 @@ function stage(mod, flags, args) {
     if (!a) continue;
     const rank = a.shape.length;
     if (rank > 64) throw new Error(`attnlab: ${name}.shape: expected 1 to 4 dimensions, got ${rank}`);
-    list.push(SLOT[name], a, total);
-    total += a.data.length;
+    const off = align(total);  // each tensor 64-byte aligned, as the C++ side expects
+    list.push(SLOT[name], a, off);
+    total = off + a.data.length;
     metaLen += 5 + rank;
   }
   const buf = mod.layerInputBuffer(metaLen, total);
   const meta = new Float64Array(buf.buffer, buf.byteOffset, metaLen);
-  const base = 2 * metaLen;
+  const base = dataStart(metaLen);
   let i = 0;
   meta[i++] = flags.length;
   for (const f of flags) meta[i++] = f;
@@ -96,30 +102,26 @@ function unstage(mod, v) {
   try {
     const metaLen = new Float64Array(v.buffer, v.byteOffset, 1)[0];
     const meta = new Float64Array(v.buffer, v.byteOffset, metaLen);
-    const shapes = [];
+    const outs = [];  // [shape, offset] per output, null where absent
     let total = 0;
     for (let i = 1; i < metaLen;) {
       const rank = meta[i++];
+      const off = align(total);
       if (rank === 0) {
-        shapes.push(null);
+        outs.push(null);
+        total = off;
         continue;
       }
       const shape = Array.from(meta.subarray(i, i + rank));
       i += rank;
-      shapes.push(shape);
-      total += shape.reduce((a, b) => a * b, 1);
+      outs.push([shape, off]);
+      total = off + shape.reduce((a, b) => a * b, 1);
     }
     // a copy through the constructor (a plain memory copy; slice() on a view of the wasm
     // memory takes V8's slower path)
-    const data = new Float32Array(v.subarray(2 * metaLen, 2 * metaLen + total));
-    let off = 0;
-    return shapes.map((shape) => {
-      if (!shape) return null;
-      const n = shape.reduce((a, b) => a * b, 1);
-      const t = { data: data.subarray(off, off + n), shape };
-      off += n;
-      return t;
-    });
+    const base = dataStart(metaLen);
+    const data = new Float32Array(v.subarray(base, base + total));
+    return outs.map((o) => o && { data: data.subarray(o[1], o[1] + o[0].reduce((a, b) => a * b, 1)), shape: o[0] });
   } finally {
     mod.layerRelease();
   }
