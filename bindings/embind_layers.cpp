@@ -21,12 +21,14 @@
 //      frees the buffer (so does the next layerInputBuffer), so the heap in use is flat.
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
+#include <xsimd/memory/xsimd_aligned_allocator.hpp>
 
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <exception>
 #include <memory>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -70,20 +72,23 @@ const char* slot_name(int s) {
 // write the caller's tensors in place as aligned as the library's own arrays (unaligned,
 // the same scaled-dot call took up to 1.9x as long, depending on where malloc put it).
 struct Buffer {
-  std::unique_ptr<double[]> raw;
-  double* p = nullptr;
+  struct Free {
+    void operator()(double* q) const { xsimd::aligned_free(q); }
+  };
+  std::unique_ptr<double, Free> p;
   size_t doubles = 0;
   void reset(size_t n) {
-    raw.reset(new double[n + 8]);  // new gives 8-byte alignment: up to 7 doubles to skip
-    p = reinterpret_cast<double*>((reinterpret_cast<uintptr_t>(raw.get()) + 63) & ~uintptr_t(63));
+    p.reset();
+    const size_t bytes = attnlab::checked_product("layer call buffer bytes", {n ? n : 1, sizeof(double)});
+    p.reset(static_cast<double*>(xsimd::aligned_malloc(bytes, 64)));
+    if (!p) throw std::bad_alloc();
     doubles = n;
   }
   void release() {
-    raw.reset();
-    p = nullptr;
+    p.reset();
     doubles = 0;
   }
-  float* floats() const { return reinterpret_cast<float*>(p); }
+  float* floats() const { return reinterpret_cast<float*>(p.get()); }
   val view() const { return val(typed_memory_view(2 * doubles, floats())); }
 };
 constexpr size_t kFloatAlign = 16;  // floats: 64 bytes
@@ -181,7 +186,7 @@ Args read_meta(val meta_len, size_t nflags) {
   ATTNLAB_CHECK(buf.p && n <= buf.doubles, "layer call: internal: no input buffer of ", n,
                 " doubles (call layerInputBuffer first)");
   ATTNLAB_CHECK(data_start(n) <= buf.doubles, "layer call: internal: the input buffer ends in its description");
-  const double* md = buf.p;
+  const double* md = buf.p.get();
   const float* data = buf.floats() + 2 * data_start(n);
   const size_t nfloats = 2 * (buf.doubles - data_start(n));
   Args a;
@@ -237,11 +242,11 @@ std::vector<float*> output_for(const std::vector<const std::vector<size_t>*>& sh
     meta += 1 + s->size();
     total = align_floats(total);
     offsets.push_back(total);
-    total += s->empty() ? 0 : attnlab::checked_product("output", *s);
+    if (!s->empty()) total = attnlab::checked_sum("output size", total, attnlab::checked_product("output", *s));
   }
   Buffer& b = output();
   b.reset(data_start(meta) + (total + 1) / 2);
-  double* md = b.p;
+  double* md = b.p.get();
   float* data = b.floats() + 2 * data_start(meta);
   std::vector<float*> at;
   size_t i = 0, j = 0;
@@ -356,22 +361,22 @@ val attention_call(val meta, bool additive) {
     ReleaseStaging release;
     Args a = read_meta(meta, 3);
     const bool causal = a.flag(0);
+    const char* who = additive ? "attention.additive: " : "attention.scaledDot: ";
+    const int required[] = {kQ, kK, kV, kWq, kWk, kVa};  // the last three: additive only
+    for (size_t i = 0; i < (additive ? 6 : 3); ++i)
+      ATTNLAB_CHECK(a.find(required[i], false), who, slot_name(required[i]),
+                    " is required ({ data: Float32Array, shape: number[] })");
     if (!additive) {  // in place: the inputs from the staging buffer, the outputs into the result
-      m::ScaledDotCall c{a.view(kQ), a.view(kK), a.view(kV), a.mask(kMask), causal, a.flags[2], a.flag(1)};
-      for (int s : {kQ, kK, kV})
-        ATTNLAB_CHECK(a.find(s, false), "attention.scaledDot: ", slot_name(s),
-                      " is required ({ data: Float32Array, shape: number[] })");
-      const m::FunctionalShapes sh = m::scaled_dot_shapes(c);
-      const std::vector<float*> at = output_for({&sh.out, &sh.weights});
-      m::scaled_dot_into(c, at[0], at[1]);
+      m::scaled_dot_attention(
+          m::ScaledDotCall{a.view(kQ), a.view(kK), a.view(kV), a.mask(kMask), causal, a.flags[2], a.flag(1)},
+          [](const m::FunctionalShapes& sh) {
+            const std::vector<float*> at = output_for({&sh.out, &sh.weights});
+            return std::pair<float*, float*>(at[0], at[1]);
+          });
       return output().view();
     }
-    const m::LayerArray q = a.tensor(kQ), k = a.tensor(kK), v = a.tensor(kV);
-    const m::LayerArray wq = a.tensor(kWq), wk = a.tensor(kWk), va = a.tensor(kVa);
-    for (const auto* w : {&wq, &wk, &va})
-      ATTNLAB_CHECK(!w->empty(), "attention.additive: ", slot_name(w == &wq ? kWq : w == &wk ? kWk : kVa),
-                    " is required ({ data: Float32Array, shape: number[] })");
-    const m::FunctionalReturn r = m::additive_attention(q, k, v, wq, wk, va, a.mask(kMask), causal);
+    const m::FunctionalReturn r = m::additive_attention(a.tensor(kQ), a.tensor(kK), a.tensor(kV), a.tensor(kWq),
+                                                        a.tensor(kWk), a.tensor(kVa), a.mask(kMask), causal);
     return result({&r.out, &r.weights});
   });
 }

@@ -102,7 +102,7 @@ function unstage(mod, v) {
   try {
     const metaLen = new Float64Array(v.buffer, v.byteOffset, 1)[0];
     const meta = new Float64Array(v.buffer, v.byteOffset, metaLen);
-    const outs = [];  // [shape, offset] per output, null where absent
+    const outs = [];  // [shape, offset, size] per output, null where absent
     let total = 0;
     for (let i = 1; i < metaLen;) {
       const rank = meta[i++];
@@ -114,14 +114,15 @@ function unstage(mod, v) {
       }
       const shape = Array.from(meta.subarray(i, i + rank));
       i += rank;
-      outs.push([shape, off]);
-      total = off + shape.reduce((a, b) => a * b, 1);
+      const n = shape.reduce((a, b) => a * b, 1);
+      outs.push([shape, off, n]);
+      total = off + n;
     }
     // a copy through the constructor (a plain memory copy; slice() on a view of the wasm
     // memory takes V8's slower path)
     const base = dataStart(metaLen);
     const data = new Float32Array(v.subarray(base, base + total));
-    return outs.map((o) => o && { data: data.subarray(o[1], o[1] + o[0].reduce((a, b) => a * b, 1)), shape: o[0] });
+    return outs.map((o) => o && { data: data.subarray(o[1], o[1] + o[2]), shape: o[0] });
   } finally {
     mod.layerRelease();
   }

@@ -92,6 +92,8 @@ export function rejectedCalls(al, root) {
     ['TransformerEncoderLayer.forward (data length)', () => encLayer.forward({ data: new Float32Array(7), shape: [5, 2, 8] }), /needs 80 values, got 7/],
     ['TransformerDecoderLayer.forward (memory batch)', () => decLayer.forward(t([2, 4, 8]), t([3, 6, 8])), /disagree on the batch/],
     ['attention.scaledDot (mask shape)', () => al.attention.scaledDot(t([2, 3, 4]), t([2, 5, 4]), t([2, 5, 4]), { mask: { data: new Uint8Array(4), shape: [2, 2] } }), /mask: expected shape \(3,5\)/],
+    ['attention.scaledDot (q and k last dimension)', () => al.attention.scaledDot(t([2, 3, 4]), t([2, 5, 6]), t([2, 5, 4])), /q and k must have the same last dimension/],
+    ['attention.scaledDot (NaN in k)', () => al.attention.scaledDot(t([2, 3, 4]), { data: new Float32Array(40).fill(NaN), shape: [2, 5, 4] }, t([2, 5, 4])), /k: value nan at index 0 is not finite/],
     ['attention.additive (wq shape)', () => al.attention.additive(t([3, 4]), t([5, 4]), t([5, 2]), { wq: t([7, 3]), wk: t([7, 4]), va: t([7]) }), /wq: expected shape \(7,4\)/],
   ];
   return { REJECTED, objects: { fitted, dates, han, mmoe, lm, tf, x100, mhaLayer, gruLayer, encLayer, decLayer } };

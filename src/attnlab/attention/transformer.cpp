@@ -440,17 +440,15 @@ void DecoderLayerState::reorder(const std::vector<size_t>& parents, size_t E) {
     same = same && parents[j] == j;
   }
   if (same) return;
-  // into the scratch buffers (their old contents are dead), then swapped in
-  std::vector<float>& nk = scratch.h1;
-  std::vector<float>& nv = scratch.h2;
-  nk.resize(std::max(nk.size(), m * row));
-  nv.resize(std::max(nv.size(), m * row));
+  // into the spare buffers, then swapped in (the old ones become the next spares)
+  float* nk = grab(spare_k, m * row);
+  float* nv = grab(spare_v, m * row);
   for (size_t j = 0; j < m; ++j) {
-    std::copy_n(k.begin() + long(parents[j] * row), used, nk.begin() + long(j * row));
-    std::copy_n(v.begin() + long(parents[j] * row), used, nv.begin() + long(j * row));
+    std::copy_n(k.data() + parents[j] * row, used, nk + j * row);
+    std::copy_n(v.data() + parents[j] * row, used, nv + j * row);
   }
-  k.swap(nk);
-  v.swap(nv);
+  k.swap(spare_k);
+  v.swap(spare_v);
   n = m;
 }
 

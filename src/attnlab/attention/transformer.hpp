@@ -125,7 +125,8 @@ struct DecoderLayerState {
   std::vector<float> k, v;         // (n, cap, E); rows at or past len are not read
   size_t S = 0;
   std::vector<float> mk, mv;       // (S, E), shared by every hypothesis
-  InferScratch scratch;            // step()'s buffers when it is given none; reorder()'s
+  InferScratch scratch;            // step()'s buffers when it is given none
+  std::vector<float> spare_k, spare_v;  // reorder()'s target, swapped with k, v
   // keep hypotheses parents[0..m) (indices into the current n) in that order
   void reorder(const std::vector<size_t>& parents, size_t E);
 };

@@ -34,8 +34,10 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -145,10 +147,9 @@ struct ArrayView {
   const float* data = nullptr;
   size_t size = 0;  // number of values at data
 };
-// scaled_dot_attention in two steps, on views and into the caller's storage:
-// scaled_dot_shapes checks every argument and gives the shapes of out and weights
-// (weights empty when need_weights is false); scaled_dot_into then fills out and
-// weights, sized by those shapes.
+// scaled_dot_attention on views, into the caller's storage: `outputs` is called once, after
+// every check and before any arithmetic, with the shapes of out and weights (weights empty
+// when need_weights is false), and returns where to write them (weights nullptr then).
 struct ScaledDotCall {
   ArrayView q, k, v;
   LayerMask mask;
@@ -159,8 +160,8 @@ struct ScaledDotCall {
 struct FunctionalShapes {
   std::vector<size_t> out, weights;
 };
-FunctionalShapes scaled_dot_shapes(const ScaledDotCall& c);
-void scaled_dot_into(const ScaledDotCall& c, float* out, float* weights);
+using OutputsFor = std::function<std::pair<float*, float*>(const FunctionalShapes&)>;
+void scaled_dot_attention(const ScaledDotCall& c, const OutputsFor& outputs);
 FunctionalReturn scaled_dot_attention(const LayerArray& q, const LayerArray& k,
                                       const LayerArray& v, const LayerMask& mask, bool causal,
                                       double scale /* <= 0: 1/sqrt(D) */,

@@ -506,9 +506,10 @@ Translation TransformerSeq2Seq::decode(const std::vector<int>& src, const Decode
   if (kv_cache) {
     for (size_t l = 0; l < Ld; ++l)
       dec_[l].start(memory.data(), S, 1, max_len + 1, st[l], qp ? &qp->dec[l] : nullptr);
+    std::vector<float> x;  // (n,E) the step's rows, through every layer
     bs.step = [&](size_t n, const int* prev, float* w, float* lp) {
       const size_t t = st[0].len;
-      std::vector<float> x(n * E);
+      x.resize(n * E);
       tgt_emb_.forward(n, prev, x.data());
       if (cfg_.scale_embedding) k::scale(n * E, std::sqrt(float(E)), x.data(), x.data());
       tgt_pos_.forward(n, 1, x.data(), t);
