@@ -503,10 +503,10 @@ Translation TransformerSeq2Seq::decode(const std::vector<int>& src, const Decode
   bs.width = S;
   std::vector<attention::DecoderLayerState> st(Ld);
   std::vector<std::vector<int>> prefix(1);
+  std::vector<float> x;  // (n,E) the step's rows, through every layer; outlives the steppers
   if (kv_cache) {
     for (size_t l = 0; l < Ld; ++l)
       dec_[l].start(memory.data(), S, 1, max_len + 1, st[l], qp ? &qp->dec[l] : nullptr);
-    std::vector<float> x;  // (n,E) the step's rows, through every layer
     bs.step = [&](size_t n, const int* prev, float* w, float* lp) {
       const size_t t = st[0].len;
       x.resize(n * E);
