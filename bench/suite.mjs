@@ -234,12 +234,19 @@ const inputs = Object.fromEntries(cases.map((c) => [c.id, inputsOf(c)]));
       const t = (d) => ({ data: d, shape: [1, c.T, c.D] });
       const q = t(x.q), k = t(x.k), v = t(x.v);
       const run = () => al.attention.scaledDot(q, k, v, { needWeights: false }).out.data;
-      return [{ name: 'attention.scaledDot (needWeights false)', output: run, run }];
+      // the caller's array reused across calls (opts.into): nothing allocated per call
+      const into = { out: new Float32Array(c.T * c.D) };
+      const runInto = () => al.attention.scaledDot(q, k, v, { needWeights: false, into }).out.data;
+      return [{ name: 'attention.scaledDot (needWeights false)', output: run, run },
+        { name: 'attention.scaledDot (needWeights false, into a reused array)', output: runInto, run: runInto }];
     }
     const mha = layerFor(c);
     const xin = { data: x.x, shape: [1, c.T, c.E] };
     const run = () => mha.forward(xin, null, null, { needWeights: false, batchFirst: true }).out.data;
-    return [{ name: 'layers MultiheadAttention.forward (needWeights false)', output: run, run }];
+    const into = { out: new Float32Array(c.T * c.E) };
+    const runInto = () => mha.forward(xin, null, null, { needWeights: false, batchFirst: true, into }).out.data;
+    return [{ name: 'layers MultiheadAttention.forward (needWeights false)', output: run, run },
+      { name: 'layers MultiheadAttention.forward (needWeights false, into a reused array)', output: runInto, run: runInto }];
   } });
 }
 
@@ -330,7 +337,10 @@ try {
       const feeds = {};
       for (const n of s.inputNames) feeds[n] = new ort.Tensor('float32', x[n], c.inputs.find((i) => i[0] === n)[1]);
       // session.run is async; one call resolves in the same tick for the wasm EP, timed with await
-      list.push({ name: tag === 'const' ? (c.op === 'mha' ? 'nn.MultiheadAttention export (weights constant)' : 'MatMul, B constant (prepacked)') : 'all inputs fed', session: s, feeds });
+      const name = tag === 'const' ? (c.op === 'mha' ? 'nn.MultiheadAttention export (weights constant)' : 'MatMul, B constant (prepacked)') : 'all inputs fed';
+      // no variant with a pre-allocated output: onnxruntime-web 1.30's wasm backend accepts a
+      // CPU tensor as a fetch but never writes the result into it (it stays zero)
+      list.push({ name, session: s, feeds });
     }
     sessions[c.id] = list;
   }
@@ -502,6 +512,10 @@ P('What a call includes: the GEMM, GEMV and softmax rows time attnlab wasm insid
 P('so tfjs has variants without reading the output back; the attention and MHA rows call every JS contender through');
 P('its public API with inputs in and outputs out (attnlab: attention.scaledDot, layers MultiheadAttention.forward).');
 P('ORT-web always goes through session.run (inputs copied in, outputs out), which dominates its small-op times.');
+P('Outputs: attnlab has a variant that writes into one array reused across calls (opts.into, no allocation per call) beside');
+P('the one that allocates; tfjs (dataSync) and ORT-web allocate every output: tfjs-wasm has no read-into call, and');
+P('onnxruntime-web 1.30 accepts a pre-allocated CPU output tensor but never writes the result into it (it stays zero).');
+P('Allocating tens of KB per call costs page faults on this VM (measured 0.7-3.9 faults and 130-220 us per 32 KB output).');
 P('The native build and PyTorch run in their own processes on the same inputs.');
 P();
 P('## Contenders');

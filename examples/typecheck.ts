@@ -74,9 +74,13 @@ async function layers(al: Attnlab): Promise<void> {
   const params: number = layer.paramCount;
   layer.delete();
   const s = al.attention.scaledDot(t([2, 3, 4]), t([2, 5, 4]), t([2, 5, 6]), { causal: true, scale: 0.5, needWeights: false });
+  // outputs written into the caller's own array (no allocation per call)
+  const into = new Float32Array(2 * 3 * 6);
+  const s2 = al.attention.scaledDot(t([2, 3, 4]), t([2, 5, 4]), t([2, 5, 6]), { needWeights: false, into: { out: into } });
+  const same: Float32Array = s2.out.data;
   const a = al.attention.additive(t([3, 4]), t([5, 6]), t([5, 2]), { wq: t([7, 4]), wk: t([7, 6]), va: t([7]) });
   const aw: Tensor = a.weights;
-  console.log(kinds, cfg, params, s.out, s.weights, aw);
+  console.log(kinds, cfg, params, s.out, s.weights, aw, same);
 }
 void layers;
 

@@ -741,6 +741,14 @@ export interface MaskInput {
   shape: ArrayLike<number>;
   bool?: boolean;
 }
+/**
+ * Destination arrays for a call's outputs (PyTorch's `out=`): each given output is written
+ * into the caller's Float32Array, which must have exactly the output's size, and returned as
+ * its `data`; nothing is allocated for it. Outputs not given come back in a fresh array.
+ * A wrong size, a name the call does not output, or an output the call does not compute
+ * (e.g. weights with needWeights false) throws an Error; the arrays are then not written.
+ */
+export type Into<Names extends string> = Partial<Record<Names, Float32Array>>;
 export type LayerKind = 'MultiheadAttention' | 'GRU' | 'LSTM' | 'TransformerEncoderLayer' | 'TransformerDecoderLayer';
 
 /**
@@ -767,6 +775,7 @@ export interface MultiheadAttentionOptions {
   /** default true: weights (B,T,S) averaged over heads; false: (B,H,T,S) */
   averageAttnWeights?: boolean;
   batchFirst?: boolean;
+  into?: Into<'out' | 'weights'>;
 }
 export declare class MultiheadAttention extends Layer {
   readonly kind: 'MultiheadAttention';
@@ -786,6 +795,8 @@ export interface RNNOptions {
   /** per sequence, in [1,T] (as pack_padded_sequence); outputs past a length are 0 */
   lengths?: ArrayLike<number>;
   batchFirst?: boolean;
+  /** cN: LSTM only */
+  into?: Into<'out' | 'hN' | 'cN'>;
 }
 export declare class RNN extends Layer {
   readonly kind: 'GRU' | 'LSTM';
@@ -803,14 +814,14 @@ export declare class TransformerEncoderLayer extends Layer {
   readonly kind: 'TransformerEncoderLayer';
   /** src (T,B,E) / (B,T,E) / (T,E); srcMask (T,T) or (B*H,T,T); srcKeyPaddingMask (B,T) */
   forward(src: TensorInput, opts?: { srcMask?: MaskInput; srcKeyPaddingMask?: MaskInput;
-    isCausal?: boolean; batchFirst?: boolean }): Tensor;
+    isCausal?: boolean; batchFirst?: boolean; into?: Into<'out'> }): Tensor;
 }
 export declare class TransformerDecoderLayer extends Layer {
   readonly kind: 'TransformerDecoderLayer';
   /** tgt (T,B,E), memory (S,B,E) (batch first: (B,..,E)); masks as nn.TransformerDecoderLayer */
   forward(tgt: TensorInput, memory: TensorInput, opts?: { tgtMask?: MaskInput; memoryMask?: MaskInput;
     tgtKeyPaddingMask?: MaskInput; memoryKeyPaddingMask?: MaskInput; tgtIsCausal?: boolean;
-    batchFirst?: boolean }): Tensor;
+    batchFirst?: boolean; into?: Into<'out'> }): Tensor;
 }
 export type AnyLayer = MultiheadAttention | GRU | LSTM | TransformerEncoderLayer | TransformerDecoderLayer;
 
@@ -831,10 +842,12 @@ export interface Attnlab {
   attention: {
     /** softmax(q k^T * scale + mask) v; q (B,Tq,D) k (B,S,D) v (B,S,Dv) or rank 2 */
     scaledDot(q: TensorInput, k: TensorInput, v: TensorInput,
-      opts?: FunctionalAttentionOptions & { scale?: number; needWeights?: boolean }): { out: Tensor; weights: Tensor | null };
+      opts?: FunctionalAttentionOptions & { scale?: number; needWeights?: boolean; into?: Into<'out' | 'weights'> }):
+      { out: Tensor; weights: Tensor | null };
     /** Bahdanau: softmax(va . tanh(wq q + wk k)) v; wq (A,Dq), wk (A,Dk), va (A); bool masks only */
     additive(q: TensorInput, k: TensorInput, v: TensorInput,
-      opts: FunctionalAttentionOptions & { wq: TensorInput; wk: TensorInput; va: TensorInput }):
+      opts: FunctionalAttentionOptions & { wq: TensorInput; wk: TensorInput; va: TensorInput;
+        into?: Into<'out' | 'weights'> }):
       { out: Tensor; weights: Tensor };
   };
 }

@@ -5,7 +5,9 @@
 //   mha.delete();
 //   al.attention.scaledDot(q, k, v, { mask, causal });
 // A tensor is { data: Float32Array, shape: number[] } (row-major); the outputs of one call
-// are views of one fresh Float32Array (copied out of wasm, so they survive later calls). Layouts follow
+// are views of one fresh Float32Array (copied out of wasm, so they survive later calls), or,
+// with opts.into = { out: Float32Array, ... }, written into the caller's own arrays (no
+// allocation: for calls made many times, e.g. per frame). Layouts follow
 // PyTorch: batch_first false (the PyTorch default) = (T,B,E), true = (B,T,E); a call's
 // { batchFirst } overrides the file's config; a rank-2 input is one unbatched sequence.
 // Masks are { data, shape }: a Uint8Array / boolean[] data is a bool mask, a
@@ -95,10 +97,32 @@ function stage(mod, flags, args) {
 }
 
 /**
- * The result view from wasm -> the outputs (null where absent), views of one Float32Array
- * copied out of wasm; the output buffer is released.
+ * The caller's destination arrays ({ outputName: Float32Array }) of opts.into, checked
+ * before the call; names: the call's outputs in order.
  */
-function unstage(mod, v) {
+function intoArg(into, names, what) {
+  if (into === undefined || into === null) return null;
+  if (typeof into !== 'object' || ArrayBuffer.isView(into) || Array.isArray(into)) {
+    throw new Error(`attnlab: ${what}.into: expected an object of output arrays ({ ${names.join(', ')} }), got ${typeof into}`);
+  }
+  const dst = names.map(() => null);
+  for (const key of Object.keys(into)) {
+    const i = names.indexOf(key);
+    if (i < 0) throw new Error(`attnlab: ${what}.into.${key}: not an output of this call (its outputs: ${names.join(', ')})`);
+    if (!(into[key] instanceof Float32Array)) {
+      throw new Error(`attnlab: ${what}.into.${key}: expected a Float32Array, got ${into[key] === null ? 'null' : typeof into[key]}`);
+    }
+    dst[i] = into[key];
+  }
+  return { dst, names, what };
+}
+
+/**
+ * The result view from wasm -> the outputs (null where absent): the caller's arrays of
+ * intoArg() where given (sizes checked), the others views of one Float32Array copied out of
+ * wasm; the output buffer is released either way.
+ */
+function unstage(mod, v, into = null) {
   try {
     const metaLen = new Float64Array(v.buffer, v.byteOffset, 1)[0];
     const meta = new Float64Array(v.buffer, v.byteOffset, metaLen);
@@ -118,13 +142,35 @@ function unstage(mod, v) {
       outs.push([shape, off, n]);
       total = off + n;
     }
-    // a fresh array, then set(): always a plain memory copy. slice() on a view of the wasm
-    // memory, and at times the copying constructor once optimized, take V8's element-wise
-    // path (the same 32 KB copy then cost 80 us instead of 3, in phases of thousands of calls)
     const base = dataStart(metaLen);
-    const data = new Float32Array(total);
-    data.set(v.subarray(base, base + total));
-    return outs.map((o) => o && { data: data.subarray(o[1], o[1] + o[2]), shape: o[0] });
+    const dst = into ? into.dst : [];
+    outs.forEach((o, i) => {
+      if (!dst[i]) return;
+      if (!o) throw new Error(`attnlab: ${into.what}.into.${into.names[i]}: this call has no ${into.names[i]} output (e.g. needWeights false)`);
+      if (dst[i].length !== o[2]) {
+        throw new Error(`attnlab: ${into.what}.into.${into.names[i]}: expected a Float32Array of ${o[2]} floats (shape [${o[0]}]), got ${dst[i].length}`);
+      }
+    });
+    // the outputs not given: one fresh array, then set(), always a plain memory copy (slice()
+    // on a view of the wasm memory, and at times the copying constructor once optimized,
+    // take V8's element-wise path: 80 us instead of 3 for 32 KB, in phases of thousands of calls)
+    let rest = 0;
+    for (let i = 0; i < outs.length; ++i) if (outs[i] && !dst[i]) rest = align(rest) + outs[i][2];
+    const data = rest ? new Float32Array(rest) : null;
+    let at = 0;
+    return outs.map((o, i) => {
+      if (!o) return null;
+      const src = v.subarray(base + o[1], base + o[1] + o[2]);
+      if (dst[i]) {
+        dst[i].set(src);
+        return { data: dst[i], shape: o[0] };
+      }
+      at = align(at);
+      const d = data.subarray(at, at + o[2]);
+      at += o[2];
+      d.set(src);
+      return { data: d, shape: o[0] };
+    });
   } finally {
     mod.layerRelease();
   }
@@ -164,7 +210,8 @@ export function install(api, mod) {
      * forward(query, key, value, opts) as nn.MultiheadAttention.forward; key and value
      * null/undefined (or the query itself) = self-attention.
      * opts: { keyPaddingMask (B,S) bool, attnMask (T,S)|(B*H,T,S) bool or additive, isCausal,
-     *         needWeights = true, averageAttnWeights = true, batchFirst }
+     *         needWeights = true, averageAttnWeights = true, batchFirst,
+     *         into: { out, weights } (the caller's Float32Arrays to write into) }
      * -> { out, weights } (weights null when needWeights is false)
      */
     forward(query, key, value, o) {
@@ -172,6 +219,7 @@ export function install(api, mod) {
       const p = opts(o, 'MultiheadAttention.forward options');
       const self = (key == null && value == null) || (key === query && value === query);
       const flags = [bool(p, 'isCausal', false), bool(p, 'needWeights', true), bool(p, 'averageAttnWeights', true), batchFirst(p)];
+      const into = intoArg(p.into, ['out', 'weights'], 'MultiheadAttention.forward');
       const meta = stage(mod, flags, {
         query: tensorArg(query, 'query', true),
         key: self ? undefined : tensorArg(key, 'key', true),
@@ -179,14 +227,14 @@ export function install(api, mod) {
         keyPaddingMask: maskArg(p.keyPaddingMask, 'keyPaddingMask'),
         attnMask: maskArg(p.attnMask, 'attnMask'),
       });
-      const [out, weights] = unstage(mod, h.forwardMha(meta));
+      const [out, weights] = unstage(mod, h.forwardMha(meta), into);
       return { out, weights };
     }
   }
 
   class RNN extends Layer {
     /**
-     * forward(input, { h0, c0 (LSTM), lengths, batchFirst }) as nn.GRU / nn.LSTM on a
+     * forward(input, { h0, c0 (LSTM), lengths, batchFirst, into: { out, hN, cN } }) as nn.GRU / nn.LSTM on a
      * padded batch with per-sequence lengths (pack_padded_sequence): outputs past a
      * length are 0. h0/c0: (num_layers*directions, B, H). -> { out, hN, cN (LSTM) }
      */
@@ -194,36 +242,39 @@ export function install(api, mod) {
       const h = this.handle;  // a deleted layer throws before anything is staged
       const p = opts(o, `${this.kind}.forward options`);
       const lengths = p.lengths == null ? undefined : Array.from(p.lengths);
+      const into = intoArg(p.into, ['out', 'hN', 'cN'], `${this.kind}.forward`);
       const meta = stage(mod, [batchFirst(p)], {
         input: tensorArg(input, 'input', true), h0: tensorArg(p.h0, 'h0', false), c0: tensorArg(p.c0, 'c0', false),
       });
-      const [out, hN, cN] = unstage(mod, h.forwardRnn(meta, lengths));
+      const [out, hN, cN] = unstage(mod, h.forwardRnn(meta, lengths), into);
       return cN ? { out, hN, cN } : { out, hN };
     }
   }
 
   class TransformerEncoderLayer extends Layer {
-    /** forward(src, { srcMask, srcKeyPaddingMask, isCausal, batchFirst }) -> tensor */
+    /** forward(src, { srcMask, srcKeyPaddingMask, isCausal, batchFirst, into: { out } }) -> tensor */
     forward(src, o) {
       const h = this.handle;  // a deleted layer throws before anything is staged
       const p = opts(o, 'TransformerEncoderLayer.forward options');
+      const into = intoArg(p.into, ['out'], 'TransformerEncoderLayer.forward');
       const meta = stage(mod, [bool(p, 'isCausal', false), batchFirst(p)], {
         x: tensorArg(src, 'src', true),
         selfMask: maskArg(p.srcMask, 'srcMask'),
         selfKeyPaddingMask: maskArg(p.srcKeyPaddingMask, 'srcKeyPaddingMask'),
       });
-      return unstage(mod, h.forwardTransformer(meta))[0];
+      return unstage(mod, h.forwardTransformer(meta), into)[0];
     }
   }
 
   class TransformerDecoderLayer extends Layer {
     /**
      * forward(tgt, memory, { tgtMask, memoryMask, tgtKeyPaddingMask, memoryKeyPaddingMask,
-     * tgtIsCausal, batchFirst }) -> tensor
+     * tgtIsCausal, batchFirst, into: { out } }) -> tensor
      */
     forward(tgt, memory, o) {
       const h = this.handle;  // a deleted layer throws before anything is staged
       const p = opts(o, 'TransformerDecoderLayer.forward options');
+      const into = intoArg(p.into, ['out'], 'TransformerDecoderLayer.forward');
       const meta = stage(mod, [bool(p, 'tgtIsCausal', false), batchFirst(p)], {
         x: tensorArg(tgt, 'tgt', true),
         memory: tensorArg(memory, 'memory', true),
@@ -232,7 +283,7 @@ export function install(api, mod) {
         memoryMask: maskArg(p.memoryMask, 'memoryMask'),
         memoryKeyPaddingMask: maskArg(p.memoryKeyPaddingMask, 'memoryKeyPaddingMask'),
       });
-      return unstage(mod, h.forwardTransformer(meta))[0];
+      return unstage(mod, h.forwardTransformer(meta), into)[0];
     }
   }
 
@@ -259,19 +310,21 @@ export function install(api, mod) {
     if (typeof scale !== 'number' || !Number.isFinite(scale) || scale < 0) {
       throw new Error(`attnlab: scale: expected a finite number >= 0 (0 = 1/sqrt(D)), got ${scale}`);
     }
+    const into = intoArg(p.into, ['out', 'weights'], what);
     const meta = stage(mod, [bool(p, 'causal', false), bool(p, 'needWeights', true), scale], {
       q: tensorArg(q, 'q', true), k: tensorArg(k, 'k', true), v: tensorArg(v, 'v', true),
       mask: maskArg(p.mask, 'mask'),
       wq: tensorArg(p.wq, 'wq', false), wk: tensorArg(p.wk, 'wk', false), va: tensorArg(p.va, 'va', false),
     });
-    const [out, weights] = unstage(mod, fn(meta));
+    const [out, weights] = unstage(mod, fn(meta), into);
     return { out, weights };
   };
   api.attention = {
     /**
      * softmax(q k^T * scale + mask) v; q (B,Tq,D), k (B,S,D), v (B,S,Dv) or unbatched rank 2.
      * opts: { mask (Tq,S)|(B,Tq,S): bool true = NOT attended, or additive; causal; scale = 1/sqrt(D);
-     *         needWeights = true } -> { out, weights (null when needWeights is false) }
+     *         needWeights = true, into: { out, weights } (the caller's Float32Arrays to write into) }
+     * -> { out, weights (null when needWeights is false) }
      */
     scaledDot: (q, k, v, o) => functional(mod.attentionScaledDot, q, k, v, o, 'attention.scaledDot'),
     /**

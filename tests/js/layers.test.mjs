@@ -147,6 +147,46 @@ test('bad layer files and misshapen calls throw Errors that say what was expecte
   /q and k must have the same last dimension/);
 });
 
+test('into: outputs written into the caller\'s arrays equal the allocated ones, the others still come back', () => {
+  const r = (n, s) => Float32Array.from({ length: n }, (_, i) => Math.sin(s * (i + 1)));
+  const q = { data: r(2 * 3 * 4, 1), shape: [2, 3, 4] }, k = { data: r(2 * 5 * 4, 2), shape: [2, 5, 4] };
+  const v = { data: r(2 * 5 * 6, 3), shape: [2, 5, 6] };
+  const ref = al.attention.scaledDot(q, k, v);
+  const out = new Float32Array(36).fill(7);
+  const got = al.attention.scaledDot(q, k, v, { into: { out } });
+  assert.equal(got.out.data, out, 'the result is the caller\'s array');
+  assert.deepEqual(got.out.shape, [2, 3, 6]);
+  assert.deepEqual(Array.from(out), Array.from(ref.out.data));
+  assert.deepEqual(Array.from(got.weights.data), Array.from(ref.weights.data), 'weights not given: allocated as before');
+  assert.notEqual(got.weights.data.buffer, out.buffer);
+  const w = new Float32Array(30);
+  const both = al.attention.scaledDot(q, k, v, { into: { out: new Float32Array(36), weights: w } });
+  assert.equal(both.weights.data, w);
+  assert.deepEqual(Array.from(w), Array.from(ref.weights.data));
+  // a wrong size throws after the call and leaves the caller's arrays untouched
+  const small = new Float32Array(35).fill(3);
+  assert.throws(() => al.attention.scaledDot(q, k, v, { into: { out: new Float32Array(36), weights: small } }), /into\.weights: expected a Float32Array of 30 floats/);
+  assert.ok(small.every((x) => x === 3));
+  // layers: the RNN's three outputs, the Transformer's one
+  const lstm = al.layers.fromBytes(bytesOf('lstm_2layer_bi_batchfirst.safetensors'));
+  const x = { data: r(3 * 5 * lstm.config.input_size, 4), shape: [3, 5, lstm.config.input_size] };
+  const a = lstm.forward(x);
+  const hN = new Float32Array(a.hN.data.length), cN = new Float32Array(a.cN.data.length);
+  const b = lstm.forward(x, { into: { hN, cN } });
+  assert.equal(b.hN.data, hN);
+  assert.equal(b.cN.data, cN);
+  for (const key of ['out', 'hN', 'cN']) assert.deepEqual(Array.from(b[key].data), Array.from(a[key].data), key);
+  lstm.delete();
+  const enc = al.layers.fromBytes(bytesOf('encoder_prenorm_gelu_batchfirst.safetensors'));
+  const src = { data: r(2 * 6 * 12, 5), shape: [2, 6, 12] };
+  const e0 = enc.forward(src);
+  const into = new Float32Array(e0.data.length);
+  const e1 = enc.forward(src, { into: { out: into } });
+  assert.equal(e1.data, into);
+  assert.deepEqual(Array.from(into), Array.from(e0.data));
+  enc.delete();
+});
+
 test('loading, running and deleting layers leaves the heap where it was', () => {
   const bytes = bytesOf('encoder_prenorm_gelu_batchfirst.safetensors');
   const src = { data: new Float32Array(2 * 6 * 12).fill(0.25), shape: [2, 6, 12] };

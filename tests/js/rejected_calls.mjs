@@ -93,6 +93,11 @@ export function rejectedCalls(al, root) {
     ['TransformerDecoderLayer.forward (memory batch)', () => decLayer.forward(t([2, 4, 8]), t([3, 6, 8])), /disagree on the batch/],
     ['attention.scaledDot (mask shape)', () => al.attention.scaledDot(t([2, 3, 4]), t([2, 5, 4]), t([2, 5, 4]), { mask: { data: new Uint8Array(4), shape: [2, 2] } }), /mask: expected shape \(3,5\)/],
     ['attention.scaledDot (q and k last dimension)', () => al.attention.scaledDot(t([2, 3, 4]), t([2, 5, 6]), t([2, 5, 4])), /q and k must have the same last dimension/],
+    ['attention.scaledDot (into.out of the wrong size: after the call)', () => al.attention.scaledDot(t([2, 3, 4]), t([2, 5, 4]), t([2, 5, 4]), { into: { out: new Float32Array(23) } }), /into\.out: expected a Float32Array of 24 floats \(shape \[2,3,4\]\), got 23/],
+    ['attention.scaledDot (into.weights with needWeights false)', () => al.attention.scaledDot(t([2, 3, 4]), t([2, 5, 4]), t([2, 5, 4]), { needWeights: false, into: { weights: new Float32Array(30) } }), /into\.weights: this call has no weights output/],
+    ['attention.scaledDot (into.out a plain array)', () => al.attention.scaledDot(t([2, 3, 4]), t([2, 5, 4]), t([2, 5, 4]), { into: { out: [0, 0] } }), /into\.out: expected a Float32Array, got object/],
+    ['GRU.forward (into.cN: a GRU has none)', () => gruLayer.forward(t([3, 2, 4]), { into: { cN: new Float32Array(24) } }), /into\.cN: this call has no cN output/],
+    ['TransformerEncoderLayer.forward (into.weights: not an output)', () => encLayer.forward(t([3, 2, 8]), { into: { weights: new Float32Array(9) } }), /into\.weights: not an output of this call \(its outputs: out\)/],
     ['attention.scaledDot (NaN in k)', () => al.attention.scaledDot(t([2, 3, 4]), { data: new Float32Array(40).fill(NaN), shape: [2, 5, 4] }, t([2, 5, 4])), /k: value nan at index 0 is not finite/],
     ['attention.additive (wq shape)', () => al.attention.additive(t([3, 4]), t([5, 4]), t([5, 2]), { wq: t([7, 3]), wk: t([7, 4]), va: t([7]) }), /wq: expected shape \(7,4\)/],
   ];
