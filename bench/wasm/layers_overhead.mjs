@@ -5,7 +5,8 @@
 // at::MultiheadAttention, scaled_dot_attention, nn::Recurrent, TransformerEncoderLayer,
 // the paths our models take). Times are CPU time of this process (process.cpuUsage), not
 // wall time: on a shared, oversubscribed machine wall time mostly measures waiting.
-// Prints ms per call side by side and the ratio (goal: <= 1.05).
+// Prints ms per call side by side and the ratio (goal: <= 1.05), also for the public call
+// writing into arrays the caller reuses (opts.into: no output array allocated per call).
 //   node bench/wasm/layers_overhead.mjs [--cpu-ms 300] [--rounds 3]
 import { loadPkg, opt } from './common.mjs';
 
@@ -90,18 +91,18 @@ const cases = [
   {
     name: 'MultiheadAttention B=1 T=128 E=256 H=4 (self, no weights)', op: 'mha', B: 1, T: 128, D: 256, H: 4,
     layer: () => layerFile('MultiheadAttention', { embed_dim: 256, num_heads: 4, batch_first: true }, mhaTensors('', 256)),
-    call: (l, x) => l.forward(x, null, null, { needWeights: false }),
+    call: (l, x, e) => l.forward(x, null, null, { needWeights: false, ...e }),
   },
   {
     name: 'MultiheadAttention B=1 T=32 E=64 H=4 (self, no weights)', op: 'mha', B: 1, T: 32, D: 64, H: 4,
     layer: () => layerFile('MultiheadAttention', { embed_dim: 64, num_heads: 4, batch_first: true }, mhaTensors('', 64)),
-    call: (l, x) => l.forward(x, null, null, { needWeights: false }),
+    call: (l, x, e) => l.forward(x, null, null, { needWeights: false, ...e }),
   },
   {
     name: 'GRU B=8 T=32 I=H=64', op: 'gru', B: 8, T: 32, D: 64, H: 1,
     layer: () => layerFile('GRU', { input_size: 64, hidden_size: 64, batch_first: true },
       [['weight_ih_l0', [192, 64]], ['weight_hh_l0', [192, 64]], ['bias_ih_l0', [192]], ['bias_hh_l0', [192]]]),
-    call: (l, x) => l.forward(x),
+    call: (l, x, e) => l.forward(x, e),
   },
   {
     name: 'TransformerEncoderLayer B=8 T=32 d=128 H=4 ff=512', op: 'encoder', B: 8, T: 32, D: 128, H: 4,
@@ -109,7 +110,7 @@ const cases = [
       [...mhaTensors('self_attn.', 128), ['linear1.weight', [512, 128]], ['linear1.bias', [512]],
         ['linear2.weight', [128, 512]], ['linear2.bias', [128]], ['norm1.weight', [128]], ['norm1.bias', [128]],
         ['norm2.weight', [128]], ['norm2.bias', [128]]]),
-    call: (l, x) => l.forward(x),
+    call: (l, x, e) => l.forward(x, e),
   },
   { name: 'attention.scaledDot B=1 T=128 D=64 (no weights)', op: 'sdpa', B: 1, T: 128, D: 64, H: 1 },
   { name: 'attention.scaledDot B=1 T=32 D=32 (no weights)', op: 'sdpa', B: 1, T: 32, D: 32, H: 1 },
@@ -119,26 +120,32 @@ const rows = [];
 for (const c of cases) {
   const x = input([c.B, c.T, c.D]);
   const l = c.layer ? al.layers.fromBytes(c.layer()) : null;
-  const apiN = l
-    ? (n) => { for (let i = 0; i < n; ++i) c.call(l, x); }
-    : (n) => { for (let i = 0; i < n; ++i) al.attention.scaledDot(x, x, x, { needWeights: false }); };
+  const call = l ? (e) => c.call(l, x, e) : (e) => al.attention.scaledDot(x, x, x, { needWeights: false, ...e });
+  // (1b) the same call writing into arrays the caller reuses (opts.into): no output allocated
+  const first = call();
+  const outs = first.data ? { out: first } : first;
+  const into = Object.fromEntries(Object.entries(outs).filter(([, t]) => t).map(([k, t]) => [k, new Float32Array(t.data.length)]));
+  const apiN = (n) => { for (let i = 0; i < n; ++i) call(); };
+  const intoN = (n) => { for (let i = 0; i < n; ++i) call({ into }); };
   const o = { op: c.op, B: c.B, T: c.T, D: c.D, heads: c.H };
   // setup (inputs, weights) is measured with n = 0 and taken off
   const insideN = (n) => { raw.layersBenchInside({ ...o, n }); };
   let api = Infinity;
+  let apiInto = Infinity;
   let inside = Infinity;
   for (let r = 0; r < ROUNDS; ++r) {
     api = Math.min(api, cpuMsPerCall(apiN));
+    apiInto = Math.min(apiInto, cpuMsPerCall(intoN));
     const setup = cpuMedian(() => insideN(0));
     inside = Math.min(inside, cpuMsPerCall(insideN, setup));
   }
   if (l) l.delete();
-  rows.push([c.name, api, inside]);
+  rows.push([c.name, api, apiInto, inside]);
 }
 
 console.log(`layer API vs the same layer called inside wasm, Node ${process.version}; CPU ms per call (best of ${ROUNDS} rounds of >= ${CPU_MS} CPU ms)`);
-console.log('| computation | layer API ms | inside wasm ms | ratio |');
-console.log('|---|---:|---:|---:|');
-for (const [name, api, inside] of rows) {
-  console.log(`| ${name} | ${api.toFixed(4)} | ${inside.toFixed(4)} | ${(api / inside).toFixed(3)} |`);
+console.log('| computation | layer API ms | with opts.into ms | inside wasm ms | ratio | ratio with into |');
+console.log('|---|---:|---:|---:|---:|---:|');
+for (const [name, api, apiInto, inside] of rows) {
+  console.log(`| ${name} | ${api.toFixed(4)} | ${apiInto.toFixed(4)} | ${inside.toFixed(4)} | ${(api / inside).toFixed(3)} | ${(apiInto / inside).toFixed(3)} |`);
 }
