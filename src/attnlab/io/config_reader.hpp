@@ -26,6 +26,7 @@ class ConfigReader {
 
   bool has(const char* key) const { return j_.contains(key); }
   const nlohmann::json& json() const { return j_; }
+  const std::string& model() const { return model_; }  // as the errors name it
 
   // Each reads `key` into `v` if present (else leaves v alone); throws attnlab::Error otherwise.
   void size(const char* key, size_t& v, size_t lo = 0, size_t hi = SIZE_MAX) const;

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attnlab/core/error.hpp"
-#include "attnlab/io/config_reader.hpp"
+#include "attnlab/io/config_fields.hpp"
 #include "attnlab/io/safetensors.hpp"
 #include "attnlab/models/flat_model.hpp"
 #include "attnlab/nn/loss.hpp"
@@ -15,25 +15,20 @@ namespace attnlab::models {
 using attention::Tensor3;
 
 // ------------------------------------------------------------------ config
-std::string AutoIntConfig::to_json() const {
-  nlohmann::json j = {{"vocab", vocab},       {"embed_dim", embed_dim}, {"layers", layers},
-                      {"heads", heads},       {"head_dim", head_dim},   {"residual", residual},
-                      {"scaled", scaled}};
-  return j.dump();
-}
+namespace {
+// the config's keys, each once (io/config_fields.hpp); validate() has the ranges
+using Cfg = AutoIntConfig;
+constexpr auto kFields = std::make_tuple(
+    io::field("vocab", &Cfg::vocab), io::field("embed_dim", &Cfg::embed_dim),
+    io::field("layers", &Cfg::layers), io::field("heads", &Cfg::heads),
+    io::field("head_dim", &Cfg::head_dim), io::field("residual", &Cfg::residual),
+    io::field("scaled", &Cfg::scaled));
+}  // namespace
+
+std::string AutoIntConfig::to_json() const { return io::fields_json(*this, kFields).dump(); }
 
 AutoIntConfig AutoIntConfig::from_json(const std::string& s) {
-  AutoIntConfig c;
-  const io::ConfigReader r(s, "AutoInt");
-  r.sizes("vocab", c.vocab);
-  r.size("embed_dim", c.embed_dim);
-  r.size("layers", c.layers);
-  r.size("heads", c.heads);
-  r.size("head_dim", c.head_dim);
-  r.boolean("residual", c.residual);
-  r.boolean("scaled", c.scaled);
-  c.validate();
-  return c;
+  return io::read_config(s, "AutoInt", kFields, &AutoIntConfig::validate);
 }
 
 void AutoIntConfig::validate() const {

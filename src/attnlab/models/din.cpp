@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attnlab/core/error.hpp"
-#include "attnlab/io/config_reader.hpp"
+#include "attnlab/io/config_fields.hpp"
 #include "attnlab/kernels/kernels.hpp"
 #include "attnlab/models/flat_model.hpp"
 #include "attnlab/nn/loss.hpp"
@@ -27,31 +27,22 @@ void DINConfig::check() const {
   for (size_t h : mlp_hidden) ATTNLAB_CHECK(h > 0, "DIN config: mlp_hidden sizes must be > 0");
 }
 
-std::string DINConfig::to_json() const {
-  return nlohmann::json({{"items", items},
-                         {"categories", categories},
-                         {"goods_dim", goods_dim},
-                         {"cate_dim", cate_dim},
-                         {"att_hidden", att_hidden},
-                         {"mlp_hidden", mlp_hidden},
-                         {"attention", attention},
-                         {"normalize", normalize}})
-      .dump();
-}
+namespace {
+// the config's keys, each once: read and written by io/config_fields.hpp
+using Cfg = DINConfig;
+constexpr size_t kIds = size_t(1) << 24, kDim = 4096;
+constexpr auto kFields = std::make_tuple(
+    io::field("items", &Cfg::items).in(1, kIds), io::field("categories", &Cfg::categories).in(1, kIds),
+    io::field("goods_dim", &Cfg::goods_dim).in(1, kDim), io::field("cate_dim", &Cfg::cate_dim).in(1, kDim),
+    io::field("att_hidden", &Cfg::att_hidden).in(1, kDim),
+    io::field("mlp_hidden", &Cfg::mlp_hidden).in(1, kDim),
+    io::field("attention", &Cfg::attention), io::field("normalize", &Cfg::normalize));
+}  // namespace
+
+std::string DINConfig::to_json() const { return io::fields_json(*this, kFields).dump(); }
 
 DINConfig DINConfig::from_json(const std::string& s) {
-  DINConfig c;
-  const io::ConfigReader r(s, "DIN");
-  r.size("items", c.items, 1, size_t(1) << 24);
-  r.size("categories", c.categories, 1, size_t(1) << 24);
-  r.size("goods_dim", c.goods_dim, 1, 4096);
-  r.size("cate_dim", c.cate_dim, 1, 4096);
-  r.size("att_hidden", c.att_hidden, 1, 4096);
-  r.sizes("mlp_hidden", c.mlp_hidden, 1, 4096);
-  r.boolean("attention", c.attention);
-  r.boolean("normalize", c.normalize);
-  c.check();
-  return c;
+  return io::read_config(s, "DIN", kFields, &DINConfig::check);
 }
 
 DIN::DIN(DINConfig cfg, uint64_t seed) : cfg_(std::move(cfg)) {

@@ -3,7 +3,7 @@
 #include <cstdio>
 
 #include "attnlab/core/error.hpp"
-#include "attnlab/io/config_reader.hpp"
+#include "attnlab/io/config_fields.hpp"
 #include "attnlab/models/han.hpp"
 
 namespace attnlab::models {
@@ -42,36 +42,25 @@ void HANConfig::check() const {
                 "HAN config: expected format 'email' or 'text', got '", format, "'");
 }
 
-nlohmann::json HANConfig::to_json() const {
-  nlohmann::json j = {{"vocab", vocab},         {"emb", emb},
-          {"word_hidden", word_hidden}, {"sent_hidden", sent_hidden},
-          {"word_ctx", word_ctx},   {"sent_ctx", sent_ctx},
-          {"classes", classes},     {"max_sentences", max_sentences},
-          {"max_words", max_words}, {"dropout", dropout}, {"labels", labels}};
-  if (format != "email") j["format"] = format;
-  return j;
-}
+namespace {
+// the config's keys, each once (io/config_fields.hpp); check() has the ranges. "format" is
+// written only when it is not "email", so files of the email kind keep their config as before.
+using Cfg = HANConfig;
+constexpr auto kFields = std::make_tuple(
+    io::field("vocab", &Cfg::vocab).required(), io::field("emb", &Cfg::emb).required(),
+    io::field("word_hidden", &Cfg::word_hidden).required(),
+    io::field("sent_hidden", &Cfg::sent_hidden).required(),
+    io::field("word_ctx", &Cfg::word_ctx).required(), io::field("sent_ctx", &Cfg::sent_ctx).required(),
+    io::field("classes", &Cfg::classes).required(),
+    io::field("max_sentences", &Cfg::max_sentences).required(),
+    io::field("max_words", &Cfg::max_words).required(), io::field("dropout", &Cfg::dropout).in(0, 1),
+    io::field("labels", &Cfg::labels), io::field("format", &Cfg::format).omit_if("email"));
+}  // namespace
+
+nlohmann::json HANConfig::to_json() const { return io::fields_json(*this, kFields); }
 
 HANConfig HANConfig::from_json(const std::string& s) {
-  HANConfig c;
-  const io::ConfigReader r(s, "HAN");
-  for (const char* key : {"vocab", "emb", "word_hidden", "sent_hidden", "word_ctx", "sent_ctx",
-                          "classes", "max_sentences", "max_words"})
-    r.require(key);
-  r.size("vocab", c.vocab);
-  r.size("emb", c.emb);
-  r.size("word_hidden", c.word_hidden);
-  r.size("sent_hidden", c.sent_hidden);
-  r.size("word_ctx", c.word_ctx);
-  r.size("sent_ctx", c.sent_ctx);
-  r.size("classes", c.classes);
-  r.size("max_sentences", c.max_sentences);
-  r.size("max_words", c.max_words);
-  r.number("dropout", c.dropout, 0, 1);
-  r.strings("labels", c.labels);
-  r.string("format", c.format);
-  c.check();
-  return c;
+  return io::read_config(s, "HAN", kFields, &HANConfig::check);
 }
 
 data::EmailOptions HANConfig::email_options() const {

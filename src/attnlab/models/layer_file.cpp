@@ -14,7 +14,7 @@
 #include "attnlab/attention/transformer.hpp"
 #include "attnlab/core/checked.hpp"
 #include "attnlab/core/rng.hpp"
-#include "attnlab/io/config_reader.hpp"
+#include "attnlab/io/config_fields.hpp"
 #include "attnlab/nn/recurrent.hpp"
 
 namespace attnlab::models {
@@ -188,16 +188,20 @@ class MhaModule : public LayerModule {
     if (bias) s.push_back({"out_proj.bias", {E}});
     return s;
   }
+  // the config's keys, each once (io/config_fields.hpp)
+  static auto fields() {
+    return std::make_tuple(
+        io::field("embed_dim", &MhaModule::E_).required().in(1, kMaxDim),
+        io::field("num_heads", &MhaModule::H_).required().in(1, kMaxDim)
+            .then([](const MhaModule& m, const std::string&) {
+              ATTNLAB_CHECK(m.E_ % m.H_ == 0, "MultiheadAttention config: embed_dim (", m.E_,
+                            ") must be divisible by num_heads (", m.H_, ")");
+            }),
+        io::field("bias", &MhaModule::bias_), io::field("batch_first", &MhaModule::batch_first_));
+  }
   explicit MhaModule(const json& cfg, const io::SafeTensors* st, uint64_t seed) {
     auto r = io::ConfigReader::of(cfg, "MultiheadAttention");
-    r.require("embed_dim");
-    r.require("num_heads");
-    r.size("embed_dim", E_, 1, kMaxDim);
-    r.size("num_heads", H_, 1, kMaxDim);
-    ATTNLAB_CHECK(E_ % H_ == 0, "MultiheadAttention config: embed_dim (", E_,
-                  ") must be divisible by num_heads (", H_, ")");
-    r.boolean("bias", bias_);
-    batch_first_ = read_batch_first(r);
+    io::read_fields(r, *this, fields());
     reject_true(r, "add_bias_kv", "export without it");
     reject_true(r, "add_zero_attn", "export without it");
     for (const char* k : {"kdim", "vdim"})
@@ -216,9 +220,7 @@ class MhaModule : public LayerModule {
     if (st) copy_params(*st, params_);
   }
   LayerKind kind() const override { return LayerKind::MultiheadAttention; }
-  json config() const override {
-    return {{"embed_dim", E_}, {"num_heads", H_}, {"bias", bias_}, {"batch_first", batch_first_}};
-  }
+  json config() const override { return io::fields_json(*this, fields()); }
   const ParamList& params() const override { return params_; }
 
   MhaReturn forward_mha(const MhaCall& c) override {
@@ -272,17 +274,19 @@ class MhaModule : public LayerModule {
 // ================================================================ GRU / LSTM
 class RnnModule : public LayerModule {
  public:
+  // the config's keys, each once (io/config_fields.hpp)
+  static auto fields() {
+    return std::make_tuple(
+        io::field("input_size", &RnnModule::I_).required().in(1, kMaxDim),
+        io::field("hidden_size", &RnnModule::H_).required().in(1, kMaxDim),
+        io::field("num_layers", &RnnModule::L_).in(1, 64), io::field("bias", &RnnModule::bias_),
+        io::field("bidirectional", &RnnModule::bi_),
+        io::field("batch_first", &RnnModule::batch_first_));
+  }
   RnnModule(LayerKind kind, const json& cfg, const io::SafeTensors* st, uint64_t seed) : kind_(kind) {
     const char* name = layer_kind_name(kind);
     auto r = io::ConfigReader::of(cfg, name);
-    r.require("input_size");
-    r.require("hidden_size");
-    r.size("input_size", I_, 1, kMaxDim);
-    r.size("hidden_size", H_, 1, kMaxDim);
-    r.size("num_layers", L_, 1, 64);
-    r.boolean("bias", bias_);
-    r.boolean("bidirectional", bi_);
-    batch_first_ = read_batch_first(r);
+    io::read_fields(r, *this, fields());
     if (r.has("proj_size")) {
       size_t p = 0;
       r.size("proj_size", p, 0, kMaxDim);
@@ -331,10 +335,7 @@ class RnnModule : public LayerModule {
     if (st) copy_params(*st, params_);
   }
   LayerKind kind() const override { return kind_; }
-  json config() const override {
-    return {{"input_size", I_}, {"hidden_size", H_}, {"num_layers", L_}, {"bias", bias_},
-            {"bidirectional", bi_}, {"batch_first", batch_first_}};
-  }
+  json config() const override { return io::fields_json(*this, fields()); }
   const ParamList& params() const override { return params_; }
 
   RnnReturn forward_rnn(const RnnCall& c) override {
@@ -416,6 +417,21 @@ class RnnModule : public LayerModule {
 };
 
 // ================================================================ Transformer layers
+void parse_activation(const std::string& s, nn::Act& a, const std::string& model) {
+  ATTNLAB_CHECK(s == "relu" || s == "gelu", model,
+                " config: 'activation' must be \"relu\" or \"gelu\", got \"", s, "\"");
+  a = nn::act_from_string(s);
+}
+// the config's keys but batch_first, each once (io/config_fields.hpp)
+constexpr auto kTransformerLayerFields = std::make_tuple(
+    io::field("d_model", &at::TransformerLayerConfig::d_model).required().in(1, kMaxDim),
+    io::field("nhead", &at::TransformerLayerConfig::nhead).required().in(1, kMaxDim),
+    io::field("dim_feedforward", &at::TransformerLayerConfig::dim_feedforward).in(1, kMaxDim),
+    io::choice("activation", &at::TransformerLayerConfig::activation, nn::act_name,
+               parse_activation),
+    io::field("layer_norm_eps", &at::TransformerLayerConfig::layer_norm_eps).in(1e-30, 1.0),
+    io::field("norm_first", &at::TransformerLayerConfig::norm_first));
+
 class TransformerModule : public LayerModule {
  public:
   TransformerModule(LayerKind kind, const json& cfg, const io::SafeTensors* st, uint64_t seed)
@@ -423,18 +439,7 @@ class TransformerModule : public LayerModule {
     const bool dec = kind == LayerKind::TransformerDecoderLayer;
     const char* name = layer_kind_name(kind);
     auto r = io::ConfigReader::of(cfg, name);
-    r.require("d_model");
-    r.require("nhead");
-    r.size("d_model", c_.d_model, 1, kMaxDim);
-    r.size("nhead", c_.nhead, 1, kMaxDim);
-    r.size("dim_feedforward", c_.dim_feedforward, 1, kMaxDim);
-    std::string act = "relu";
-    r.string("activation", act);
-    ATTNLAB_CHECK(act == "relu" || act == "gelu", name,
-                  " config: 'activation' must be \"relu\" or \"gelu\", got \"", act, "\"");
-    c_.activation = nn::act_from_string(act);
-    r.number("layer_norm_eps", c_.layer_norm_eps, 1e-30, 1.0);
-    r.boolean("norm_first", c_.norm_first);
+    io::read_fields(r, c_, kTransformerLayerFields);
     batch_first_ = read_batch_first(r);
     c_.dropout = 0.f;  // inference
     ATTNLAB_CHECK(c_.d_model % c_.nhead == 0, name, " config: d_model (", c_.d_model,
@@ -470,13 +475,9 @@ class TransformerModule : public LayerModule {
   }
   LayerKind kind() const override { return kind_; }
   json config() const override {
-    return {{"d_model", c_.d_model},
-            {"nhead", c_.nhead},
-            {"dim_feedforward", c_.dim_feedforward},
-            {"activation", nn::act_name(c_.activation)},
-            {"layer_norm_eps", c_.layer_norm_eps},
-            {"norm_first", c_.norm_first},
-            {"batch_first", batch_first_}};
+    json j = io::fields_json(c_, kTransformerLayerFields);
+    j["batch_first"] = batch_first_;
+    return j;
   }
   const ParamList& params() const override { return params_; }
 

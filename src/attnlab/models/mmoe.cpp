@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attnlab/core/error.hpp"
-#include "attnlab/io/config_reader.hpp"
+#include "attnlab/io/config_fields.hpp"
 #include "attnlab/io/safetensors.hpp"
 #include "attnlab/kernels/kernels.hpp"
 #include "attnlab/models/flat_model.hpp"
@@ -36,31 +36,25 @@ const char* gate_name(GateKind g) {
   return "?";
 }
 
-std::string MMoEConfig::to_json() const {
-  nlohmann::json j = {{"input_dim", input_dim},   {"experts", experts},
-                      {"expert_units", expert_units}, {"tasks", tasks},
-                      {"tower_units", tower_units}, {"att_dim", att_dim},
-                      {"bottom_units", bottom_units}, {"gate", gate_name(gate)},
-                      {"gate_bias", gate_bias}};
-  return j.dump();
+namespace {
+// the config's keys, each once (io/config_fields.hpp); validate() has the ranges. A "gate"
+// of "" keeps the default.
+void parse_gate(const std::string& s, GateKind& g, const std::string&) {
+  if (!s.empty()) g = gate_from_string(s);
 }
+using Cfg = MMoEConfig;
+constexpr auto kFields = std::make_tuple(
+    io::field("input_dim", &Cfg::input_dim), io::field("experts", &Cfg::experts),
+    io::field("expert_units", &Cfg::expert_units), io::field("tasks", &Cfg::tasks),
+    io::field("tower_units", &Cfg::tower_units), io::field("att_dim", &Cfg::att_dim),
+    io::field("bottom_units", &Cfg::bottom_units), io::choice("gate", &Cfg::gate, gate_name, parse_gate),
+    io::field("gate_bias", &Cfg::gate_bias));
+}  // namespace
+
+std::string MMoEConfig::to_json() const { return io::fields_json(*this, kFields).dump(); }
 
 MMoEConfig MMoEConfig::from_json(const std::string& s) {
-  MMoEConfig c;
-  const io::ConfigReader r(s, "MMoE");
-  r.size("input_dim", c.input_dim);
-  r.size("experts", c.experts);
-  r.size("expert_units", c.expert_units);
-  r.size("tasks", c.tasks);
-  r.size("tower_units", c.tower_units);
-  r.size("att_dim", c.att_dim);
-  r.size("bottom_units", c.bottom_units);
-  std::string gate;
-  r.string("gate", gate);
-  if (!gate.empty()) c.gate = gate_from_string(gate);
-  r.boolean("gate_bias", c.gate_bias);
-  c.validate();
-  return c;
+  return io::read_config(s, "MMoE", kFields, &MMoEConfig::validate);
 }
 
 void MMoEConfig::validate() const {

@@ -9,9 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "attnlab/io/config_reader.hpp"
 #include "attnlab/kernels/kernels.hpp"
 #include "attnlab/models/beam_search.hpp"
+#include "attnlab/models/text_sides_fields.hpp"
 #include "attnlab/nn/loss.hpp"
 
 namespace attnlab::models {
@@ -30,50 +30,29 @@ using Tensor = nn::Tensor;
 using json = nlohmann::json;
 
 // ---------------------------------------------------------------- config
-std::string Seq2SeqConfig::to_json() const {
-  json j = {{"rnn", rnn},
-            {"bidirectional", bidirectional},
-            {"input_feed", input_feed},
-            {"score", score},
-            {"emb", emb},
-            {"enc_hidden", enc_hidden},
-            {"attn_dim", attn_dim},
-            {"local_window", local_window},
-            {"combine", combine}};
-  write(j);
-  return j.dump();
-}
+namespace {
+// the config's keys, each once (io/config_fields.hpp), typed and range-read through the one
+// config reader (64-bit reads, so a size of 2^32 + 64 is an error in wasm too, never 64);
+// validate() then checks the ranges and combinations
+using text_sides::kAny;
+using Cfg = Seq2SeqConfig;
+constexpr auto kFields = std::tuple_cat(
+    text_sides::kHead,
+    std::make_tuple(
+        io::field("rnn", &Cfg::rnn).required(), io::field("bidirectional", &Cfg::bidirectional).required(),
+        io::field("input_feed", &Cfg::input_feed).required(), io::field("score", &Cfg::score).required(),
+        io::field("emb", &Cfg::emb).required().in(0, kAny),
+        io::field("enc_hidden", &Cfg::enc_hidden).required().in(0, kAny),
+        io::field("attn_dim", &Cfg::attn_dim).in(0, kAny),
+        io::field("local_window", &Cfg::local_window).in(0, kAny),
+        io::field("combine", &Cfg::combine).required().in(0, kAny)),
+    text_sides::kTail);
+}  // namespace
+
+std::string Seq2SeqConfig::to_json() const { return io::fields_json(*this, kFields).dump(); }
 
 Seq2SeqConfig Seq2SeqConfig::from_json(const std::string& s) {
-  // typed and range-read through the one config reader (64-bit reads, so a
-  // size of 2^32 + 64 is an error in wasm too, never 64); validate() then
-  // checks the combinations
-  Seq2SeqConfig c;
-  const io::ConfigReader r(s, "seq2seq");
-  for (const char* key : {"rnn", "bidirectional", "input_feed", "score", "emb", "enc_hidden",
-                          "combine", "max_src_len", "max_tgt_len"})
-    r.require(key);
-  constexpr size_t kAny = size_t{1} << 30;  // validate() has the real ranges
-  r.string("task", c.task);
-  r.string("rnn", c.rnn);
-  r.boolean("bidirectional", c.bidirectional);
-  r.boolean("input_feed", c.input_feed);
-  r.string("score", c.score);
-  r.size("emb", c.emb, 0, kAny);
-  r.size("enc_hidden", c.enc_hidden, 0, kAny);
-  r.size("attn_dim", c.attn_dim, 0, kAny);
-  r.size("local_window", c.local_window, 0, kAny);
-  r.size("combine", c.combine, 0, kAny);
-  r.size("max_src_len", c.max_src_len, 0, kAny);
-  r.size("max_tgt_len", c.max_tgt_len, 0, kAny);
-  r.boolean("uppercase", c.uppercase);
-  r.string("output_sep", c.output_sep);
-  r.string("src_tokens", c.src_tokens);
-  r.string("tgt_tokens", c.tgt_tokens);
-  r.size("src_vocab", c.src_vocab, 0, kAny);
-  r.size("tgt_vocab", c.tgt_vocab, 0, kAny);
-  c.validate();
-  return c;
+  return io::read_config(s, "seq2seq", kFields, &Seq2SeqConfig::validate);
 }
 
 void Seq2SeqConfig::validate() const {

@@ -58,7 +58,7 @@ namespace attnlab::models {
 
 // What every seq2seq kind (RNN Seq2Seq, TransformerSeq2Seq) records about its text: the task
 // label, the length limits, how text becomes tokens and back, the vocabulary sizes.
-// (seq2seq_text.cpp)
+// (seq2seq_text.cpp; its config keys: text_sides_fields.hpp)
 struct TextSides {
   std::string task = "g2p";        // free text label: "g2p", "dates", ...
   size_t max_src_len = 40;         // longest accepted input (tokens)
@@ -72,7 +72,6 @@ struct TextSides {
   std::string src_tokens, tgt_tokens;
   size_t src_vocab = 0, tgt_vocab = 0;  // filled from the vocabularies
 
-  void write(nlohmann::json& j) const;   // adds these keys to a config's JSON
   void validate(const char* who) const;  // token units and length ranges; who: "seq2seq config"
 };
 

@@ -5,8 +5,6 @@
 #include <cstdio>
 #include <cstring>
 
-#include <nlohmann/json.hpp>
-
 #include "attnlab/data/tsv_pairs.hpp"
 #include "attnlab/models/seq2seq.hpp"
 
@@ -15,18 +13,6 @@ namespace attnlab::models {
 void check_token_unit(const std::string& tokens, const char* what) {
   ATTNLAB_CHECK(tokens.empty() || tokens == "char" || tokens == "word" || tokens == "wordpunct", what,
                 " must be 'char', 'word' or 'wordpunct', got '", tokens, "'");
-}
-
-void TextSides::write(nlohmann::json& j) const {
-  j["task"] = task;
-  j["max_src_len"] = max_src_len;
-  j["max_tgt_len"] = max_tgt_len;
-  j["uppercase"] = uppercase;
-  j["output_sep"] = output_sep;
-  j["src_vocab"] = src_vocab;
-  j["tgt_vocab"] = tgt_vocab;
-  if (!src_tokens.empty()) j["src_tokens"] = src_tokens;  // only when set: older files unchanged
-  if (!tgt_tokens.empty()) j["tgt_tokens"] = tgt_tokens;
 }
 
 void TextSides::validate(const char* who) const {

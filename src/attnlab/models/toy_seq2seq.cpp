@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "attnlab/io/config_reader.hpp"
+#include "attnlab/io/config_fields.hpp"
 #include "attnlab/kernels/kernels.hpp"
 #include "attnlab/nn/loss.hpp"
 
@@ -15,21 +15,24 @@ using namespace attnlab::nn;  // the layers this toy model composes
 
 namespace k = attnlab::kernels;
 
+namespace {
+// the config's keys, each once (io/config_fields.hpp)
+using Cfg = ToyConfig;
+constexpr auto kFields = std::make_tuple(
+    io::field("vocab", &Cfg::vocab).required(), io::field("emb", &Cfg::emb).required(),
+    io::field("hidden", &Cfg::hidden).required(), io::field("min_len", &Cfg::min_len),
+    io::field("max_len", &Cfg::max_len));
+}  // namespace
+
 std::string ToyConfig::to_json() const {
-  nlohmann::json j = {{"vocab", vocab},     {"emb", emb},         {"hidden", hidden},
-                      {"min_len", min_len}, {"max_len", max_len}, {"attention", "dot"}};
+  nlohmann::json j = io::fields_json(*this, kFields);
+  j["attention"] = "dot";  // the toy model's one score: written for the record, not read
   return j.dump();
 }
 
 ToyConfig ToyConfig::from_json(const std::string& s) {
   ToyConfig c;
-  const io::ConfigReader r(s, "toy");
-  for (const char* key : {"vocab", "emb", "hidden"}) r.require(key);
-  r.size("vocab", c.vocab);
-  r.size("emb", c.emb);
-  r.size("hidden", c.hidden);
-  r.size("min_len", c.min_len);
-  r.size("max_len", c.max_len);
+  io::read_fields(io::ConfigReader(s, "toy"), c, kFields);
   ATTNLAB_CHECK(c.vocab >= 4 && c.vocab <= 100000, "toy config: vocab must be in [4, 100000], got ",
                 c.vocab);
   ATTNLAB_CHECK(c.emb >= 1 && c.emb <= 4096 && c.hidden >= 1 && c.hidden <= 4096,

@@ -9,6 +9,7 @@
 
 #include "attnlab/core/thread_local.hpp"
 #include "attnlab/kernels/kernels.hpp"
+#include "attnlab/models/text_sides_fields.hpp"
 #include "attnlab/nn/loss.hpp"
 
 namespace attnlab::models {
@@ -48,53 +49,32 @@ attention::TransformerLayerConfig TransformerConfig::layer() const {
   return c;
 }
 
-std::string TransformerConfig::to_json() const {
-  json j = {{"d_model", d_model},
-            {"nhead", nhead},
-            {"dim_feedforward", dim_feedforward},
-            {"enc_layers", enc_layers},
-            {"dec_layers", dec_layers},
-            {"dropout", dropout},
-            {"activation", activation},
-            {"norm_first", norm_first},
-            {"pos", pos},
-            {"tie_output", tie_output},
-            {"scale_embedding", scale_embedding}};
-  write(j);
-  return j.dump();
-}
+namespace {
+// the config's keys, each once (io/config_fields.hpp), read the plain way (nlohmann's
+// conversions, one error naming the keys); validate() has the ranges
+using Cfg = TransformerConfig;
+constexpr auto kFields = std::tuple_cat(
+    text_sides::kHead,
+    std::make_tuple(
+        io::field("d_model", &Cfg::d_model).required(), io::field("nhead", &Cfg::nhead).required(),
+        io::field("dim_feedforward", &Cfg::dim_feedforward).required(),
+        io::field("enc_layers", &Cfg::enc_layers).required(),
+        io::field("dec_layers", &Cfg::dec_layers).required(), io::field("dropout", &Cfg::dropout),
+        io::field("activation", &Cfg::activation).required(),
+        io::field("norm_first", &Cfg::norm_first).required(), io::field("pos", &Cfg::pos).required(),
+        io::field("tie_output", &Cfg::tie_output).required(),
+        io::field("scale_embedding", &Cfg::scale_embedding).required()),
+    text_sides::kTail);
+}  // namespace
+
+std::string TransformerConfig::to_json() const { return io::fields_json(*this, kFields).dump(); }
 
 TransformerConfig TransformerConfig::from_json(const std::string& s) {
-  TransformerConfig c;
-  try {
-    const json j = json::parse(s);
-    c.task = j.value("task", c.task);
-    c.d_model = j.at("d_model").get<size_t>();
-    c.nhead = j.at("nhead").get<size_t>();
-    c.dim_feedforward = j.at("dim_feedforward").get<size_t>();
-    c.enc_layers = j.at("enc_layers").get<size_t>();
-    c.dec_layers = j.at("dec_layers").get<size_t>();
-    c.dropout = j.value("dropout", c.dropout);
-    c.activation = j.at("activation").get<std::string>();
-    c.norm_first = j.at("norm_first").get<bool>();
-    c.pos = j.at("pos").get<std::string>();
-    c.tie_output = j.at("tie_output").get<bool>();
-    c.scale_embedding = j.at("scale_embedding").get<bool>();
-    c.max_src_len = j.at("max_src_len").get<size_t>();
-    c.max_tgt_len = j.at("max_tgt_len").get<size_t>();
-    c.uppercase = j.value("uppercase", c.uppercase);
-    c.output_sep = j.value("output_sep", c.output_sep);
-    c.src_tokens = j.value("src_tokens", c.src_tokens);
-    c.tgt_tokens = j.value("tgt_tokens", c.tgt_tokens);
-    c.src_vocab = j.value("src_vocab", size_t(0));
-    c.tgt_vocab = j.value("tgt_vocab", size_t(0));
-  } catch (const json::exception& e) {
-    throw Error(std::string("transformer config: expected a JSON object with d_model, nhead, "
-                            "dim_feedforward, enc_layers, dec_layers, activation, norm_first, pos, "
-                            "tie_output, scale_embedding, max_src_len, max_tgt_len: ") + e.what());
-  }
-  c.validate();
-  return c;
+  return io::read_config_plain(s, kFields,
+                               "transformer config: expected a JSON object with d_model, nhead, "
+                               "dim_feedforward, enc_layers, dec_layers, activation, norm_first, "
+                               "pos, tie_output, scale_embedding, max_src_len, max_tgt_len: ",
+                               &TransformerConfig::validate);
 }
 
 void TransformerConfig::validate() const {

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "attnlab/core/error.hpp"
+#include "attnlab/io/config_fields.hpp"
 #include "attnlab/kernels/kernels.hpp"
 #include "attnlab/nn/loss.hpp"
 #include "attnlab/nn/train.hpp"
@@ -44,32 +45,25 @@ void CharLMConfig::check() const {
                 "(mem_len must be 0), got ", mem_len);
 }
 
-json CharLMConfig::to_json() const {
-  return {{"arch", arch},       {"vocab", vocab},     {"d_model", d_model},
-          {"n_head", n_head},   {"d_head", d_head},   {"d_inner", d_inner},
-          {"n_layer", n_layer}, {"seg_len", seg_len}, {"mem_len", mem_len}};
-}
+namespace {
+// the config's keys, each once (io/config_fields.hpp), all required and read the plain way
+// (nlohmann's conversions, one error naming the keys); check() has the ranges
+using Cfg = CharLMConfig;
+constexpr auto kFields = std::make_tuple(
+    io::field("arch", &Cfg::arch).required(), io::field("vocab", &Cfg::vocab).required(),
+    io::field("d_model", &Cfg::d_model).required(), io::field("n_head", &Cfg::n_head).required(),
+    io::field("d_head", &Cfg::d_head).required(), io::field("d_inner", &Cfg::d_inner).required(),
+    io::field("n_layer", &Cfg::n_layer).required(), io::field("seg_len", &Cfg::seg_len).required(),
+    io::field("mem_len", &Cfg::mem_len).required());
+}  // namespace
+
+json CharLMConfig::to_json() const { return io::fields_json(*this, kFields); }
 
 CharLMConfig CharLMConfig::from_json(const std::string& s) {
-  CharLMConfig c;
-  try {
-    const json j = json::parse(s);
-    c.arch = j.at("arch").get<std::string>();
-    c.vocab = j.at("vocab").get<size_t>();
-    c.d_model = j.at("d_model").get<size_t>();
-    c.n_head = j.at("n_head").get<size_t>();
-    c.d_head = j.at("d_head").get<size_t>();
-    c.d_inner = j.at("d_inner").get<size_t>();
-    c.n_layer = j.at("n_layer").get<size_t>();
-    c.seg_len = j.at("seg_len").get<size_t>();
-    c.mem_len = j.at("mem_len").get<size_t>();
-  } catch (const json::exception& e) {
-    throw Error(std::string("char-lm config: expected a JSON object with arch, vocab, d_model, "
-                            "n_head, d_head, d_inner, n_layer, seg_len, mem_len: ") +
-                e.what());
-  }
-  c.check();
-  return c;
+  return io::read_config_plain(s, kFields,
+                               "char-lm config: expected a JSON object with arch, vocab, d_model, "
+                               "n_head, d_head, d_inner, n_layer, seg_len, mem_len: ",
+                               &CharLMConfig::check);
 }
 
 // ================================================================== model
