@@ -8,6 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace attnlab::cli {
@@ -22,6 +23,11 @@ struct FlagSpec {
   std::string def;    // default (as text)
   std::string help;
 };
+
+// The --json switch of most commands, with its usual help line.
+inline FlagSpec json_flag(std::string help = "print one JSON object on stdout") {
+  return {"json", "", "", std::move(help)};
+}
 
 class Args {
  public:
@@ -119,6 +125,12 @@ class Args {
     return x;
   }
   const std::vector<std::string>& positional() const { return positional_; }
+  // For commands that take flags only: a positional argument is a UsageError, `why` or else
+  // "unexpected argument '<the first one>'".
+  void no_positional(const std::string& why = "") const {
+    if (positional_.empty()) return;
+    throw UsageError(why.empty() ? "unexpected argument '" + positional_[0] + "'" : why);
+  }
 
   std::string help(const std::string& usage, const std::string& about) const {
     std::ostringstream os;

@@ -37,7 +37,7 @@ std::vector<FlagSpec> with_attribution_flags(std::vector<FlagSpec> flags) {
       {"attribution", "grad|ig", "", "gradient x input, or integrated gradients from a zero embedding"},
       {"steps", "N", "32", "integrated gradients' interpolation steps (1..1024)"},
       {"topk", "N", "0", "tokens removed in the removal check (0 = 10% of the input, at least 1)"},
-      {"json", "", "", "print JSON on stdout"}};
+      json_flag("print JSON on stdout")};
   flags.insert(flags.end(), std::begin(shared), std::end(shared));
   return flags;
 }

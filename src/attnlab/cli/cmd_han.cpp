@@ -313,7 +313,7 @@ const char* const kHanTrainAbout =
 int cmd_train_han(const Argv& argv) {
   Args a("train han", han_train_flags());
   if (a.parse_or_help(argv, "attnlab train han [--train PATH | --train-dir DIR] [flags]", kHanTrainAbout)) return 0;
-  if (!a.positional().empty()) throw UsageError("train han takes no positional arguments");
+  a.no_positional("train han takes no positional arguments");
   check_han_data_flags(a);
   TrainScaffold run(a, "train han");
   models::HANConfig cfg = han_config_from(a);
@@ -426,7 +426,7 @@ int cmd_eval_han(const models::ModelFile& f, const Argv& argv) {
                   {"test", "PATH", "", "a model trained on your documents: score these (JSONL, CSV or a "
                                        "folder per label; default: the test part of its training file)"},
                   {"skip-bad", "", "", "skip malformed lines of --test (and count them)"},
-                  {"json", "", "", "print one JSON object on stdout"}});
+                  json_flag()});
   if (a.parse_or_help(argv, "attnlab eval --model HAN.safetensors [flags]",
                             "Scores a HAN spam model on the SpamAssassin split it was trained on and,\n"
                             "side by side, a tf-idf logistic regression trained on the same split now:\n"
@@ -440,11 +440,11 @@ int cmd_eval_han(const models::ModelFile& f, const Argv& argv) {
       if (a.given(fl))
         throw UsageError(std::string("--") + fl + " is for the SpamAssassin model; a model trained on your "
                          "documents is scored with --test PATH");
-    if (!a.positional().empty()) throw UsageError("eval takes no positional arguments (use --model PATH)");
+    a.no_positional("eval takes no positional arguments (use --model PATH)");
     return cmd_eval_han_docs(*load_han_file(f), f.info.extra, a);
   }
   if (a.given("skip-bad")) throw UsageError("--skip-bad goes with --test PATH");
-  if (!a.positional().empty()) throw UsageError("eval takes no positional arguments (use --model PATH)");
+  a.no_positional("eval takes no positional arguments (use --model PATH)");
   const std::string split = a.get("split");
   if (split != "test" && split != "valid") throw UsageError("--split must be test or valid");
   const io::ModelInfo& info = f.info;
@@ -529,7 +529,7 @@ int cmd_predict_han(const models::ModelFile& f, const Argv& argv) {
                      {"input", "TEXT", "", "the message text"},
                      {"file", "PATH", "", "read the message from a file ('-' = stdin)"},
                      {"top", "N", "5", "words listed per sentence (text output)"},
-                     {"json", "", "", "print label, probabilities and every weight as JSON"}});
+                     json_flag("print label, probabilities and every weight as JSON")});
   if (a.parse_or_help(argv, "attnlab predict --model HAN.safetensors (--input TEXT | --file PATH)",
                             "Classifies one message and shows the sentence weights and, per sentence,\n"
                             "the words with the highest sqrt(p_sentence) * p_word.")) return 0;

@@ -146,7 +146,7 @@ int cmd_train_lm(const std::vector<std::string>& argv) {
                             "(split by address): Transformer-XL with segment memory, or the same model\n"
                             "without memory and with absolute positions (--arch baseline). Evaluate with\n"
                             "'attnlab eval --model PATH', sample with 'attnlab generate --model PATH'.")) return 0;
-  if (!a.positional().empty()) throw UsageError("train lm takes no positional arguments");
+  a.no_positional("train lm takes no positional arguments");
   TrainScaffold run(a, "train lm");
   const models::CharLMConfig cfg = lm_config(a);
   const uint64_t split_seed = a.u64("split-seed"), seed = run.seed();
@@ -255,12 +255,12 @@ int cmd_eval_lm(const models::ModelFile& f, const std::vector<std::string>& argv
                                       "(default: the training memory)"},
                   {"seg", "N", "0", "segment length (0 = the training one)"},
                   {"max-chars", "N", "0", "evaluate only the first N characters (0 = all)"},
-                  {"json", "", "", "print one JSON object on stdout"}});
+                  json_flag()});
   if (a.parse_or_help(argv, "attnlab eval --model LM.safetensors [flags]",
                             "Bits per character of a character language model on the held-out State of\n"
                             "the Union addresses it was split from, one stream segment after segment;\n"
                             "Transformer-XL models once per memory length in --mem.")) return 0;
-  if (!a.positional().empty()) throw UsageError("eval takes no positional arguments (use --model PATH)");
+  a.no_positional("eval takes no positional arguments (use --model PATH)");
   const std::string split = a.get("split");
   if (split != "test" && split != "valid") throw UsageError("--split must be test or valid");
   const io::ModelInfo& info = f.info;
@@ -319,11 +319,11 @@ int cmd_generate(const std::vector<std::string>& argv) {
                       {"top-k", "N", "0", "sample among the k likeliest characters (0 = all)"},
                       {"seed", "N", "0", "sampling seed (same seed, same text)"},
                       {"mem", "N", "0", "memory rows while generating (xl; 0 = seg + mem of training)"},
-                      {"json", "", "", "print one JSON object on stdout"}});
+                      json_flag()});
   if (a.parse_or_help(argv, "attnlab generate --model LM.safetensors [flags]",
                             "Continues --prompt one character at a time. Transformer-XL carries its\n"
                             "memory from segment to segment; the baseline re-reads its last segment.")) return 0;
-  if (!a.positional().empty()) throw UsageError("generate takes no positional arguments (use --prompt)");
+  a.no_positional("generate takes no positional arguments (use --prompt)");
   auto m = load_lm(a.get("model"), nullptr);
   models::GenerateOptions o;
   o.n = a.u64("n", 0, 100000000);

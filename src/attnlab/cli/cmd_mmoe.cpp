@@ -155,7 +155,7 @@ int cmd_experiment(const std::vector<std::string>& argv) {
   flags.push_back({"from-csv", "PATH", "",
                    "train nothing: read the runs from this CSV (an earlier --csv) and summarise them"});
   flags.push_back({"quiet", "", "", "no progress bar"});
-  flags.push_back({"json", "", "", "print results as JSON on stdout"});
+  flags.push_back(json_flag("print results as JSON on stdout"));
   Args a("experiment", flags);
   a.parse(argv);
   if (a.flag("help") || a.positional().empty()) {
@@ -237,7 +237,7 @@ int cmd_train_mmoe(const Argv& argv) {
   if (a.parse_or_help(argv, "attnlab train mmoe [flags]",
                             "Train one multi-task model on the synthetic data (early stopping on a\n"
                             "validation split) and save it; prints its test MSE per task.")) return 0;
-  if (!a.positional().empty()) throw UsageError("unexpected argument '" + a.positional()[0] + "'");
+  a.no_positional();
   TrainScaffold run(a, "train mmoe");
   models::MMoEExperimentConfig c = config_from(a);
   const float p = static_cast<float>(a.num("p", -1.0, 1.0));
@@ -287,7 +287,7 @@ int cmd_eval_mmoe(const models::ModelFile& f, const Argv& argv) {
                   {"samples", "N", "0",
                    "fresh samples of the same two tasks (0 = the test split of the training run)"},
                   {"seed", "N", "12345", "seed of the fresh samples"},
-                  {"json", "", "", "print one JSON object on stdout"}});
+                  json_flag()});
   if (a.parse_or_help(argv, "attnlab eval --model MMOE.safetensors [flags]",
                             "MSE per task on the synthetic data the file records (p, task seed, sine\n"
                             "terms, ...): its training run's test split, or fresh samples of the\n"

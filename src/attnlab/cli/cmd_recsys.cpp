@@ -89,7 +89,7 @@ std::vector<FlagSpec> eval_flags(const char* what) {
   return {{"model", "PATH", "", what},
           {"samples", "N", "0", "fresh test samples (0 = the recorded test set)"},
           {"seed", "N", "12345", "seed of fresh samples"},
-          {"json", "", "", "print one JSON object on stdout"}};
+          json_flag()};
 }
 
 }  // namespace
@@ -122,7 +122,7 @@ int cmd_train_din(const Argv& argv) {
                             "Trains a Deep Interest Network on synthetic behaviour data whose click\n"
                             "label depends on how many behaviours share the candidate's category;\n"
                             "reports the test ROC-AUC after every epoch and saves the model.")) return 0;
-  if (!a.positional().empty()) throw UsageError("unexpected argument '" + a.positional()[0] + "'");
+  a.no_positional();
   TrainScaffold run(a, "train din");
   const std::string pooling = a.get("pooling");
   if (pooling != "attention" && pooling != "softmax" && pooling != "sum")
@@ -177,7 +177,7 @@ int cmd_train_autoint(const Argv& argv) {
                             "Trains AutoInt on synthetic CTR data whose label depends on one pair of\n"
                             "fields (fields 1 and 4) through a planted table; reports the test ROC-AUC\n"
                             "after every epoch and saves the model.")) return 0;
-  if (!a.positional().empty()) throw UsageError("unexpected argument '" + a.positional()[0] + "'");
+  a.no_positional();
   TrainScaffold run(a, "train autoint");
   if (run.seed() == 0)  // the generator reads task seed 0 as "use the sample seed"
     throw UsageError("--seed must be at least 1 for autoint (it also seeds the planted table)");

@@ -227,7 +227,7 @@ int train_seq2seq(const std::string& task, const Argv& argv) {
   reject_foreign_data_flags(task, argv);
   Args a("train " + task, seq2seq_train_flags(task));
   if (a.parse_or_help(argv, "attnlab train " + task + " [flags]", kSeq2SeqAbout)) return 0;
-  if (!a.positional().empty()) throw UsageError("unexpected argument '" + a.positional()[0] + "'");
+  a.no_positional();
   if (a.get("arch") != "rnn")
     throw UsageError("--arch must be rnn or transformer (g2p and seq2seq), got '" + a.get("arch") + "'");
   check_data_files(a, task);
@@ -332,7 +332,7 @@ int cmd_example_pairs(const Argv& argv) {
                             "Writes generated pairs to try 'attnlab train seq2seq' on: distinct numbers drawn\n"
                             "from 0..max, one 'source<TAB>target' line each, e.g.\n"
                             "  en: forty two thousand seven<TAB>42007   zh: 四万二千零七<TAB>42007")) return 0;
-  if (!a.positional().empty()) throw UsageError("unexpected argument '" + a.positional()[0] + "'");
+  a.no_positional();
   const std::string lang = a.get("lang"), dir = a.get("direction");
   if (lang != "en" && lang != "zh") throw UsageError("--lang must be en or zh, got '" + lang + "'");
   if (dir != "words-digits" && dir != "digits-words")
@@ -340,11 +340,7 @@ int cmd_example_pairs(const Argv& argv) {
   const uint64_t max = a.u64("max", 1, lang == "en" ? 999999 : 99999999);
   const std::string text = data::pairs_tsv(
       data::number_pairs(a.u64("count", 1, 10000000), max, a.u64("seed"), lang, dir));
-  if (a.get("out").empty()) {
-    std::cout << text;
-  } else {
-    io::write_bytes(a.get("out"), std::vector<uint8_t>(text.begin(), text.end()));  // atomic
-  }
+  write_text_out(a, text);
   return 0;
 }
 
@@ -507,7 +503,7 @@ int cmd_eval_seq2seq(const models::ModelFile& file, const Argv& argv) {
                                                           "or float32"},
                   {"heads", "", "", "Transformer: also measure how alike the heads are on the "
                                     "split (attention maps and outputs, per attention)"},
-                  {"json", "", "", "print one JSON object"}});
+                  json_flag("print one JSON object")});
   if (a.parse_or_help(argv, "attnlab eval --model PATH [flags]",
                             "G2P: word and phoneme error rate (any alternate pronunciation counts\n"
                             "as correct) on the split, greedy and beam; a model trained with\n"
@@ -581,7 +577,7 @@ int cmd_predict_seq2seq(const models::ModelFile& f, const Argv& argv) {
                      {"max-len", "N", "0", "longest output (0 = the model's limit)"},
                      {"alpha", "F", "0.6", "beam length normalization exponent (0 = none)"},
                      {"precision", "int8|int16|f32", "int8", "decoder arithmetic (weights)"},
-                     {"json", "", "", "print tokens, probabilities and attention as JSON"}});
+                     json_flag("print tokens, probabilities and attention as JSON")});
   if (a.parse_or_help(argv, "attnlab predict --model PATH [--input TEXT | TEXT]",
                             "Translates one input and prints the output on stdout and, on stderr, the\n"
                             "sequence probability and per output token its probability and the input\n"

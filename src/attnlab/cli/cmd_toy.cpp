@@ -103,7 +103,7 @@ int cmd_train_toy(const Argv& argv) {
   if (a.parse_or_help(argv, "attnlab train toy-reverse [flags]",
                             "Trains a GRU encoder-decoder with dot attention to reverse random symbol\n"
                             "sequences and writes one model file (weights, config and vocabulary).")) return 0;
-  if (!a.positional().empty()) throw UsageError("unexpected argument '" + a.positional()[0] + "'");
+  a.no_positional();
   TrainScaffold run(a, "train toy-reverse");
   const models::ToyConfig cfg = toy_config_from(a);
   const uint64_t seed = run.seed();
@@ -174,11 +174,11 @@ int cmd_eval_toy(const models::ModelFile& f, const Argv& argv) {
   Args a("eval", {{"model", "PATH", "", "toy-reverse model file"},
                   {"samples", "N", "512", "generated evaluation sequences"},
                   {"seed", "N", "12345", "seed of the evaluation data"},
-                  {"json", "", "", "print one JSON object on stdout"}});
+                  json_flag()});
   if (a.parse_or_help(argv, "attnlab eval --model TOY.safetensors [flags]",
                             "Evaluates a toy-reverse model on freshly generated data: token\n"
                             "cross-entropy, token accuracy and exact-match rate of greedy decoding.")) return 0;
-  if (!a.positional().empty()) throw UsageError("eval takes no positional arguments (use --model PATH)");
+  a.no_positional("eval takes no positional arguments (use --model PATH)");
   std::unique_ptr<models::ToySeq2Seq> m;
   try {
     m = models::ToySeq2Seq::load(f.tensors);
@@ -202,7 +202,7 @@ int cmd_predict_toy(const models::ModelFile& f, const Argv& argv) {
   Args a("predict", {{"model", "PATH", "", "toy-reverse model file"},
                      {"input", "TEXT", "", "space-separated tokens (or give them as arguments)"},
                      {"max-len", "N", "64", "longest output"},
-                     {"json", "", "", "print tokens and attention weights as JSON"}});
+                     json_flag("print tokens and attention weights as JSON")});
   if (a.parse_or_help(argv, "attnlab predict --model TOY.safetensors [--input 'TOKENS' | TOKENS...]",
                             "Decodes one input greedily and prints the output tokens and, with --json,\n"
                             "the attention weights (one row per output step).")) return 0;
@@ -241,7 +241,7 @@ int cmd_bench(const Argv& argv) {
                    {"hidden", "N", "128", "GRU hidden size"},
                    {"steps", "N", "30", "timed training steps"},
                    {"warmup", "N", "3", "untimed steps first"},
-                   {"json", "", "", "print one JSON object on stdout"}});
+                   json_flag()});
   if (a.parse_or_help(argv, "attnlab bench [flags]",
                             "Training throughput (samples/s, one thread) of the toy GRU\n"
                             "encoder-decoder with dot attention: forward, backward and an Adam step.\n"

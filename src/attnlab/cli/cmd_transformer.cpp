@@ -142,7 +142,7 @@ int cmd_train_transformer(const std::vector<std::string>& argv) {
         "(values), position (attention matrices) and output (heads' outputs), each a weight.");
     return 0;
   }
-  if (!a.positional().empty()) throw UsageError("unexpected argument '" + a.positional()[0] + "'");
+  a.no_positional();
   if (a.get("arch") != "transformer") throw UsageError("--arch must be transformer here");
   check_data_files(a, task);
   TrainScaffold run(a, "train " + task + " --arch transformer");

@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "attnlab/cli/commands.hpp"
+#include "attnlab/cli/train_scaffold.hpp"
 #include "attnlab/core/error.hpp"
 #include "attnlab/data/spam_assassin.hpp"
 #include "attnlab/data/tsv_pairs.hpp"
@@ -263,12 +264,9 @@ int cmd_example_docs(const Argv& argv) {
                             "Writes generated documents to try 'attnlab train han --train' on: 2-4 short\n"
                             "sentences about sport, cooking or space (the label; 40% hold one sentence about\n"
                             "another topic), one JSON object {\"text\": ..., \"label\": ...} per line.")) return 0;
-  if (!a.positional().empty()) throw UsageError("unexpected argument '" + a.positional()[0] + "'");
+  a.no_positional();
   const std::string text = data::docs_jsonl(data::topic_docs(a.u64("count", 1, 10000000), a.u64("seed")));
-  if (a.get("out").empty())
-    std::cout << text;
-  else
-    io::write_bytes(a.get("out"), std::vector<uint8_t>(text.begin(), text.end()));  // atomic
+  write_text_out(a, text);
   return 0;
 }
 

@@ -57,7 +57,7 @@ int predict_json(const models::ModelFile& f, const Argv& argv) {
   Args a("predict", {{"model", "PATH", "", "model file"},
                      {"input", "JSON", "", "the input as JSON (see below)"},
                      {"file", "PATH", "", "read the JSON input from a file ('-' = stdin)"},
-                     {"json", "", "", "print compact JSON (default: indented)"}});
+                     json_flag("print compact JSON (default: indented)")});
   if (a.parse_or_help(argv, "attnlab predict --model PATH --input JSON",
                             "Runs a " + f.kind->title + " model on one input and prints the output\n"
                             "as JSON. Input: " + f.kind->predict_input)) return 0;
@@ -169,7 +169,7 @@ int cmd_predict(const Argv& argv) { return dispatch(argv, false); }
 
 int cmd_describe(const Argv& argv) {
   Args a("describe", {{"model", "PATH", "", "model file"},
-                      {"json", "", "", "print one JSON object on stdout"}});
+                      json_flag()});
   if (a.parse_or_help(argv, "attnlab describe --model PATH [--json]",
                             "Shows a model file's kind, config, vocabulary size, parameter count,\n"
                             "storage type and metadata (without loading the model).")) return 0;
@@ -240,7 +240,7 @@ int cmd_average(const Argv& argv) {
 }
 
 int cmd_models(const Argv& argv) {
-  Args a("models", {{"json", "", "", "print the list as JSON"}});
+  Args a("models", {json_flag("print the list as JSON")});
   if (a.parse_or_help(argv, "attnlab models [--json]",
                             "Lists the model kinds that eval / predict / describe read, with the\n"
                             "command that trains each and the JSON input its predict takes.")) return 0;

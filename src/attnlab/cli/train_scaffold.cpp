@@ -35,6 +35,13 @@ std::string read_input_file(const std::string& path) {
   return ss.str();
 }
 
+void write_text_out(const Args& a, const std::string& text) {
+  if (a.get("out").empty())
+    std::cout << text;
+  else
+    io::write_bytes(a.get("out"), std::vector<uint8_t>(text.begin(), text.end()));  // atomic
+}
+
 std::vector<FlagSpec> with_common_train_flags(std::vector<FlagSpec> f, const TrainFlagDefaults& d) {
   if (d.trainer) {
     std::vector<FlagSpec> t = {
@@ -56,7 +63,7 @@ std::vector<FlagSpec> with_common_train_flags(std::vector<FlagSpec> f, const Tra
       {"seed", "N", "1", d.seed_help},
       {"out", "PATH", d.out, d.out_help},
       {"dtype", "f32|f16", d.dtype, "storage type of the model file (f16 halves its size)"},
-      {"json", "", "", "print JSON lines on stdout (one per evaluation, then a summary)"},
+      json_flag("print JSON lines on stdout (one per evaluation, then a summary)"),
       {"quiet", "", "", "no progress bar and no per-evaluation lines"},
   };
   f.insert(f.end(), r.begin(), r.end());

@@ -63,6 +63,9 @@ double seconds_since(std::chrono::steady_clock::time_point t0);
 std::string join_args(const std::vector<std::string>& v);
 // the text of --file PATH ("-" = stdin); a file that cannot be read is an Error
 std::string read_input_file(const std::string& path);
+// the generated text of example-pairs / example-docs to --out PATH (atomic) or, without
+// --out, to stdout
+void write_text_out(const Args& a, const std::string& text);
 
 class TrainScaffold {
  public:
