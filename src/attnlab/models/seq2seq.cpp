@@ -575,17 +575,7 @@ Translation Seq2Seq::decode(const std::vector<int>& src, const DecodeOptions& o)
 }
 
 // ---------------------------------------------------------------- files
-std::vector<uint8_t> Seq2Seq::save(const io::SaveOptions& o) const {
-  ParamList ps;
-  const_cast<Seq2Seq*>(this)->collect(ps);
-  io::ModelInfo info;
-  info.kind = "seq2seq";
-  info.config = cfg_.to_json();
-  info.vocab = src_.tokens();
-  info.extra = o.meta;
-  info.extra["tgt_vocab"] = tgt_.to_json();
-  return io::save_model(info, ps, o.dtype);
-}
+std::vector<uint8_t> Seq2Seq::save(const io::SaveOptions& o) const { return save_as<Seq2Seq>(o); }
 
 std::vector<uint8_t> Seq2Seq::save(io::DType dtype,
                                    const std::map<std::string, std::string>& extra) const {
@@ -593,24 +583,7 @@ std::vector<uint8_t> Seq2Seq::save(io::DType dtype,
 }
 
 std::unique_ptr<Seq2Seq> Seq2Seq::load(const io::SafeTensors& st) {
-  const io::ModelInfo info = io::model_info(st);
-  ATTNLAB_CHECK(info.kind == "seq2seq", "model file: expected kind 'seq2seq', got '", info.kind,
-                "'");
-  const Seq2SeqConfig cfg = Seq2SeqConfig::from_json(info.config);
-  const data::Vocab src = data::Vocab::from_json(json(info.vocab).dump());
-  auto it = info.extra.find("tgt_vocab");
-  ATTNLAB_CHECK(it != info.extra.end(), "model file: seq2seq needs 'tgt_vocab' in __metadata__");
-  const data::Vocab tgt = data::Vocab::from_json(it->second);
-  ATTNLAB_CHECK(cfg.src_vocab == 0 || cfg.src_vocab == src.size(),
-                "model file: config says ", cfg.src_vocab, " source tokens, vocab has ", src.size());
-  ATTNLAB_CHECK(cfg.tgt_vocab == 0 || cfg.tgt_vocab == tgt.size(),
-                "model file: config says ", cfg.tgt_vocab, " target tokens, vocab has ", tgt.size());
-  const ParamBudget budget(st.total_elements());  // config checked against the file first
-  auto m = std::make_unique<Seq2Seq>(cfg, src, tgt, 0);
-  ParamList ps;
-  m->collect(ps);
-  io::load_params(st, ps);
-  return m;
+  return load_as<Seq2Seq>(st, "seq2seq", /*budget=*/true);
 }
 
 std::unique_ptr<Seq2Seq> Seq2Seq::load(const uint8_t* bytes, size_t size) {

@@ -263,6 +263,17 @@ class TranslatorOf : public Translator {
     cfg_.tgt_vocab = tgt_.size();
     cfg_.validate();
   }
+  // The model file of each kind, written and read alike (models/translator.cpp). save_as:
+  // the weights with kind(), the config, the source vocabulary as the file's vocab and
+  // "tgt_vocab" added to the caller's o.meta. load_as: a file of this kind (`kind`, as
+  // kind() names it) read back: the config (validated by Config::from_json), both
+  // vocabularies and their sizes checked against the config's, then the model built (its
+  // parameters held to the number of values the file stores while `budget`) and its weights
+  // copied in.
+  template <class Model>
+  std::vector<uint8_t> save_as(const io::SaveOptions& o) const;
+  template <class Model>
+  static std::unique_ptr<Model> load_as(const io::SafeTensors& st, const char* kind, bool budget);
   Config cfg_;
   data::Vocab src_, tgt_;
 };

@@ -569,36 +569,12 @@ void TransformerSeq2Seq::attention_maps(const std::vector<int>& src, const std::
 
 // ---------------------------------------------------------------- files
 std::vector<uint8_t> TransformerSeq2Seq::save(const io::SaveOptions& o) const {
-  ParamList ps;
-  const_cast<TransformerSeq2Seq*>(this)->collect(ps);
-  io::ModelInfo info;
-  info.kind = "transformer-seq2seq";
-  info.config = cfg_.to_json();
-  info.vocab = src_.tokens();
-  info.extra = o.meta;
-  info.extra["tgt_vocab"] = tgt_.to_json();
-  return io::save_model(info, ps, o.dtype);
+  return save_as<TransformerSeq2Seq>(o);
 }
 
+// no ParamBudget while building, as before (the RNN kind has one)
 std::unique_ptr<TransformerSeq2Seq> TransformerSeq2Seq::load(const io::SafeTensors& st) {
-  const io::ModelInfo info = io::model_info(st);
-  ATTNLAB_CHECK(info.kind == "transformer-seq2seq",
-                "model file: expected kind 'transformer-seq2seq', got '", info.kind, "'");
-  const TransformerConfig cfg = TransformerConfig::from_json(info.config);
-  const data::Vocab src = data::Vocab::from_json(json(info.vocab).dump());
-  auto it = info.extra.find("tgt_vocab");
-  ATTNLAB_CHECK(it != info.extra.end(), "model file: transformer-seq2seq needs 'tgt_vocab' in "
-                "__metadata__");
-  const data::Vocab tgt = data::Vocab::from_json(it->second);
-  ATTNLAB_CHECK(cfg.src_vocab == 0 || cfg.src_vocab == src.size(), "model file: config says ",
-                cfg.src_vocab, " source tokens, vocab has ", src.size());
-  ATTNLAB_CHECK(cfg.tgt_vocab == 0 || cfg.tgt_vocab == tgt.size(), "model file: config says ",
-                cfg.tgt_vocab, " target tokens, vocab has ", tgt.size());
-  auto m = std::make_unique<TransformerSeq2Seq>(cfg, src, tgt, 0);
-  ParamList ps;
-  m->collect(ps);
-  io::load_params(st, ps);
-  return m;
+  return load_as<TransformerSeq2Seq>(st, "transformer-seq2seq", /*budget=*/false);
 }
 
 std::unique_ptr<TransformerSeq2Seq> TransformerSeq2Seq::load(const uint8_t* bytes, size_t size) {

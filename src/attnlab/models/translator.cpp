@@ -1,8 +1,58 @@
 // The seq2seq model kinds behind one Translator API, chosen by the model file's kind.
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
 #include "attnlab/models/seq2seq.hpp"
 #include "attnlab/models/transformer.hpp"
 
 namespace attnlab::models {
+
+template <class Config>
+template <class Model>
+std::vector<uint8_t> TranslatorOf<Config>::save_as(const io::SaveOptions& o) const {
+  ParamList ps;
+  const_cast<Model*>(static_cast<const Model*>(this))->collect(ps);
+  io::ModelInfo info;
+  info.kind = kind();
+  info.config = cfg_.to_json();
+  info.vocab = src_.tokens();
+  info.extra = o.meta;
+  info.extra["tgt_vocab"] = tgt_.to_json();
+  return io::save_model(info, ps, o.dtype);
+}
+
+template <class Config>
+template <class Model>
+std::unique_ptr<Model> TranslatorOf<Config>::load_as(const io::SafeTensors& st, const char* kind,
+                                                     bool budget) {
+  const io::ModelInfo info = io::model_info(st);
+  ATTNLAB_CHECK(info.kind == kind, "model file: expected kind '", kind, "', got '", info.kind, "'");
+  const Config cfg = Config::from_json(info.config);
+  const data::Vocab src = data::Vocab::from_json(nlohmann::json(info.vocab).dump());
+  auto it = info.extra.find("tgt_vocab");
+  ATTNLAB_CHECK(it != info.extra.end(), "model file: ", kind, " needs 'tgt_vocab' in __metadata__");
+  const data::Vocab tgt = data::Vocab::from_json(it->second);
+  ATTNLAB_CHECK(cfg.src_vocab == 0 || cfg.src_vocab == src.size(),
+                "model file: config says ", cfg.src_vocab, " source tokens, vocab has ", src.size());
+  ATTNLAB_CHECK(cfg.tgt_vocab == 0 || cfg.tgt_vocab == tgt.size(),
+                "model file: config says ", cfg.tgt_vocab, " target tokens, vocab has ", tgt.size());
+  std::optional<ParamBudget> held;  // config checked against the file first
+  if (budget) held.emplace(st.total_elements());
+  auto m = std::make_unique<Model>(cfg, src, tgt, 0);
+  ParamList ps;
+  m->collect(ps);
+  io::load_params(st, ps);
+  return m;
+}
+
+template std::vector<uint8_t> TranslatorOf<Seq2SeqConfig>::save_as<Seq2Seq>(const io::SaveOptions&) const;
+template std::vector<uint8_t> TranslatorOf<TransformerConfig>::save_as<TransformerSeq2Seq>(
+    const io::SaveOptions&) const;
+template std::unique_ptr<Seq2Seq> TranslatorOf<Seq2SeqConfig>::load_as<Seq2Seq>(const io::SafeTensors&,
+                                                                                const char*, bool);
+template std::unique_ptr<TransformerSeq2Seq> TranslatorOf<TransformerConfig>::load_as<TransformerSeq2Seq>(
+    const io::SafeTensors&, const char*, bool);
 
 namespace {
 struct Kind {
