@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "attnlab/core/enum_names.hpp"
 #include "attnlab/core/error.hpp"
 #include "attnlab/io/config_fields.hpp"
 #include "attnlab/io/safetensors.hpp"
@@ -16,25 +17,21 @@ namespace attnlab::models {
 namespace k = attnlab::kernels;
 using nn::Tensor;
 
+namespace {
+constexpr EnumName<GateKind> kGates[] = {
+    {GateKind::SharedBottom, "shared-bottom"}, {GateKind::SharedBottom, "shared_bottom"},
+    {GateKind::OMoE, "omoe"},
+    {GateKind::Softmax, "softmax"}, {GateKind::Softmax, "mmoe"},
+    {GateKind::Attention, "attention"},
+    {GateKind::AttentionX, "attention-x"}, {GateKind::AttentionX, "attention_x"}};
+}  // namespace
+
 GateKind gate_from_string(const std::string& s) {
-  if (s == "shared-bottom" || s == "shared_bottom") return GateKind::SharedBottom;
-  if (s == "omoe") return GateKind::OMoE;
-  if (s == "softmax" || s == "mmoe") return GateKind::Softmax;
-  if (s == "attention") return GateKind::Attention;
-  if (s == "attention-x" || s == "attention_x") return GateKind::AttentionX;
+  if (const GateKind* g = enum_lookup(kGates, s)) return *g;
   throw Error("unknown gate '" + s +
               "': expected shared-bottom, omoe, softmax, attention or attention-x");
 }
-const char* gate_name(GateKind g) {
-  switch (g) {
-    case GateKind::SharedBottom: return "shared-bottom";
-    case GateKind::OMoE: return "omoe";
-    case GateKind::Softmax: return "softmax";
-    case GateKind::Attention: return "attention";
-    case GateKind::AttentionX: return "attention-x";
-  }
-  return "?";
-}
+const char* gate_name(GateKind g) { return enum_name(kGates, g); }
 
 namespace {
 // the config's keys, each once (io/config_fields.hpp); validate() has the ranges. A "gate"

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "attnlab/core/enum_names.hpp"
 #include "attnlab/kernels/kernels.hpp"
 #include "attnlab/models/beam_search.hpp"
 #include "attnlab/models/text_sides_fields.hpp"
@@ -18,12 +19,17 @@ namespace attnlab::models {
 
 namespace k = attnlab::kernels;
 
+namespace {
+constexpr EnumName<DecodePrecision> kPrecisions[] = {
+    {DecodePrecision::Int8, "int8"}, {DecodePrecision::Int16, "int16"}, {DecodePrecision::F32, "f32"}};
+}  // namespace
+
 DecodePrecision parse_decode_precision(const std::string& s) {
-  if (s == "int8") return DecodePrecision::Int8;
-  if (s == "int16") return DecodePrecision::Int16;
-  if (s == "f32") return DecodePrecision::F32;
+  if (const DecodePrecision* p = enum_lookup(kPrecisions, s)) return *p;
   throw Error("precision: expected 'int8', 'int16' or 'f32', got '" + s + "'");
 }
+const char* decode_precision_name(DecodePrecision p) { return enum_name(kPrecisions, p, "f32"); }
+
 using attention::Tensor3;
 using nn::RnnState;
 using Tensor = nn::Tensor;

@@ -24,10 +24,6 @@
 
 namespace attnlab::models {
 
-const char* decode_precision_name(DecodePrecision p) {
-  return p == DecodePrecision::Int8 ? "int8" : p == DecodePrecision::Int16 ? "int16" : "f32";
-}
-
 namespace k = attnlab::kernels;
 
 namespace {

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "attnlab/core/enum_names.hpp"
 #include "attnlab/kernels/kernels.hpp"
 
 namespace attnlab::nn {
@@ -199,24 +200,18 @@ Tensor Dropout::backward(const Tensor& dy, const Tensor& mask) const {
 }
 
 // ============================================================== activations
+namespace {
+constexpr EnumName<Act> kActs[] = {{Act::ReLU, "relu"},         {Act::Tanh, "tanh"},
+                                   {Act::Sigmoid, "sigmoid"},   {Act::GELU, "gelu"},
+                                   {Act::Identity, "identity"}, {Act::Identity, "none"}};
+}  // namespace
+
 Act act_from_string(const std::string& name) {
-  if (name == "relu") return Act::ReLU;
-  if (name == "tanh") return Act::Tanh;
-  if (name == "sigmoid") return Act::Sigmoid;
-  if (name == "gelu") return Act::GELU;
-  if (name == "identity" || name == "none") return Act::Identity;
+  if (const Act* a = enum_lookup(kActs, name)) return *a;
   throw Error("unknown activation '" + name +
               "': expected one of relu, tanh, sigmoid, gelu, identity");
 }
-const char* act_name(Act a) {
-  switch (a) {
-    case Act::ReLU: return "relu";
-    case Act::Tanh: return "tanh";
-    case Act::Sigmoid: return "sigmoid";
-    case Act::GELU: return "gelu";
-    default: return "identity";
-  }
-}
+const char* act_name(Act a) { return enum_name(kActs, a, "identity"); }
 
 void Activation::forward(Act a, size_t n, const float* x, float* y) {
   // x: (n) -> y: (n)
