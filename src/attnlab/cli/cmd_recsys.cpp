@@ -15,7 +15,7 @@
 #include "attnlab/data/behavior_synthetic.hpp"
 #include "attnlab/eval/class_metrics.hpp"
 #include "attnlab/data/ctr_synthetic.hpp"
-#include "attnlab/io/config_reader.hpp"
+#include "attnlab/io/config_fields.hpp"
 #include "attnlab/models/recsys_fit.hpp"
 #include "attnlab/models/registry.hpp"
 
@@ -57,6 +57,24 @@ double logloss(const std::vector<int>& y, const std::vector<double>& p) {
   for (size_t i = 0; i < y.size(); ++i) s -= std::log(std::min(std::max(y[i] ? p[i] : 1 - p[i], 1e-12), 1.0));
   return y.empty() ? 0 : s / static_cast<double>(y.size());
 }
+
+// What a DIN / AutoInt model file records of its data, enough to draw the training run's test
+// set again: written by train as the "data" metadata (with "generator"), read back by eval,
+// through one list each (io/config_fields.hpp).
+struct DinRecord {
+  size_t test = 0, test_seed = 0, world_seed = data::BehaviorOptions{}.world_seed;
+};
+constexpr auto kDinRecord = std::make_tuple(io::field("test", &DinRecord::test).in(1, 1 << 20),
+                                            io::field("test_seed", &DinRecord::test_seed),
+                                            io::field("world_seed", &DinRecord::world_seed));
+struct AutoIntRecord {
+  size_t test = 0, test_seed = 0, task_seed = 0;
+  size_t field_a = data::CtrSyntheticConfig{}.field_a, field_b = data::CtrSyntheticConfig{}.field_b;
+};
+constexpr auto kAutoIntRecord = std::make_tuple(
+    io::field("test", &AutoIntRecord::test).in(1, 1 << 20),
+    io::field("test_seed", &AutoIntRecord::test_seed), io::field("task_seed", &AutoIntRecord::task_seed),
+    io::field("field_a", &AutoIntRecord::field_a), io::field("field_b", &AutoIntRecord::field_b));
 
 // The "data" metadata of a recsys model file: {"seed", "test", ...generator options}.
 json recorded(const models::ModelFile& f) {
@@ -135,8 +153,8 @@ int cmd_train_din(const Argv& argv) {
   const data::BehaviorData& test = split.test;
   models::DIN m(models::din_config_for(bo, pooling), fo.seed);
   const double auc = report_epochs(run, models::fit_din(m, train, test, fo));
-  const json rec = {{"generator", "behavior"}, {"test", n_test}, {"test_seed", 2000 + fo.seed},
-                    {"world_seed", bo.world_seed}};
+  json rec = io::fields_json(DinRecord{n_test, 2000 + fo.seed, bo.world_seed}, kDinRecord);
+  rec["generator"] = "behavior";
   return save_and_report(run, m, rec, auc, fo.seed);
 }
 
@@ -146,14 +164,11 @@ int cmd_eval_din(const models::ModelFile& f, const Argv& argv) {
                             "ROC-AUC and log-loss of a DIN model on the synthetic behaviour data its\n"
                             "file records: the training run's test set, or fresh samples.")) return 0;
   const auto m = models::DIN::load(f.tensors);
-  const io::ConfigReader r = io::ConfigReader::of(recorded(f), "DIN data");
+  DinRecord rec;
+  io::read_fields(io::ConfigReader::of(recorded(f), "DIN data"), rec, kDinRecord);
   data::BehaviorOptions bo;
-  size_t n = 0, seed = 0;
-  r.size("test", n, 1, 1 << 20);
-  r.size("test_seed", seed);
-  size_t world = bo.world_seed;
-  r.size("world_seed", world);
-  bo.world_seed = world;
+  size_t n = rec.test, seed = rec.test_seed;
+  bo.world_seed = rec.world_seed;
   if (a.u64("samples", 0, 1 << 20)) n = a.u64("samples"), seed = a.u64("seed");
   const data::BehaviorData test = data::make_behavior_data(n, bo, seed);
   return print_eval(a, f, n, test.label, models::din_predict(*m, test));
@@ -200,8 +215,9 @@ int cmd_train_autoint(const Argv& argv) {
   cfg.residual = !a.flag("no-residual");
   models::AutoInt m(cfg, fo.seed);
   const double auc = report_epochs(run, models::fit_autoint(m, train, test, fo));
-  const json rec = {{"generator", "ctr"}, {"test", test.n}, {"test_seed", 2000 + fo.seed},
-                    {"task_seed", fo.seed}, {"field_a", dc.field_a}, {"field_b", dc.field_b}};
+  json rec = io::fields_json(
+      AutoIntRecord{test.n, 2000 + fo.seed, fo.seed, dc.field_a, dc.field_b}, kAutoIntRecord);
+  rec["generator"] = "ctr";
   return save_and_report(run, m, rec, auc, fo.seed);
 }
 
@@ -212,15 +228,13 @@ int cmd_eval_autoint(const models::ModelFile& f, const Argv& argv) {
                             "file records: the training run's test set, or fresh samples of the same\n"
                             "planted table.")) return 0;
   const auto m = models::AutoInt::load(f.tensors);
-  const io::ConfigReader r = io::ConfigReader::of(recorded(f), "AutoInt data");
+  AutoIntRecord rec;
+  io::read_fields(io::ConfigReader::of(recorded(f), "AutoInt data"), rec, kAutoIntRecord);
   data::CtrSyntheticConfig dc;
   dc.vocab = m->config().vocab;
-  size_t n = 0, seed = 0, task = 0;
-  r.size("test", n, 1, 1 << 20);
-  r.size("test_seed", seed);
-  r.size("task_seed", task);
-  r.size("field_a", dc.field_a);
-  r.size("field_b", dc.field_b);
+  dc.field_a = rec.field_a;
+  dc.field_b = rec.field_b;
+  size_t n = rec.test, seed = rec.test_seed, task = rec.task_seed;
   if (a.u64("samples", 0, 1 << 20)) n = a.u64("samples"), seed = a.u64("seed");
   dc.n = n;
   dc.seed = seed;
