@@ -33,8 +33,9 @@
 
 namespace attnlab::io {
 
-// A key and the member of C it fills. T: size_t, float, bool, std::string, or a vector of
-// size_t or of std::string.
+// A key and the member of C it fills. T: for read_fields (through ConfigReader) size_t, float,
+// bool, std::string, or a vector of size_t or of std::string; for writing and read_fields_plain
+// any type nlohmann::json converts.
 template <class C, class T>
 struct Field {
   using Bound = std::conditional_t<std::is_same_v<T, float>, double, size_t>;
@@ -160,17 +161,23 @@ C read_config(const std::string& text, const char* model, const std::tuple<F...>
   return c;
 }
 
-// As read_config, the plainer way the Transformer seq2seq and character-LM configs are read:
-// nlohmann's own conversions, j.at(key).get<T>() for a required key and j.value(key, current)
-// for another, in list order, with no ranges (`validate` has them); invalid JSON or any failed
-// conversion throws one Error, `what` followed by nlohmann's message.
+// The listed keys of the object j read into c with nlohmann's own conversions:
+// j.at(key).get<T>() for a required key, j.value(key, current) for another, in list order, no
+// ranges; a failed conversion is nlohmann's exception.
+template <class Obj, class... F>
+void read_fields_plain(const nlohmann::json& j, Obj& c, const std::tuple<F...>& fields) {
+  std::apply([&](const auto&... f) { (detail::read_plain_one(j, c, f), ...); }, fields);
+}
+
+// As read_config, the plainer way the Transformer seq2seq and character-LM configs are read
+// (read_fields_plain; `validate` has the ranges): invalid JSON or any failed conversion throws
+// one Error, `what` followed by nlohmann's message.
 template <class C, class... F>
 C read_config_plain(const std::string& text, const std::tuple<F...>& fields, const std::string& what,
                     void (C::*validate)() const) {
   C c;
   try {
-    const nlohmann::json j = nlohmann::json::parse(text);
-    std::apply([&](const auto&... f) { (detail::read_plain_one(j, c, f), ...); }, fields);
+    read_fields_plain(nlohmann::json::parse(text), c, fields);
   } catch (const nlohmann::json::exception& e) {
     throw Error(what + e.what());
   }

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "attnlab/core/error.hpp"
+#include "attnlab/io/config_fields.hpp"
 #include "attnlab/io/safetensors.hpp"
 
 namespace attnlab::models {
@@ -154,10 +155,16 @@ double logloss(const std::vector<int>& labels, const std::vector<double>& p) {
 
 }  // namespace
 
-nlohmann::json BowLogRegOptions::to_json() const {
-  return {{"min_df", min_df},   {"max_features", max_features}, {"l2", l2},
-          {"max_iter", max_iter}, {"tol", tol}, {"history", history}, {"threshold", threshold}};
-}
+namespace {
+// the options' keys, each once (io/config_fields.hpp); read the plain way, every key optional
+using Opt = BowLogRegOptions;
+constexpr auto kOptionFields = std::make_tuple(
+    io::field("min_df", &Opt::min_df), io::field("max_features", &Opt::max_features),
+    io::field("l2", &Opt::l2), io::field("max_iter", &Opt::max_iter), io::field("tol", &Opt::tol),
+    io::field("history", &Opt::history), io::field("threshold", &Opt::threshold));
+}  // namespace
+
+nlohmann::json BowLogRegOptions::to_json() const { return io::fields_json(*this, kOptionFields); }
 
 BowFitReport BowLogReg::fit(const std::vector<std::vector<std::string>>& docs,
                             const std::vector<int>& labels, const BowLogRegOptions& opt) {
@@ -283,16 +290,8 @@ BowLogReg BowLogReg::from_json(const std::string& s) {
                 " idf values and weights (vocabulary size - 4), got ", m.idf_.size(), " and ",
                 m.w_.size());
   m.b_ = j["bias"].get<double>();
-  if (j.contains("options") && j["options"].is_object()) {
-    const auto& o = j["options"];
-    m.opt_.min_df = o.value("min_df", m.opt_.min_df);
-    m.opt_.max_features = o.value("max_features", m.opt_.max_features);
-    m.opt_.l2 = o.value("l2", m.opt_.l2);
-    m.opt_.max_iter = o.value("max_iter", m.opt_.max_iter);
-    m.opt_.tol = o.value("tol", m.opt_.tol);
-    m.opt_.history = o.value("history", m.opt_.history);
-    m.opt_.threshold = o.value("threshold", m.opt_.threshold);
-  }
+  if (j.contains("options") && j["options"].is_object())
+    io::read_fields_plain(j["options"], m.opt_, kOptionFields);
   return m;
 }
 
