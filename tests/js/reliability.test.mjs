@@ -100,6 +100,28 @@ test('a model file whose config asks for more than it stores is rejected before 
   assert.equal(dates.translate('JAN 23, 2015').text, '2015-01-23');
 });
 
+test('a Transformer file whose config asks for more than it stores is rejected before allocating', () => {
+  const bytes = model('g2p-transformer');
+  // about 1.6 G parameter values from a 2.8 MB file
+  const huge = withConfig(bytes, (c) => { c.d_model = 4096; c.dim_feedforward = 65536; c.nhead = 4; });
+  // the first call may grow the heap for the file's own bytes (2.8 MB here), never for the
+  // model (built without the check, the first call grew the heap by 613 MB)
+  const first = al.memory();
+  assert.throws(() => al.Seq2Seq.fromBytes(huge), /more parameter values than the file stores|more than the limit/);
+  assert.ok(al.memory().heap - first.heap <= 32 * 2 ** 20, `the heap grew by ${al.memory().heap - first.heap} bytes`);
+  const before = al.memory();
+  for (let i = 0; i < 20; ++i) {
+    assert.throws(() => al.Seq2Seq.fromBytes(huge), /more parameter values than the file stores|more than the limit/);
+  }
+  const after = al.memory();
+  assert.equal(after.used, before.used);
+  assert.equal(after.heap, before.heap, 'the heap grew while rejecting the file');
+  assert.equal(after.handles, before.handles);
+  const tf = al.Seq2Seq.fromBytes(bytes);
+  assert.equal(tf.translate('CAT').text, 'K AE T');
+  tf.delete();
+});
+
 test('objects dropped without delete() are freed when garbage-collected', async () => {
   v8.setFlagsFromString('--expose-gc');
   const gc = vm.runInNewContext('gc');

@@ -572,9 +572,10 @@ std::vector<uint8_t> TransformerSeq2Seq::save(const io::SaveOptions& o) const {
   return save_as<TransformerSeq2Seq>(o);
 }
 
-// no ParamBudget while building, as before (the RNN kind has one)
+// the parameters are held to what the file stores while the model is built, as for the RNN
+// kind: a small file whose config asks for a huge model is refused before allocating
 std::unique_ptr<TransformerSeq2Seq> TransformerSeq2Seq::load(const io::SafeTensors& st) {
-  return load_as<TransformerSeq2Seq>(st, "transformer-seq2seq", /*budget=*/false);
+  return load_as<TransformerSeq2Seq>(st, "transformer-seq2seq", /*budget=*/true);
 }
 
 std::unique_ptr<TransformerSeq2Seq> TransformerSeq2Seq::load(const uint8_t* bytes, size_t size) {
