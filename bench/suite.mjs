@@ -515,7 +515,7 @@ P('ORT-web always goes through session.run (inputs copied in, outputs out), whic
 P('Outputs: attnlab has a variant that writes into one array reused across calls (opts.into, no allocation per call) beside');
 P('the one that allocates; tfjs (dataSync) and ORT-web allocate every output: tfjs-wasm has no read-into call, and');
 P('onnxruntime-web 1.30 accepts a pre-allocated CPU output tensor but never writes the result into it (it stays zero).');
-P('Allocating tens of KB per call costs page faults on this VM (measured 0.7-3.9 faults and 130-220 us per 32 KB output).');
+P('Allocating tens of KB per call costs page faults on this VM (the allocating and the into variants are both listed under Variants).');
 P('The native build and PyTorch run in their own processes on the same inputs.');
 P();
 P('## Contenders');
