@@ -6,6 +6,7 @@
 
 #include <malloc.h>
 
+#include <cstdint>
 #include <string>
 
 #include "common.hpp"
@@ -16,6 +17,9 @@ namespace b = attnlab::bindings;
 namespace {
 
 bool error_pending() { return b::error_flag(); }
+// The flag's byte address: the JS wrapper reads it from the heap after each call instead
+// of calling errorPending (a call across the boundary per call saved).
+double error_flag_address() { return static_cast<double>(reinterpret_cast<uintptr_t>(&b::error_flag())); }
 
 // The pending message, and clears the slot.
 std::string take_error() {
@@ -37,6 +41,7 @@ double stack_pointer() { return static_cast<double>(emscripten_stack_get_current
 
 EMSCRIPTEN_BINDINGS(attnlab_core) {
   function("errorPending", &error_pending);
+  function("errorFlagAddress", &error_flag_address);
   function("takeError", &take_error);
   function("heapUsed", &heap_used);
   function("stackPointer", &stack_pointer);

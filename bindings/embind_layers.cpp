@@ -2,23 +2,28 @@
 // from PyTorch and functional attention on the caller's tensors. Marshalling only; the
 // layouts, checks and math are in src/attnlab/models/layer_file.cpp.
 //
-// THE TRANSFER (no Embind value operation on the data, whatever the number of tensors;
-// bindings/js/layers.js is the other half):
-//   1. layerInputBuffer(metaLen, floats) sizes a staging buffer owned here and returns a
-//      Float32Array view of it: metaLen doubles (the call's description) then, from the
-//      first 64-byte boundary after them (data_start), the floats of every tensor and mask,
-//      each starting on a 64-byte boundary. JS writes both in place (no wasm call between).
+// THE TRANSFER (bindings/js/layers.js is the other half): no Embind value operation on
+// the data and, once the buffers fit, no allocation for it, whatever the number of tensors:
+//   1. layerInputBuffer(metaLen, floats) -> the byte address of the staging buffer, sized
+//      for metaLen doubles (the call's description) then, from the first 64-byte boundary
+//      after them (data_start), the floats of every tensor and mask, each starting on a
+//      64-byte boundary. JS writes both in place through the module's HEAPF64 / HEAPF32
+//      (no wasm call between). The buffer is kept for the next call up to kKeepBytes
+//      (a larger one is freed when its call returns), so a call of the same size allocates
+//      nothing.
 //   2. forward*(metaLen[, lengths]): the description is the call's flags (their number
 //      first, then each: 0/1, or -1/0/1 for batchFirst, or a number for scale; JS checked
 //      their types and the order is each entry point's, below), then records
 //        [slot, kind (0 tensor, 1 bool mask, 2 additive mask), offset, count, rank, dims...]
 //      checked here against the buffer (offset + count inside the float part, count =
-//      product of dims). The input buffer is released when the call returns.
-//   3. The result is a Float32Array view of an output buffer: a description in doubles
-//      [its length in doubles, then per output: rank, dims... (rank 0 = absent)], then
-//      every output's floats, laid out as the inputs are (data_start, 64-byte boundaries).
-//      JS copies the floats out and calls layerRelease(), which
-//      frees the buffer (so does the next layerInputBuffer), so the heap in use is flat.
+//      product of dims). The layers read the inputs in place.
+//   3. It returns the byte address of the result's description, in doubles: [its length
+//      in doubles, then per output: rank, dims..., the byte address of its floats] (rank 0
+//      = absent). The floats are the layer's own result arrays (no copy), or, for
+//      attention.scaledDot, an output buffer the kernels wrote into. JS copies them out,
+//      then calls layerRelease(), which frees them (the output buffer is kept up to
+//      kKeepBytes), so the heap in use is the same after every call of the same shapes,
+//      rejected ones included.
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 #include <xsimd/memory/xsimd_aligned_allocator.hpp>
@@ -64,66 +69,88 @@ const char* slot_name(int s) {
   return names[s];
 }
 
-// A buffer of doubles viewed by JS as floats: the staging buffer of the current call's
-// inputs, and the output buffer of its result (plain storage: no per-element work on
-// allocation or release).
+// A buffer of doubles seen by JS as floats: the staging buffer of the current call's
+// inputs, and the output buffer attention.scaledDot writes into (plain storage: no
+// per-element work on allocation or release). `used` doubles of `capacity` belong to the
+// current call; the storage is kept across calls up to kKeepBytes (trim()).
 // Its start is 64-byte aligned, and so is the data after the description (data_start) and
 // every tensor in it (float offsets multiples of kFloatAlign): the kernels then read and
 // write the caller's tensors in place as aligned as the library's own arrays (unaligned,
 // the same scaled-dot call took up to 1.9x as long, depending on where malloc put it).
+constexpr size_t kKeepBytes = size_t{1} << 20;
 struct Buffer {
   struct Free {
     void operator()(double* q) const { xsimd::aligned_free(q); }
   };
   std::unique_ptr<double, Free> p;
-  size_t doubles = 0;
+  size_t capacity = 0, used = 0;
   void reset(size_t n) {
-    p.reset();
-    const size_t bytes = attnlab::checked_product("layer call buffer bytes", {n ? n : 1, sizeof(double)});
-    p.reset(static_cast<double*>(xsimd::aligned_malloc(bytes, 64)));
-    if (!p) throw std::bad_alloc();
-    doubles = n;
+    if (!p || n > capacity) {
+      release();
+      const size_t bytes = attnlab::checked_product("layer call buffer bytes", {n ? n : 1, sizeof(double)});
+      p.reset(static_cast<double*>(xsimd::aligned_malloc(bytes, 64)));
+      if (!p) throw std::bad_alloc();
+      capacity = n;
+    }
+    used = n;
   }
   void release() {
     p.reset();
-    doubles = 0;
+    capacity = used = 0;
+  }
+  void trim() {
+    if (capacity > kKeepBytes / sizeof(double)) release();
+    used = 0;
   }
   float* floats() const { return reinterpret_cast<float*>(p.get()); }
-  val view() const { return val(typed_memory_view(2 * doubles, floats())); }
 };
 constexpr size_t kFloatAlign = 16;  // floats: 64 bytes
 // the first double after a description of `meta` doubles at which the data may start
 size_t data_start(size_t meta) { return (meta + 7) / 8 * 8; }
 size_t align_floats(size_t off) { return (off + kFloatAlign - 1) / kFloatAlign * kFloatAlign; }
+double address(const void* p) { return static_cast<double>(reinterpret_cast<uintptr_t>(p)); }
 Buffer& staging() {
   static Buffer buf;
   return buf;
 }
-Buffer& output() {
-  static Buffer buf;
-  return buf;
+// The last call's result: the output buffer, the layers' own result arrays, and the
+// description JS reads (see THE TRANSFER).
+struct Results {
+  Buffer buffer;
+  std::vector<m::LayerArray> held;
+  std::vector<double> meta;
+  void clear() {
+    held.clear();
+    buffer.trim();
+    meta.clear();
+  }
+};
+Results& results() {
+  static Results r;
+  return r;
 }
-// Releases the input buffer when the call returns, and the output buffer too when it
-// throws (a rejected call leaves the heap as it found it).
-struct ReleaseStaging {
+// Ends every layer call: the staging buffer trimmed to what is kept, and the results
+// released too when the call throws (JS releases them once copied out otherwise).
+struct EndCall {
   int unwinding = std::uncaught_exceptions();
-  ~ReleaseStaging() {
-    staging().release();
-    if (std::uncaught_exceptions() > unwinding) output().release();
+  EndCall() { results().clear(); }
+  ~EndCall() {
+    staging().trim();
+    if (std::uncaught_exceptions() > unwinding) results().clear();
   }
 };
 
-val input_buffer(val meta_len, val floats) {
+double input_buffer(double meta_len, double floats) {
   return guard([&] {
-    output().release();
-    const uint64_t m = arg_whole(meta_len, "input description size", 1, 4096, 1);
-    const uint64_t k = arg_whole(floats, "input size", 0, attnlab::kMaxElements, 0);
+    results().clear();
+    const uint64_t m = attnlab::checked_whole("layer call: internal: description size", meta_len, 1, 4096);
+    const uint64_t k = attnlab::checked_whole("input size", floats, 0, attnlab::kMaxElements);
     staging().reset(data_start(static_cast<size_t>(m)) + static_cast<size_t>((k + 1) / 2));
-    return staging().view();
+    return address(staging().p.get());
   });
 }
 
-void release_output() { output().release(); }
+void release_output() { results().clear(); }
 
 // Every value finite (one pass without branches; the index only on failure).
 void check_finite(const float* p, size_t n, const char* what) {
@@ -149,9 +176,9 @@ struct Record {
 };
 struct Args {
   std::vector<Record> recs;
-  std::vector<double> flags;
-  bool flag(size_t i) const { return flags.at(i) != 0; }
-  int batch_first(size_t i) const { return static_cast<int>(flags.at(i)); }
+  double flags[8] = {};
+  bool flag(size_t i) const { return flags[i] != 0; }
+  int batch_first(size_t i) const { return static_cast<int>(flags[i]); }
   const Record* find(int slot, bool is_mask) const {
     for (const Record& r : recs)
       if (r.slot == slot && (r.kind != 0) == is_mask) return &r;
@@ -163,7 +190,16 @@ struct Args {
     if (!r) return {};
     return m::LayerArray{r->shape, std::vector<float>(r->p, r->p + r->count)};
   }
-  // the tensor in `slot` in place (valid until the call returns)
+  // the tensor in `slot` read in place (valid until the call returns)
+  m::LayerArray in_place(int slot) const {
+    const Record* r = find(slot, false);
+    m::LayerArray a;
+    if (!r) return a;
+    a.shape = r->shape;
+    a.view = r->p;
+    a.view_size = r->count;
+    return a;
+  }
   m::ArrayView view(int slot) const {
     const Record* r = find(slot, false);
     if (!r) return {};
@@ -180,28 +216,28 @@ struct Args {
   }
 };
 
-Args read_meta(val meta_len, size_t nflags) {
+Args read_meta(double meta_len, size_t nflags) {
   const Buffer& buf = staging();
-  const size_t n = static_cast<size_t>(arg_whole(meta_len, "layer call: internal: description size", 1, 4096, 1));
-  ATTNLAB_CHECK(buf.p && n <= buf.doubles, "layer call: internal: no input buffer of ", n,
+  const size_t n = static_cast<size_t>(attnlab::checked_whole("layer call: internal: description size", meta_len, 1, 4096));
+  ATTNLAB_CHECK(buf.p && data_start(n) <= buf.used, "layer call: internal: no input buffer of ", n,
                 " doubles (call layerInputBuffer first)");
-  ATTNLAB_CHECK(data_start(n) <= buf.doubles, "layer call: internal: the input buffer ends in its description");
   const double* md = buf.p.get();
   const float* data = buf.floats() + 2 * data_start(n);
-  const size_t nfloats = 2 * (buf.doubles - data_start(n));
+  const size_t nfloats = 2 * (buf.used - data_start(n));
   Args a;
+  a.recs.reserve(4);
   size_t i = 0;
   auto next = [&](const char* what) {
     ATTNLAB_CHECK(i < n, "layer call: internal: meta ends inside a record (", what, ")");
     return md[i++];
   };
-  ATTNLAB_CHECK(n > nflags && md[0] == static_cast<double>(nflags), "layer call: internal: expected ",
-                nflags, " flags");
+  ATTNLAB_CHECK(nflags <= 8 && n > nflags && md[0] == static_cast<double>(nflags),
+                "layer call: internal: expected ", nflags, " flags");
   ++i;
   for (size_t f = 0; f < nflags; ++f) {
     const double x = next("flags");
     ATTNLAB_CHECK(std::isfinite(x) && x >= -1, "layer call: internal: flag ", f, " is ", x);
-    a.flags.push_back(x);
+    a.flags[f] = x;
   }
   while (i < n) {
     Record r;
@@ -214,63 +250,71 @@ Args read_meta(val meta_len, size_t nflags) {
     ATTNLAB_CHECK(rank >= 1 && rank <= kMaxRank, name, ".shape: expected 1 to ", kMaxRank,
                   " dimensions, got ", rank);
     ATTNLAB_CHECK(!a.find(r.slot, r.kind != 0), "layer call: internal: ", name, " given twice");
+    char sw[48] = {};  // "<name>.shape", without an allocation (slot names are short)
+    std::strncat(std::strncat(sw, name, 40), ".shape", 7);
     r.shape.resize(rank);
-    const std::string sw = std::string(name) + ".shape";
     for (size_t d = 0; d < rank; ++d)
-      r.shape[d] = static_cast<size_t>(attnlab::checked_whole(sw.c_str(), next("dims"), 0, attnlab::kMaxElements));
-    const size_t want = attnlab::checked_product(sw.c_str(), r.shape);
+      r.shape[d] = static_cast<size_t>(attnlab::checked_whole(sw, next("dims"), 0, attnlab::kMaxElements));
+    const size_t want = attnlab::checked_product(sw, r.shape);
     ATTNLAB_CHECK(want == r.count, name, ": shape ", [&] {
-      std::string s = "(";
-      for (size_t d = 0; d < rank; ++d) s += (d ? "," : "") + std::to_string(r.shape[d]);
-      return s + ")";
+      std::string t = "(";
+      for (size_t d = 0; d < rank; ++d) t += (d ? "," : "") + std::to_string(r.shape[d]);
+      return t + ")";
     }(), " needs ", want, " values, got ", r.count);
     ATTNLAB_CHECK(attnlab::checked_sum("offset + count", off, r.count) <= nfloats,
                   "layer call: internal: ", name, " lies outside the input buffer");
     r.p = data + off;
-    if (r.kind == 0) check_finite(r.p, r.count, name);
+    // checked once per array (JS stages an array given for several arguments once)
+    bool seen = false;
+    for (const Record& q : a.recs) seen = seen || (q.kind == 0 && q.p == r.p && q.count == r.count);
+    if (r.kind == 0 && !seen) check_finite(r.p, r.count, name);
     a.recs.push_back(std::move(r));
   }
   return a;
 }
 
-// The output buffer for outputs of these shapes (empty = absent; see THE TRANSFER): its
-// description written, the pointer to each output's floats returned.
-std::vector<float*> output_for(const std::vector<const std::vector<size_t>*>& shapes) {
-  size_t meta = 1, total = 0;
-  std::vector<size_t> offsets;  // each output's first float, aligned
-  for (const std::vector<size_t>* s : shapes) {
-    meta += 1 + s->size();
-    total = align_floats(total);
-    offsets.push_back(total);
-    if (!s->empty()) total = attnlab::checked_sum("output size", total, attnlab::checked_product("output", *s));
+// The result's description (see THE TRANSFER) for outputs of these shapes at these
+// addresses (shape empty = absent) -> its byte address, JS's to read.
+double describe(std::initializer_list<std::pair<const std::vector<size_t>*, const float*>> outs) {
+  std::vector<double>& md = results().meta;
+  md.clear();
+  md.push_back(0);
+  for (const auto& o : outs) {
+    md.push_back(static_cast<double>(o.first->size()));
+    if (o.first->empty()) continue;
+    for (size_t d : *o.first) md.push_back(static_cast<double>(d));
+    md.push_back(address(o.second));
   }
-  Buffer& b = output();
-  b.reset(data_start(meta) + (total + 1) / 2);
-  double* md = b.p.get();
-  float* data = b.floats() + 2 * data_start(meta);
-  std::vector<float*> at;
-  size_t i = 0, j = 0;
-  md[i++] = static_cast<double>(meta);
-  for (const std::vector<size_t>* s : shapes) {
-    md[i++] = static_cast<double>(s->size());
-    for (size_t d : *s) md[i++] = static_cast<double>(d);
-    at.push_back(s->empty() ? nullptr : data + offsets[j]);
-    ++j;
-  }
-  return at;
+  md[0] = static_cast<double>(md.size());
+  return address(md.data());
 }
 
-// outputs (empty = absent) -> a view of the output buffer
-val result(std::initializer_list<const m::LayerArray*> outs) {
-  std::vector<const std::vector<size_t>*> shapes;
-  for (const m::LayerArray* o : outs) shapes.push_back(&o->shape);
-  const std::vector<float*> at = output_for(shapes);
-  size_t j = 0;
-  for (const m::LayerArray* o : outs) {
-    if (!o->data.empty()) std::memcpy(at[j], o->data.data(), o->data.size() * sizeof(float));
-    ++j;
+// The output buffer for attention.scaledDot's outputs (shape empty = absent): a float
+// pointer per output, each on a 64-byte boundary (nullptr where absent).
+std::pair<float*, float*> output_for(const std::vector<size_t>& out, const std::vector<size_t>& weights) {
+  const size_t n_out = attnlab::checked_product("output", out);
+  const size_t at_w = align_floats(n_out);
+  const size_t total = weights.empty() ? n_out
+                                       : attnlab::checked_sum("output size", at_w, attnlab::checked_product("output", weights));
+  Buffer& b = results().buffer;
+  b.reset((total + 1) / 2);
+  return {b.floats(), weights.empty() ? nullptr : b.floats() + at_w};
+}
+
+// the layer's result arrays (empty = absent), held without a copy -> their description
+double result(std::initializer_list<m::LayerArray*> outs) {
+  std::vector<m::LayerArray>& held = results().held;
+  held.reserve(outs.size());
+  for (m::LayerArray* o : outs) held.push_back(std::move(*o));
+  // one record per output; held does not reallocate after reserve, so addresses are stable
+  switch (held.size()) {
+    case 1: return describe({{&held[0].shape, held[0].values()}});
+    case 2: return describe({{&held[0].shape, held[0].values()}, {&held[1].shape, held[1].values()}});
+    default:
+      return describe({{&held[0].shape, held[0].values()},
+                       {&held[1].shape, held[1].values()},
+                       {&held[2].shape, held[2].values()}});
   }
-  return output().view();
 }
 
 class JsLayer {
@@ -292,14 +336,14 @@ class JsLayer {
     return guard([&] { return val(static_cast<double>(layer_->params().count())); });
   }
   // flags: isCausal, needWeights, averageAttnWeights, batchFirst
-  val forward_mha(val meta) {
+  double forward_mha(double meta) {
     return guard([&] {
-      ReleaseStaging release;
+      EndCall end;
       Args a = read_meta(meta, 4);
       m::MhaCall c;
-      c.query = a.tensor(kQuery);
-      c.key = a.tensor(kKey);
-      c.value = a.tensor(kValue);
+      c.query = a.in_place(kQuery);
+      c.key = a.in_place(kKey);
+      c.value = a.in_place(kValue);
       c.key_padding_mask = a.mask(kKeyPaddingMask);
       c.attn_mask = a.mask(kAttnMask);
       c.is_causal = a.flag(0);
@@ -307,19 +351,19 @@ class JsLayer {
       c.average_attn_weights = a.flag(2);
       c.batch_first = a.batch_first(3);
       ATTNLAB_CHECK(!c.query.empty(), "MultiheadAttention.forward: query is required");
-      const m::MhaReturn r = layer_->forward_mha(c);
+      m::MhaReturn r = layer_->forward_mha(c);
       return result({&r.out, &r.weights});
     });
   }
   // flags: batchFirst; lengths: undefined or an array of whole numbers
-  val forward_rnn(val meta, val lengths) {
+  double forward_rnn(double meta, val lengths) {
     return guard([&] {
-      ReleaseStaging release;
+      EndCall end;
       Args a = read_meta(meta, 1);
       m::RnnCall c;
-      c.x = a.tensor(kInput);
-      c.h0 = a.tensor(kH0);
-      c.c0 = a.tensor(kC0);
+      c.x = a.in_place(kInput);
+      c.h0 = a.in_place(kH0);
+      c.c0 = a.in_place(kC0);
       if (!lengths.isUndefined() && !lengths.isNull()) {
         const size_t n = js_length(lengths, "lengths", "an array of whole numbers");
         for (size_t i = 0; i < n; ++i)
@@ -327,18 +371,18 @@ class JsLayer {
       }
       c.batch_first = a.batch_first(0);
       ATTNLAB_CHECK(!c.x.empty(), "forward: input is required");
-      const m::RnnReturn r = layer_->forward_rnn(c);
+      m::RnnReturn r = layer_->forward_rnn(c);
       return result({&r.out, &r.h_n, &r.c_n});
     });
   }
   // flags: selfCausal, batchFirst
-  val forward_transformer(val meta) {
+  double forward_transformer(double meta) {
     return guard([&] {
-      ReleaseStaging release;
+      EndCall end;
       Args a = read_meta(meta, 2);
       m::TransformerCall c;
-      c.x = a.tensor(kX);
-      c.memory = a.tensor(kMemory);
+      c.x = a.in_place(kX);
+      c.memory = a.in_place(kMemory);
       c.self_mask = a.mask(kSelfMask);
       c.self_key_padding = a.mask(kSelfKeyPadding);
       c.memory_mask = a.mask(kMemoryMask);
@@ -346,7 +390,7 @@ class JsLayer {
       c.self_causal = a.flag(0);
       c.batch_first = a.batch_first(1);
       ATTNLAB_CHECK(!c.x.empty(), "forward: the input sequence is required");
-      const m::LayerArray y = layer_->forward_transformer(c);
+      m::LayerArray y = layer_->forward_transformer(c);
       return result({&y});
     });
   }
@@ -356,9 +400,9 @@ class JsLayer {
 };
 
 // flags: causal, needWeights, scale (0 = 1/sqrt(D))
-val attention_call(val meta, bool additive) {
+double attention_call(double meta, bool additive) {
   return guard([&] {
-    ReleaseStaging release;
+    EndCall end;
     Args a = read_meta(meta, 3);
     const bool causal = a.flag(0);
     const char* who = additive ? "attention.additive: " : "attention.scaledDot: ";
@@ -367,21 +411,23 @@ val attention_call(val meta, bool additive) {
       ATTNLAB_CHECK(a.find(required[i], false), who, slot_name(required[i]),
                     " is required ({ data: Float32Array, shape: number[] })");
     if (!additive) {  // in place: the inputs from the staging buffer, the outputs into the result
+      double at = 0;
       m::scaled_dot_attention(
           m::ScaledDotCall{a.view(kQ), a.view(kK), a.view(kV), a.mask(kMask), causal, a.flags[2], a.flag(1)},
-          [](const m::FunctionalShapes& sh) {
-            const std::vector<float*> at = output_for({&sh.out, &sh.weights});
-            return std::pair<float*, float*>(at[0], at[1]);
+          [&at](const m::FunctionalShapes& sh) {
+            const std::pair<float*, float*> p = output_for(sh.out, sh.weights);
+            at = describe({{&sh.out, p.first}, {&sh.weights, p.second}});
+            return p;
           });
-      return output().view();
+      return at;
     }
-    const m::FunctionalReturn r = m::additive_attention(a.tensor(kQ), a.tensor(kK), a.tensor(kV), a.tensor(kWq),
+    m::FunctionalReturn r = m::additive_attention(a.tensor(kQ), a.tensor(kK), a.tensor(kV), a.tensor(kWq),
                                                         a.tensor(kWk), a.tensor(kVa), a.mask(kMask), causal);
     return result({&r.out, &r.weights});
   });
 }
-val scaled_dot(val meta) { return attention_call(meta, false); }
-val additive(val meta) { return attention_call(meta, true); }
+double scaled_dot(double meta) { return attention_call(meta, false); }
+double additive(double meta) { return attention_call(meta, true); }
 
 // The benchmark's reference (bench/wasm/layers_overhead.mjs): n forwards of the same
 // computation on the library's layers called directly, as our models call them (no

@@ -59,7 +59,7 @@ void BM_LayerApi_GRU(benchmark::State& st) {
   c.x = input(B, T, 64);
   for (auto _ : st) {
     auto r = l->forward_rnn(c);
-    benchmark::DoNotOptimize(r.out.data.data());
+    benchmark::DoNotOptimize(r.out.values());
   }
 }
 
@@ -83,7 +83,7 @@ void BM_LayerApi_MHA(benchmark::State& st) {
   c.need_weights = false;
   for (auto _ : st) {
     auto r = l->forward_mha(c);
-    benchmark::DoNotOptimize(r.out.data.data());
+    benchmark::DoNotOptimize(r.out.values());
   }
 }
 
@@ -113,7 +113,7 @@ void BM_LayerApi_TransformerEncoderLayer(benchmark::State& st) {
   c.x = input(B, T, 128);
   for (auto _ : st) {
     auto y = l->forward_transformer(c);
-    benchmark::DoNotOptimize(y.data.data());
+    benchmark::DoNotOptimize(y.values());
   }
 }
 

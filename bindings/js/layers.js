@@ -51,8 +51,9 @@ function maskArg(m, what) {
   return { data: d, shape: m.shape, kind: bool ? 1 : 2 };
 }
 
-// The buffers' layout (bindings/embind_layers.cpp): the data start at the first 64-byte
-// boundary after the description, and every tensor on a 64-byte boundary (16 floats).
+// The staging buffer's layout (bindings/embind_layers.cpp, THE TRANSFER): the data start at
+// the first 64-byte boundary after the description, and every tensor on a 64-byte boundary
+// (16 floats).
 const dataStart = (metaLen) => 2 * (Math.ceil(metaLen / 8) * 8);  // in floats
 const align = (off) => Math.ceil(off / 16) * 16;
 
@@ -71,21 +72,30 @@ function stage(mod, flags, args) {
     if (!a) continue;
     const rank = a.shape.length;
     if (rank > 64) throw new Error(`attnlab: ${name}.shape: expected 1 to 4 dimensions, got ${rank}`);
-    const off = align(total);  // each tensor 64-byte aligned, as the C++ side expects
-    list.push(SLOT[name], a, off);
-    total = off + a.data.length;
     metaLen += 5 + rank;
+    // an array given for several arguments (self-attention: q, k and v) is staged once
+    let same = -1;
+    for (let j = 1; j < list.length; j += 4) if (list[j].data === a.data) same = list[j + 1];
+    if (same >= 0) {
+      list.push(SLOT[name], a, same, false);
+      continue;
+    }
+    const off = align(total);  // each tensor 64-byte aligned, as the C++ side expects
+    list.push(SLOT[name], a, off, true);
+    total = off + a.data.length;
   }
-  const buf = mod.layerInputBuffer(metaLen, total);
-  const meta = new Float64Array(buf.buffer, buf.byteOffset, metaLen);
-  const base = dataStart(metaLen);
-  let i = 0;
+  const addr = mod.layerInputBuffer(metaLen, total);
+  // the heap's views after the call (it may have grown the heap, which replaces them)
+  const meta = mod.HEAPF64;
+  const f32 = mod.HEAPF32;
+  const base = (addr >>> 2) + dataStart(metaLen);
+  let i = addr >>> 3;
   meta[i++] = flags.length;
   for (const f of flags) meta[i++] = f;
-  for (let j = 0; j < list.length; j += 3) {
+  for (let j = 0; j < list.length; j += 4) {
     const a = list[j + 1];
     const off = list[j + 2];
-    buf.set(a.data, base + off);
+    if (list[j + 3]) f32.set(a.data, base + off);
     meta[i++] = list[j];
     meta[i++] = a.kind;
     meta[i++] = off;
@@ -118,59 +128,66 @@ function intoArg(into, names, what) {
 }
 
 /**
- * The result view from wasm -> the outputs (null where absent): the caller's arrays of
- * intoArg() where given (sizes checked), the others views of one Float32Array copied out of
- * wasm; the output buffer is released either way.
+ * The result's description at byte address `addr` in wasm (see bindings/embind_layers.cpp)
+ * -> the outputs (null where absent): the caller's arrays of intoArg() where given (sizes
+ * checked), the others views of one fresh Float32Array; the results are released in wasm
+ * once copied.
  */
-function unstage(mod, v, into = null) {
+function unstage(mod, addr, into = null) {
   try {
-    const metaLen = new Float64Array(v.buffer, v.byteOffset, 1)[0];
-    const meta = new Float64Array(v.buffer, v.byteOffset, metaLen);
-    const outs = [];  // [shape, offset, size] per output, null where absent
-    let total = 0;
-    for (let i = 1; i < metaLen;) {
+    const meta = mod.HEAPF64;
+    let i = addr >>> 3;
+    const end = i + meta[i];
+    ++i;
+    const outs = [];  // [shape, float index in the heap, size] per output, null where absent
+    while (i < end) {
       const rank = meta[i++];
-      const off = align(total);
       if (rank === 0) {
         outs.push(null);
-        total = off;
         continue;
       }
-      const shape = Array.from(meta.subarray(i, i + rank));
-      i += rank;
-      const n = shape.reduce((a, b) => a * b, 1);
-      outs.push([shape, off, n]);
-      total = off + n;
+      const shape = new Array(rank);
+      let n = 1;
+      for (let d = 0; d < rank; ++d) n *= shape[d] = meta[i++];
+      outs.push([shape, meta[i++] >>> 2, n]);
     }
-    const base = dataStart(metaLen);
     const dst = into ? into.dst : [];
-    outs.forEach((o, i) => {
-      if (!dst[i]) return;
-      if (!o) throw new Error(`attnlab: ${into.what}.into.${into.names[i]}: this call has no ${into.names[i]} output (e.g. needWeights false)`);
-      if (dst[i].length !== o[2]) {
-        throw new Error(`attnlab: ${into.what}.into.${into.names[i]}: expected a Float32Array of ${o[2]} floats (shape [${o[0]}]), got ${dst[i].length}`);
+    for (let k = 0; k < outs.length; ++k) {
+      const o = outs[k];
+      if (!dst[k]) continue;
+      if (!o) throw new Error(`attnlab: ${into.what}.into.${into.names[k]}: this call has no ${into.names[k]} output (e.g. needWeights false)`);
+      if (dst[k].length !== o[2]) {
+        throw new Error(`attnlab: ${into.what}.into.${into.names[k]}: expected a Float32Array of ${o[2]} floats (shape [${o[0]}]), got ${dst[k].length}`);
       }
-    });
+    }
     // the outputs not given: one fresh array, then set(), always a plain memory copy (slice()
     // on a view of the wasm memory, and at times the copying constructor once optimized,
     // take V8's element-wise path: 80 us instead of 3 for 32 KB, in phases of thousands of calls)
     let rest = 0;
-    for (let i = 0; i < outs.length; ++i) if (outs[i] && !dst[i]) rest = align(rest) + outs[i][2];
+    for (let k = 0; k < outs.length; ++k) if (outs[k] && !dst[k]) rest = align(rest) + outs[k][2];
     const data = rest ? new Float32Array(rest) : null;
+    const heap = mod.HEAPF32;
     let at = 0;
-    return outs.map((o, i) => {
-      if (!o) return null;
-      const src = v.subarray(base + o[1], base + o[1] + o[2]);
-      if (dst[i]) {
-        dst[i].set(src);
-        return { data: dst[i], shape: o[0] };
+    const res = new Array(outs.length);
+    for (let k = 0; k < outs.length; ++k) {
+      const o = outs[k];
+      if (!o) {
+        res[k] = null;
+        continue;
+      }
+      const src = heap.subarray(o[1], o[1] + o[2]);
+      if (dst[k]) {
+        dst[k].set(src);
+        res[k] = { data: dst[k], shape: o[0] };
+        continue;
       }
       at = align(at);
       const d = data.subarray(at, at + o[2]);
       at += o[2];
       d.set(src);
-      return { data: d, shape: o[0] };
-    });
+      res[k] = { data: d, shape: o[0] };
+    }
+    return res;
   } finally {
     mod.layerRelease();
   }

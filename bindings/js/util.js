@@ -9,8 +9,11 @@
  * classes by `prototype.isDeleted` (ClassHandle).
  */
 export function checkedModule(mod) {
+  // the flag is one byte of the heap: read in place, not by a call (its address is fixed;
+  // HEAPU8 is re-read because the heap's buffer changes when it grows)
+  const flag = mod.errorFlagAddress();
   const check = () => {
-    if (mod.errorPending()) throw new Error(mod.takeError());
+    if (mod.HEAPU8[flag]) throw new Error(mod.takeError());
   };
   const wrapFn = (f) => {
     const w = function (...args) {
@@ -28,7 +31,7 @@ export function checkedModule(mod) {
     Object.defineProperty(w, 'name', { value: f.name });
     return w;
   };
-  const skip = new Set(['errorPending', 'takeError']);
+  const skip = new Set(['errorPending', 'takeError', 'errorFlagAddress']);
   for (const name of Object.keys(mod)) {
     const v = mod[name];
     if (typeof v !== 'function' || skip.has(name)) continue;

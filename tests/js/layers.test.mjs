@@ -203,3 +203,43 @@ test('loading, running and deleting layers leaves the heap where it was', () => 
   assert.equal(after.used, before.used);
   assert.equal(after.handles, before.handles);
 });
+
+test('one array given as q, k and v (staged once) gives what three copies give; its NaN is named as q', () => {
+  const x = { data: Float32Array.from({ length: 2 * 5 * 8 }, (_, i) => Math.sin(0.7 * i)), shape: [2, 5, 8] };
+  const copy = () => ({ data: x.data.slice(), shape: x.shape });
+  for (const causal of [false, true]) {
+    const once = al.attention.scaledDot(x, x, x, { causal });
+    const three = al.attention.scaledDot(copy(), copy(), copy(), { causal });
+    assert.deepEqual(Array.from(once.out.data), Array.from(three.out.data));
+    assert.deepEqual(Array.from(once.weights.data), Array.from(three.weights.data));
+  }
+  // an array shared by q and v only, k separate
+  const k = { data: Float32Array.from({ length: 2 * 5 * 8 }, (_, i) => Math.cos(0.3 * i)), shape: [2, 5, 8] };
+  assert.deepEqual(Array.from(al.attention.scaledDot(x, k, x).out.data),
+    Array.from(al.attention.scaledDot(copy(), k, copy()).out.data));
+  const bad = { data: x.data.slice(), shape: x.shape };
+  bad.data[7] = NaN;
+  assert.throws(() => al.attention.scaledDot(bad, bad, bad), /q: value nan at index 7 is not finite/);
+});
+
+test('successful calls leave nothing behind in wasm: the heap in use is the same after 200 calls as after 1', () => {
+  const mha = al.layers.fromBytes(bytesOf('mha_self_seqfirst.safetensors'));  // E 8, (T,B,E)
+  const gru = al.layers.fromBytes(bytesOf('gru_2layer_bi.safetensors'));  // I 4
+  const big = { data: new Float32Array(600 * 512).fill(0.01), shape: [600, 512] };  // 1.2 MB: over what is kept
+  const calls = {
+    'MultiheadAttention (self, weights)': () => mha.forward({ data: new Float32Array(5 * 3 * 8).fill(0.1), shape: [5, 3, 8] }),
+    GRU: () => gru.forward({ data: new Float32Array(5 * 3 * 4).fill(0.1), shape: [5, 3, 4] }),
+    'scaledDot, 1.2 MB in and out': () => al.attention.scaledDot(big, big, big, { needWeights: false }),
+    'scaledDot into': () => al.attention.scaledDot(big, big, big, { needWeights: false, into: { out: new Float32Array(600 * 512) } }),
+  };
+  for (const [name, call] of Object.entries(calls)) {
+    call();
+    const before = al.memory();
+    for (let i = 0; i < 200; ++i) call();
+    const after = al.memory();
+    assert.equal(after.used, before.used, `${name}: heap in use moved by ${after.used - before.used} bytes`);
+    assert.equal(after.handles, before.handles, `${name}: handles`);
+  }
+  mha.delete();
+  gru.delete();
+});

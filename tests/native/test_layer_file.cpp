@@ -49,10 +49,10 @@ LayerMask msk(const json& call, const char* key) {
 double rel_err(const LayerArray& got, const json& want, const std::string& what) {
   EXPECT_EQ(got.shape, want.at("shape").get<std::vector<size_t>>()) << what;
   const std::vector<float> w = attnlab::testing::fixture_floats(want);
-  EXPECT_EQ(got.data.size(), w.size()) << what;
+  EXPECT_EQ(got.count(), w.size()) << what;
   double err = 0, mag = 0;
-  for (size_t i = 0; i < std::min(w.size(), got.data.size()); ++i) {
-    err = std::max(err, std::fabs(double(got.data[i]) - double(w[i])));
+  for (size_t i = 0; i < std::min(w.size(), got.count()); ++i) {
+    err = std::max(err, std::fabs(double(got.values()[i]) - double(w[i])));
     mag = std::max(mag, std::fabs(double(w[i])));
   }
   return err / std::max(mag, 1e-30);
@@ -283,8 +283,8 @@ TEST(LayerFile, SelfAttentionCallEqualsPassingTheSameTensorThrice) {
   c.key = a.query;
   c.value = a.query;
   const MhaReturn r1 = mha->forward_mha(a), r2 = mha->forward_mha(c);
-  ASSERT_EQ(r1.out.data.size(), r2.out.data.size());
-  for (size_t i = 0; i < r1.out.data.size(); ++i) EXPECT_NEAR(r1.out.data[i], r2.out.data[i], 1e-6);
+  ASSERT_EQ(r1.out.count(), r2.out.count());
+  for (size_t i = 0; i < r1.out.count(); ++i) EXPECT_NEAR(r1.out.values()[i], r2.out.values()[i], 1e-6);
   // causal: query 0 attends to key 0 only
-  EXPECT_FLOAT_EQ(r1.weights.data[0], 1.f);
+  EXPECT_FLOAT_EQ(r1.weights.values()[0], 1.f);
 }

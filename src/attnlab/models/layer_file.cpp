@@ -53,9 +53,23 @@ void check_shapes(const Shapes& shapes, const char* kind) {
   }
 }
 
-// (T,B,E) / (B,T,E) / (T,E) -> (B,T,E); `unbatched` set for rank 2. last: required last dim.
-at::Tensor3 to_bte(const LayerArray& a, bool batch_first, const char* what, size_t last,
-                   bool* unbatched, const char* layout) {
+// an uninitialised (a,b,c) tensor of the layers' types
+template <class Out>
+Out blank(size_t a, size_t b, size_t c);
+template <>
+at::Tensor3 blank<at::Tensor3>(size_t a, size_t b, size_t c) {
+  return at::Tensor3::from_shape({a, b, c});
+}
+template <>
+nn::Tensor blank<nn::Tensor>(size_t a, size_t b, size_t c) {
+  return nn::empty({a, b, c});
+}
+
+// (T,B,E) / (B,T,E) / (T,E) -> (B,T,E) as an `Out` (one copy); `unbatched` set for rank 2.
+// last: required last dim.
+template <class Out = at::Tensor3>
+Out to_bte(const LayerArray& a, bool batch_first, const char* what, size_t last, bool* unbatched,
+           const char* layout) {
   check_array(a, what);
   ATTNLAB_CHECK(a.shape.size() == 3 || a.shape.size() == 2, what, ": expected shape ", layout,
                 " or an unbatched (T,", last, "), got ", shape_str(a.shape));
@@ -64,33 +78,38 @@ at::Tensor3 to_bte(const LayerArray& a, bool batch_first, const char* what, size
   if (unbatched) *unbatched = a.shape.size() == 2;
   if (a.shape.size() == 2) {
     ATTNLAB_CHECK(a.shape[0] > 0, what, ": the sequence is empty (T = 0)");
-    at::Tensor3 t = at::Tensor3::from_shape({1, a.shape[0], last});
-    std::copy(a.data.begin(), a.data.end(), t.data());
+    Out t = blank<Out>(1, a.shape[0], last);
+    std::copy_n(a.values(), a.count(), t.data());
     return t;
   }
   const size_t d0 = a.shape[0], d1 = a.shape[1];
   ATTNLAB_CHECK(d0 > 0 && d1 > 0, what, ": empty batch or sequence, got ", shape_str(a.shape));
   if (batch_first) {
-    at::Tensor3 t = at::Tensor3::from_shape({d0, d1, last});
-    std::copy(a.data.begin(), a.data.end(), t.data());
+    Out t = blank<Out>(d0, d1, last);
+    std::copy_n(a.values(), a.count(), t.data());
     return t;
   }
   const size_t T = d0, B = d1;
-  at::Tensor3 t = at::Tensor3::from_shape({B, T, last});
+  Out t = blank<Out>(B, T, last);
   for (size_t s = 0; s < T; ++s)
     for (size_t b = 0; b < B; ++b)
-      std::copy_n(a.data.data() + (s * B + b) * last, last, t.data() + (b * T + s) * last);
+      std::copy_n(a.values() + (s * B + b) * last, last, t.data() + (b * T + s) * last);
   return t;
 }
 
-// (B,T,E) rows at p -> the caller's layout
-LayerArray from_bte(const float* p, size_t B, size_t T, size_t E, bool batch_first,
-                    bool unbatched) {
+// (B,T,E) rows of t -> the caller's layout. Batch-first and unbatched are t's own layout:
+// the result keeps t and views it (no copy); sequence-first is one transposing copy.
+template <class Tn>
+LayerArray from_bte(Tn&& t, size_t B, size_t T, size_t E, bool batch_first, bool unbatched) {
   LayerArray o;
-  if (unbatched || batch_first) {  // the layers' own layout: one copy
+  if (unbatched || batch_first) {
     o.shape = unbatched ? std::vector<size_t>{T, E} : std::vector<size_t>{B, T, E};
-    o.data.assign(p, p + B * T * E);
+    auto keep = std::make_shared<std::decay_t<Tn>>(std::forward<Tn>(t));
+    o.view = keep->data();
+    o.view_size = B * T * E;
+    o.owner = std::move(keep);
   } else {
+    const float* p = t.data();
     o.data.resize(B * T * E);
     o.shape = {T, B, E};
     for (size_t s = 0; s < T; ++s)
@@ -251,9 +270,9 @@ class MhaModule : public LayerModule {
     o.is_causal = c.is_causal;
     o.need_weights = c.need_weights;
     o.average_attn_weights = c.average_attn_weights;
-    const at::MhaResult r = self ? mha_.forward(q, q, q, o) : mha_.forward(q, k, v, o);
+    at::MhaResult r = self ? mha_.forward(q, q, q, o) : mha_.forward(q, k, v, o);
     MhaReturn out;
-    out.out = from_bte(r.out.data(), B, T, E_, bf, unb);
+    out.out = from_bte(std::move(r.out), B, T, E_, bf, unb);
     if (c.need_weights) {
       if (c.average_attn_weights)
         out.weights = unb ? plain({T, S}, r.weights.data()) : plain({B, T, S}, r.weights.data());
@@ -345,8 +364,8 @@ class RnnModule : public LayerModule {
     const size_t D = bi_ ? 2 : 1;
     bool unb = false;
     const std::string what = std::string(name) + ": input";
-    const at::Tensor3 x3 = to_bte(c.x, bf, what.c_str(), I_, &unb, bf ? "(B,T,input_size)" : "(T,B,input_size)");
-    const size_t B = x3.shape(0), T = x3.shape(1);
+    nn::Tensor cur = to_bte<nn::Tensor>(c.x, bf, what.c_str(), I_, &unb, bf ? "(B,T,input_size)" : "(T,B,input_size)");
+    const size_t B = cur.shape(0), T = cur.shape(1);
     // initial states (L*D,B,H) -> per layer (B, D*H), directions side by side
     auto state_in = [&](const LayerArray& s, const char* sname) {
       std::vector<nn::Tensor> per(L_);
@@ -361,7 +380,7 @@ class RnnModule : public LayerModule {
         per[l] = nn::empty({B, D * H_});
         for (size_t d = 0; d < D; ++d)
           for (size_t b = 0; b < B; ++b)
-            std::copy_n(s.data.data() + ((l * D + d) * B + b) * H_, H_, per[l].data() + b * D * H_ + d * H_);
+            std::copy_n(s.values() + ((l * D + d) * B + b) * H_, H_, per[l].data() + b * D * H_ + d * H_);
       }
       return per;
     };
@@ -379,8 +398,6 @@ class RnnModule : public LayerModule {
                       " is not in [1, ", T, "]");
       lengths = c.lengths;
     }
-    nn::Tensor cur = nn::empty({B, T, I_});
-    std::copy_n(x3.data(), x3.size(), cur.data());
     RnnReturn out;
     std::vector<float> hn(L_ * D * B * H_), cn(lstm ? L_ * D * B * H_ : 0);
     for (size_t l = 0; l < L_; ++l) {
@@ -400,7 +417,7 @@ class RnnModule : public LayerModule {
         }
       cur = std::move(y);
     }
-    out.out = from_bte(cur.data(), B, T, D * H_, bf, unb);
+    out.out = from_bte(std::move(cur), B, T, D * H_, bf, unb);
     const std::vector<size_t> sshape = unb ? std::vector<size_t>{L_ * D, H_}
                                            : std::vector<size_t>{L_ * D, B, H_};
     out.h_n = plain(sshape, hn.data());
@@ -519,7 +536,7 @@ class TransformerModule : public LayerModule {
                     ": memory and its masks are for TransformerDecoderLayer only");
       y = enc_.forward(x, so);
     }
-    return from_bte(y.data(), B, T, E, bf, unb);
+    return from_bte(std::move(y), B, T, E, bf, unb);
   }
 
  private:

@@ -54,10 +54,18 @@ LayerKind parse_layer_kind(const std::string& name);
 std::string layer_kind_names();
 
 // A caller's tensor: row-major data with an explicit shape (product of shape = data size).
+// Or, with data empty, `view`: an input the caller keeps alive for the call (the bindings'
+// staging buffer, read in place), or a result seen in the layer's own tensor, which `owner`
+// keeps (no copy). Read values() and count(), not data.
 struct LayerArray {
   std::vector<size_t> shape;
   std::vector<float> data;
-  bool empty() const { return shape.empty() && data.empty(); }
+  const float* view = nullptr;
+  size_t view_size = 0;
+  std::shared_ptr<const void> owner = nullptr;
+  const float* values() const { return view ? view : data.data(); }
+  size_t count() const { return view ? view_size : data.size(); }
+  bool empty() const { return shape.empty() && count() == 0; }
 };
 // A mask: absent (shape empty), bool (values 0/1, 1 = NOT attended) or additive float.
 struct LayerMask {

@@ -1,6 +1,7 @@
 // The functional attention calls of the layer API (see layer_file.hpp): scaled-dot and
 // additive attention on the caller's query, key and value arrays, without a layer file.
 #include <cmath>
+#include <memory>
 #include <utility>
 
 #include "attnlab/attention/attend.hpp"
@@ -12,6 +13,7 @@ namespace attnlab::models {
 
 namespace at = attention;
 using layer_detail::check_array;
+using layer_detail::join_name;
 using layer_detail::plain;
 using layer_detail::shape_str;
 
@@ -30,9 +32,10 @@ QkvDims qkv_dims(const ArrayView& q, const ArrayView& k, const ArrayView& v, con
   const ArrayView* in[3] = {&q, &k, &v};
   const char* names[3] = {"q", "k", "v"};
   for (int i = 0; i < 3; ++i) {
-    const std::string what = std::string(who) + ": " + names[i];
+    char buf[64];
+    const char* what = join_name(buf, who, ": ", names[i]);
     const auto& s = in[i]->shape;
-    check_array(s, in[i]->size, what.c_str());
+    check_array(s, in[i]->size, what);
     ATTNLAB_CHECK(s.size() == 3 || s.size() == 2, what,
                   ": expected shape (B,T,D) or an unbatched (T,D), got ", shape_str(s));
     unb[i] = s.size() == 2;
@@ -122,7 +125,7 @@ void scaled_dot_attention(const ScaledDotCall& c, const OutputsFor& outputs) {
   const float sc = c.scale > 0 ? static_cast<float>(c.scale) : 1.f / std::sqrt(static_cast<float>(d.Dq));
   const size_t T = d.T, S = d.S, D = d.Dq, Dv = d.Dv;
   std::vector<float> m;
-  std::vector<float> work(at::sdpa_workspace_size(S));
+  const std::unique_ptr<float[]> work(new float[at::sdpa_workspace_size(S)]);  // scratch: not zeroed
   for (size_t b = 0; b < d.B; ++b) {
     const float* mp = nullptr;
     if (has_mask || c.causal) {
@@ -135,7 +138,7 @@ void scaled_dot_attention(const ScaledDotCall& c, const OutputsFor& outputs) {
     }
     at::sdpa_raw(T, S, D, Dv, sc, c.q.data + b * T * D, D, c.k.data + b * S * D, D,
                  c.v.data + b * S * Dv, Dv, mp, mp ? S : 0, o.first + b * T * Dv, Dv,
-                 o.second ? o.second + b * T * S : nullptr, S, work.data());
+                 o.second ? o.second + b * T * S : nullptr, S, work.get());
   }
 }
 
