@@ -273,6 +273,21 @@ TEST(CharLM, ConfigAndInputErrors) {
   const std::vector<int> bad = {1, 2, 8};
   EXPECT_THROW(m.forward(bad.data(), 1, 3), Error);
   EXPECT_THROW(CharLMConfig::from_json("{\"arch\":\"xl\"}"), Error);
+  // numbers read typed: a fraction, a negative, a string or a size past 2^32 names its key
+  nlohmann::json good = tiny_config("xl").to_json();
+  good["vocab"] = tiny_vocab().size();
+  EXPECT_EQ(CharLMConfig::from_json(good.dump()).d_model, tiny_config("xl").d_model);
+  for (const auto& [key, value] : std::vector<std::pair<std::string, nlohmann::json>>{
+           {"d_model", 8.7}, {"n_layer", -1}, {"seg_len", "16"}, {"d_inner", (uint64_t{1} << 32) + 64}}) {
+    nlohmann::json j = good;
+    j[key] = value;
+    try {
+      CharLMConfig::from_json(j.dump());
+      ADD_FAILURE() << key << " = " << value.dump() << " accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(key), std::string::npos) << e.what();
+    }
+  }
   const std::vector<float> z = {1.f, 2.f};
   Rng rng(1);
   EXPECT_THROW(sample_logits(z.data(), 2, -1.f, 0, rng), Error);

@@ -452,6 +452,28 @@ TEST(TransformerModelFile, RejectsBadFiles) {
   EXPECT_THROW(TransformerConfig::from_json("{\"d_model\": 8}"), Error);
 }
 
+// A config's numbers are read typed: a fraction, a negative, a string or a size past 2^32
+// (which wasm's 32-bit size_t would wrap) is an Error naming the key, never a silent cast.
+TEST(TransformerModelFile, ConfigValuesOfTheWrongTypeAreErrorsNamingTheKey) {
+  const nlohmann::json good = nlohmann::json::parse(tiny_config(false, true, "learned").to_json());
+  EXPECT_EQ(TransformerConfig::from_json(good.dump()).d_model, tiny_config(false, true, "learned").d_model);
+  const std::pair<const char*, nlohmann::json> bad[] = {
+      {"d_model", 8.7}, {"d_model", -8}, {"d_model", "8"}, {"enc_layers", (uint64_t{1} << 32) + 1},
+      {"dropout", "0.1"}, {"norm_first", 1}, {"activation", 3}, {"max_src_len", -1}};
+  for (const auto& [key, value] : bad) {
+    nlohmann::json j = good;
+    j[key] = value;
+    try {
+      TransformerConfig::from_json(j.dump());
+      ADD_FAILURE() << key << " = " << value.dump() << " accepted";
+    } catch (const Error& e) {
+      const std::string m = e.what();
+      EXPECT_NE(m.find(key), std::string::npos) << m;
+      EXPECT_EQ(m.find("json.exception"), std::string::npos) << m;
+    }
+  }
+}
+
 TEST(TransformerModelInput, UnknownEmptyAndTooLongAreErrors) {
   const data::Vocab v = letters("ABC");
   TransformerSeq2Seq m(tiny_config(false, true, "learned"), v, v, 1);

@@ -169,20 +169,4 @@ void read_fields_plain(const nlohmann::json& j, Obj& c, const std::tuple<F...>& 
   std::apply([&](const auto&... f) { (detail::read_plain_one(j, c, f), ...); }, fields);
 }
 
-// As read_config, the plainer way the Transformer seq2seq and character-LM configs are read
-// (read_fields_plain; `validate` has the ranges): invalid JSON or any failed conversion throws
-// one Error, `what` followed by nlohmann's message.
-template <class C, class... F>
-C read_config_plain(const std::string& text, const std::tuple<F...>& fields, const std::string& what,
-                    void (C::*validate)() const) {
-  C c;
-  try {
-    read_fields_plain(nlohmann::json::parse(text), c, fields);
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(what + e.what());
-  }
-  (c.*validate)();
-  return c;
-}
-
 }  // namespace attnlab::io

@@ -50,8 +50,9 @@ attention::TransformerLayerConfig TransformerConfig::layer() const {
 }
 
 namespace {
-// the config's keys, each once (io/config_fields.hpp), read the plain way (nlohmann's
-// conversions, one error naming the keys); validate() has the ranges
+// the config's keys, each once (io/config_fields.hpp), read typed: a size must be a
+// non-negative whole number that fits (8.7, -1, "8" and 2^32 + 64 are errors naming the key);
+// validate() has the ranges
 using Cfg = TransformerConfig;
 constexpr auto kFields = std::tuple_cat(
     text_sides::kHead,
@@ -70,11 +71,7 @@ constexpr auto kFields = std::tuple_cat(
 std::string TransformerConfig::to_json() const { return io::fields_json(*this, kFields).dump(); }
 
 TransformerConfig TransformerConfig::from_json(const std::string& s) {
-  return io::read_config_plain(s, kFields,
-                               "transformer config: expected a JSON object with d_model, nhead, "
-                               "dim_feedforward, enc_layers, dec_layers, activation, norm_first, "
-                               "pos, tie_output, scale_embedding, max_src_len, max_tgt_len: ",
-                               &TransformerConfig::validate);
+  return io::read_config(s, "transformer", kFields, &TransformerConfig::validate);
 }
 
 void TransformerConfig::validate() const {

@@ -46,8 +46,8 @@ void CharLMConfig::check() const {
 }
 
 namespace {
-// the config's keys, each once (io/config_fields.hpp), all required and read the plain way
-// (nlohmann's conversions, one error naming the keys); check() has the ranges
+// the config's keys, each once (io/config_fields.hpp), all required and read typed (as the
+// Transformer seq2seq's); check() has the ranges
 using Cfg = CharLMConfig;
 constexpr auto kFields = std::make_tuple(
     io::field("arch", &Cfg::arch).required(), io::field("vocab", &Cfg::vocab).required(),
@@ -60,10 +60,7 @@ constexpr auto kFields = std::make_tuple(
 json CharLMConfig::to_json() const { return io::fields_json(*this, kFields); }
 
 CharLMConfig CharLMConfig::from_json(const std::string& s) {
-  return io::read_config_plain(s, kFields,
-                               "char-lm config: expected a JSON object with arch, vocab, d_model, "
-                               "n_head, d_head, d_inner, n_layer, seg_len, mem_len: ",
-                               &CharLMConfig::check);
+  return io::read_config(s, "char-lm", kFields, &CharLMConfig::check);
 }
 
 // ================================================================== model
