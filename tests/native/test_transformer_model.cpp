@@ -10,6 +10,7 @@
 
 #include "attnlab/models/transformer.hpp"
 #include "attnlab/nn/optim.hpp"
+#include "error_test_util.hpp"
 #include "model_test_util.hpp"
 #include "vocab_test_util.hpp"
 
@@ -463,16 +464,10 @@ TEST(TransformerModelFile, ConfigValuesOfTheWrongTypeAreErrorsNamingTheKey) {
   for (const auto& [key, value] : bad) {
     nlohmann::json j = good;
     j[key] = value;
-    try {
-      TransformerConfig::from_json(j.dump());
-      ADD_FAILURE() << key << " = " << value.dump() << " accepted";
-    } catch (const Error& e) {
-      const std::string m = e.what();
-      EXPECT_NE(m.find(key), std::string::npos) << m;
-      EXPECT_EQ(m.find("json.exception"), std::string::npos) << m;
-    }
-  }
-}
+    const std::string m = attnlab::testing::error_of([&] { TransformerConfig::from_json(j.dump()); });
+    EXPECT_NE(m.find(key), std::string::npos) << key << " = " << value.dump() << ": " << m;
+    EXPECT_EQ(m.find("json.exception"), std::string::npos) << m;
+  }}
 
 TEST(TransformerModelInput, UnknownEmptyAndTooLongAreErrors) {
   const data::Vocab v = letters("ABC");
