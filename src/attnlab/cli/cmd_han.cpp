@@ -415,7 +415,7 @@ int cmd_train_han(const Argv& argv) {
 
 // ---------------------------------------------------------------- eval (HAN)
 int cmd_eval_han(const models::ModelFile& f, const Argv& argv) {
-  Args a("eval", {{"model", "PATH", "", "HAN model file written by 'attnlab train han'"},
+  Args a("eval", {model_flag("HAN model file written by 'attnlab train han'"),
                   {"data-dir", "PATH", kDefaultDataDir, "the spam-assassin package's data/ folder"},
                   {"split", "NAME", "test", "test or valid"},
                   {"split-seed", "N", "", "split seed (default: the one stored in the model)"},
@@ -525,7 +525,7 @@ int cmd_eval_han(const models::ModelFile& f, const Argv& argv) {
 
 // ---------------------------------------------------------------- predict (HAN)
 int cmd_predict_han(const models::ModelFile& f, const Argv& argv) {
-  Args a("predict", {{"model", "PATH", "", "HAN model file"},
+  Args a("predict", {model_flag("HAN model file"),
                      {"input", "TEXT", "", "the message text"},
                      {"file", "PATH", "", "read the message from a file ('-' = stdin)"},
                      {"top", "N", "5", "words listed per sentence (text output)"},

@@ -35,9 +35,9 @@ std::vector<FlagSpec> toy_flags() {
       {"val-samples", "N", "256", "generated validation sequences"},
       {"optimizer", "NAME", "adam", "adam, adamw or sgd (momentum 0.9)"},
       {"weight-decay", "F", "0", "weight decay (decoupled for adamw)"},
-      {"schedule", "NAME", "cosine", "decay after warm-up: constant, cosine, linear or step"},
+      schedule_flag(),
       {"no-bucket", "", "", "do not bucket batches by length"},
-      {"eval-every", "N", "0", "evaluate every N steps (0 = every epoch)"},
+      eval_every_flag("evaluate every N steps (0 = every epoch)"),
   };
 }
 
@@ -171,7 +171,7 @@ int cmd_train_toy(const Argv& argv) {
 
 // ---------------------------------------------------------------- eval / predict
 int cmd_eval_toy(const models::ModelFile& f, const Argv& argv) {
-  Args a("eval", {{"model", "PATH", "", "toy-reverse model file"},
+  Args a("eval", {model_flag("toy-reverse model file"),
                   {"samples", "N", "512", "generated evaluation sequences"},
                   {"seed", "N", "12345", "seed of the evaluation data"},
                   json_flag()});
@@ -199,7 +199,7 @@ int cmd_eval_toy(const models::ModelFile& f, const Argv& argv) {
 }
 
 int cmd_predict_toy(const models::ModelFile& f, const Argv& argv) {
-  Args a("predict", {{"model", "PATH", "", "toy-reverse model file"},
+  Args a("predict", {model_flag("toy-reverse model file"),
                      {"input", "TEXT", "", "space-separated tokens (or give them as arguments)"},
                      {"max-len", "N", "64", "longest output"},
                      json_flag("print tokens and attention weights as JSON")});

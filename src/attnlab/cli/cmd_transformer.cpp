@@ -25,10 +25,9 @@ namespace attnlab::cli {
 namespace {
 using json = nlohmann::json;
 
-std::vector<FlagSpec> transformer_train_flags(const std::string& task) {
-  std::vector<FlagSpec> f = {{"arch", "transformer", "transformer", "model kind (this command: transformer)"}};
-  for (FlagSpec& x : seq2seq_data_flags(task)) f.push_back(std::move(x));
-  const std::vector<FlagSpec> model = {
+// the model's flags (after --arch and the task's data flags)
+std::vector<FlagSpec> transformer_model_flags() {
+  return {
       {"d-model", "N", "128", "model width E"},
       {"heads", "N", "4", "attention heads (E must be a multiple)"},
       {"ff", "N", "512", "feed-forward width"},
@@ -39,18 +38,16 @@ std::vector<FlagSpec> transformer_train_flags(const std::string& task) {
       {"post-norm", "", "", "post-norm layers (the 2017 paper); default pre-norm"},
       {"pos", "sinusoidal|learned", "sinusoidal", "positional encoding"},
       {"tied", "", "", "output projection tied to the target embedding (default: separate)"},
-      {"schedule", "NAME", "cosine", "decay after warm-up: constant, cosine, linear or step"},
-      {"label-smoothing", "F", "0.1", "label smoothing of the token cross-entropy"},
+      schedule_flag(),
+      label_smoothing_flag("0.1"),
       {"disagree-subspace", "W", "0", "weight of the subspace similarity penalty (Li et al. 2018)"},
       {"disagree-position", "W", "0", "weight of the attended-position similarity penalty (a sum "
                                       "over query rows: of the order of the length)"},
       {"disagree-output", "W", "0", "weight of the output similarity penalty"},
       {"disagree-on", "LIST", "enc,dec,cross", "attentions the penalties apply to (comma list of "
                                                "enc, dec, cross)"},
-      {"eval-every", "N", "0", "validate every N steps (0 = every epoch)"},
+      eval_every_flag(),
   };
-  f.insert(f.end(), model.begin(), model.end());
-  return f;
 }
 
 
@@ -127,7 +124,9 @@ int cmd_train_transformer(const std::vector<std::string>& argv) {
   if (task == "seq2seq") d.out = "seq2seq.safetensors";
   std::vector<std::string> rest(argv.begin() + 1, argv.end());
   reject_foreign_data_flags(task, rest);
-  Args a("train " + task, with_common_train_flags(transformer_train_flags(task), d));
+  Args a("train " + task,
+         seq2seq_train_flags({"arch", "transformer", "transformer", "model kind (this command: transformer)"},
+                             task, transformer_model_flags(), d));
   a.parse(rest);
   if (a.flag("help")) {
     std::cout << a.help(

@@ -70,6 +70,14 @@ std::vector<FlagSpec> with_common_train_flags(std::vector<FlagSpec> f, const Tra
   return f;
 }
 
+FlagSpec schedule_flag() {
+  return {"schedule", "NAME", "cosine", "decay after warm-up: constant, cosine, linear or step"};
+}
+FlagSpec label_smoothing_flag(std::string def) {
+  return {"label-smoothing", "F", std::move(def), "label smoothing of the token cross-entropy"};
+}
+FlagSpec eval_every_flag(std::string help) { return {"eval-every", "N", "0", std::move(help)}; }
+
 io::DType dtype_flag(const Args& a) {
   try {
     return io::dtype_from_string(a.get("dtype"));

@@ -53,6 +53,12 @@ struct TrainFlagDefaults {
 std::vector<FlagSpec> with_common_train_flags(std::vector<FlagSpec> own,
                                               const TrainFlagDefaults& d);
 
+// Flags of several training commands, each with its usual help line: --schedule (read by
+// TrainScaffold::schedule), --label-smoothing and --eval-every (nn::TrainOptions::eval_every).
+FlagSpec schedule_flag();
+FlagSpec label_smoothing_flag(std::string def);
+FlagSpec eval_every_flag(std::string help = "validate every N steps (0 = every epoch)");
+
 // A usage error for a bad --dtype.
 io::DType dtype_flag(const Args& a);
 
