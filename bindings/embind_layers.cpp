@@ -273,6 +273,18 @@ val result(std::initializer_list<const m::LayerArray*> outs) {
   return output().view();
 }
 
+// One call on the staging buffer: its description and tensors read (`nflags` flags), then
+// body(args) under guard; the staging buffer is released when it returns (the output buffer
+// too when it throws).
+template <class Body>
+val staged_call(val meta, size_t nflags, Body body) {
+  return guard([&] {
+    ReleaseStaging release;
+    const Args a = read_meta(meta, nflags);
+    return body(a);
+  });
+}
+
 class JsLayer {
  public:
   explicit JsLayer(std::unique_ptr<m::LayerModule> l) : layer_(std::move(l)) {}
@@ -293,19 +305,11 @@ class JsLayer {
   }
   // flags: isCausal, needWeights, averageAttnWeights, batchFirst
   val forward_mha(val meta) {
-    return guard([&] {
-      ReleaseStaging release;
-      Args a = read_meta(meta, 4);
-      m::MhaCall c;
-      c.query = a.tensor(kQuery);
-      c.key = a.tensor(kKey);
-      c.value = a.tensor(kValue);
-      c.key_padding_mask = a.mask(kKeyPaddingMask);
-      c.attn_mask = a.mask(kAttnMask);
-      c.is_causal = a.flag(0);
-      c.need_weights = a.flag(1);
-      c.average_attn_weights = a.flag(2);
-      c.batch_first = a.batch_first(3);
+    return staged_call(meta, 4, [&](const Args& a) {
+      const m::MhaCall c{a.tensor(kQuery),          a.tensor(kKey),    a.tensor(kValue),
+                         a.mask(kKeyPaddingMask),   a.mask(kAttnMask), a.flag(0) /* is_causal */,
+                         a.flag(1) /* need_weights */, a.flag(2) /* average_attn_weights */,
+                         a.batch_first(3)};
       ATTNLAB_CHECK(!c.query.empty(), "MultiheadAttention.forward: query is required");
       const m::MhaReturn r = layer_->forward_mha(c);
       return result({&r.out, &r.weights});
@@ -313,9 +317,7 @@ class JsLayer {
   }
   // flags: batchFirst; lengths: undefined or an array of whole numbers
   val forward_rnn(val meta, val lengths) {
-    return guard([&] {
-      ReleaseStaging release;
-      Args a = read_meta(meta, 1);
+    return staged_call(meta, 1, [&](const Args& a) {
       m::RnnCall c;
       c.x = a.tensor(kInput);
       c.h0 = a.tensor(kH0);
@@ -333,18 +335,11 @@ class JsLayer {
   }
   // flags: selfCausal, batchFirst
   val forward_transformer(val meta) {
-    return guard([&] {
-      ReleaseStaging release;
-      Args a = read_meta(meta, 2);
-      m::TransformerCall c;
-      c.x = a.tensor(kX);
-      c.memory = a.tensor(kMemory);
-      c.self_mask = a.mask(kSelfMask);
-      c.self_key_padding = a.mask(kSelfKeyPadding);
-      c.memory_mask = a.mask(kMemoryMask);
-      c.memory_key_padding = a.mask(kMemoryKeyPadding);
-      c.self_causal = a.flag(0);
-      c.batch_first = a.batch_first(1);
+    return staged_call(meta, 2, [&](const Args& a) {
+      const m::TransformerCall c{a.tensor(kX),          a.tensor(kMemory),
+                                 a.mask(kSelfMask),     a.mask(kSelfKeyPadding),
+                                 a.flag(0) /* self_causal */, a.mask(kMemoryMask),
+                                 a.mask(kMemoryKeyPadding), a.batch_first(1)};
       ATTNLAB_CHECK(!c.x.empty(), "forward: the input sequence is required");
       const m::LayerArray y = layer_->forward_transformer(c);
       return result({&y});
@@ -357,9 +352,7 @@ class JsLayer {
 
 // flags: causal, needWeights, scale (0 = 1/sqrt(D))
 val attention_call(val meta, bool additive) {
-  return guard([&] {
-    ReleaseStaging release;
-    Args a = read_meta(meta, 3);
+  return staged_call(meta, 3, [&](const Args& a) {
     const bool causal = a.flag(0);
     const char* who = additive ? "attention.additive: " : "attention.scaledDot: ";
     const int required[] = {kQ, kK, kV, kWq, kWk, kVa};  // the last three: additive only
