@@ -320,26 +320,26 @@ int cmd_train_dates(const Argv& argv) { return train_seq2seq("dates", argv); }
 
 // attnlab example-pairs: numbers in words <-> digits as TSV on stdout (or --out)
 int cmd_example_pairs(const Argv& argv) {
-  Args a("example-pairs", {{"lang", "en|zh", "en", "English words or Chinese numerals"},
-                           {"direction", "words-digits|digits-words", "words-digits", "which side is the source"},
-                           {"count", "N", "5000", "pairs (distinct numbers)"},
-                           {"max", "N", "99999", "largest number (en: up to 999999, zh: up to 99999999)"},
-                           {"seed", "N", "1", "seed of the numbers drawn"},
-                           {"out", "PATH", "", "file to write (default: stdout)"}});
-  if (a.parse_or_help(argv, "attnlab example-pairs [flags] > pairs.tsv",
-                            "Writes generated pairs to try 'attnlab train seq2seq' on: distinct numbers drawn\n"
-                            "from 0..max, one 'source<TAB>target' line each, e.g.\n"
-                            "  en: forty two thousand seven<TAB>42007   zh: 四万二千零七<TAB>42007")) return 0;
-  a.no_positional();
-  const std::string lang = a.get("lang"), dir = a.get("direction");
-  if (lang != "en" && lang != "zh") throw UsageError("--lang must be en or zh, got '" + lang + "'");
-  if (dir != "words-digits" && dir != "digits-words")
-    throw UsageError("--direction must be words-digits or digits-words, got '" + dir + "'");
-  const uint64_t max = a.u64("max", 1, lang == "en" ? 999999 : 99999999);
-  const std::string text = data::pairs_tsv(
-      data::number_pairs(a.u64("count", 1, 10000000), max, a.u64("seed"), lang, dir));
-  write_text_out(a, text);
-  return 0;
+  return example_command(
+      argv, "example-pairs",
+      {{"lang", "en|zh", "en", "English words or Chinese numerals"},
+       {"direction", "words-digits|digits-words", "words-digits", "which side is the source"},
+       {"count", "N", "5000", "pairs (distinct numbers)"},
+       {"max", "N", "99999", "largest number (en: up to 999999, zh: up to 99999999)"},
+       {"seed", "N", "1", "seed of the numbers drawn"}},
+      "attnlab example-pairs [flags] > pairs.tsv",
+      "Writes generated pairs to try 'attnlab train seq2seq' on: distinct numbers drawn\n"
+      "from 0..max, one 'source<TAB>target' line each, e.g.\n"
+      "  en: forty two thousand seven<TAB>42007   zh: 四万二千零七<TAB>42007",
+      [](const Args& a) {
+        const std::string lang = a.get("lang"), dir = a.get("direction");
+        if (lang != "en" && lang != "zh") throw UsageError("--lang must be en or zh, got '" + lang + "'");
+        if (dir != "words-digits" && dir != "digits-words")
+          throw UsageError("--direction must be words-digits or digits-words, got '" + dir + "'");
+        const uint64_t max = a.u64("max", 1, lang == "en" ? 999999 : 99999999);
+        return data::pairs_tsv(
+            data::number_pairs(a.u64("count", 1, 10000000), max, a.u64("seed"), lang, dir));
+      });
 }
 
 // ---------------------------------------------------------------- eval / predict
