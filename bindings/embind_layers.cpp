@@ -317,6 +317,17 @@ double result(std::initializer_list<m::LayerArray*> outs) {
   }
 }
 
+// One call on the staging buffer: its description and tensors read (`nflags` flags), then
+// body(args) under guard, ended by EndCall (see there).
+template <class Body>
+double staged_call(double meta, size_t nflags, Body body) {
+  return guard([&] {
+    EndCall end;
+    const Args a = read_meta(meta, nflags);
+    return body(a);
+  });
+}
+
 class JsLayer {
  public:
   explicit JsLayer(std::unique_ptr<m::LayerModule> l) : layer_(std::move(l)) {}
@@ -337,19 +348,11 @@ class JsLayer {
   }
   // flags: isCausal, needWeights, averageAttnWeights, batchFirst
   double forward_mha(double meta) {
-    return guard([&] {
-      EndCall end;
-      Args a = read_meta(meta, 4);
-      m::MhaCall c;
-      c.query = a.in_place(kQuery);
-      c.key = a.in_place(kKey);
-      c.value = a.in_place(kValue);
-      c.key_padding_mask = a.mask(kKeyPaddingMask);
-      c.attn_mask = a.mask(kAttnMask);
-      c.is_causal = a.flag(0);
-      c.need_weights = a.flag(1);
-      c.average_attn_weights = a.flag(2);
-      c.batch_first = a.batch_first(3);
+    return staged_call(meta, 4, [&](const Args& a) {
+      const m::MhaCall c{a.in_place(kQuery),        a.in_place(kKey),  a.in_place(kValue),
+                         a.mask(kKeyPaddingMask),   a.mask(kAttnMask), a.flag(0) /* is_causal */,
+                         a.flag(1) /* need_weights */, a.flag(2) /* average_attn_weights */,
+                         a.batch_first(3)};
       ATTNLAB_CHECK(!c.query.empty(), "MultiheadAttention.forward: query is required");
       m::MhaReturn r = layer_->forward_mha(c);
       return result({&r.out, &r.weights});
@@ -357,9 +360,7 @@ class JsLayer {
   }
   // flags: batchFirst; lengths: undefined or an array of whole numbers
   double forward_rnn(double meta, val lengths) {
-    return guard([&] {
-      EndCall end;
-      Args a = read_meta(meta, 1);
+    return staged_call(meta, 1, [&](const Args& a) {
       m::RnnCall c;
       c.x = a.in_place(kInput);
       c.h0 = a.in_place(kH0);
@@ -377,18 +378,11 @@ class JsLayer {
   }
   // flags: selfCausal, batchFirst
   double forward_transformer(double meta) {
-    return guard([&] {
-      EndCall end;
-      Args a = read_meta(meta, 2);
-      m::TransformerCall c;
-      c.x = a.in_place(kX);
-      c.memory = a.in_place(kMemory);
-      c.self_mask = a.mask(kSelfMask);
-      c.self_key_padding = a.mask(kSelfKeyPadding);
-      c.memory_mask = a.mask(kMemoryMask);
-      c.memory_key_padding = a.mask(kMemoryKeyPadding);
-      c.self_causal = a.flag(0);
-      c.batch_first = a.batch_first(1);
+    return staged_call(meta, 2, [&](const Args& a) {
+      const m::TransformerCall c{a.in_place(kX),      a.in_place(kMemory),
+                                 a.mask(kSelfMask),   a.mask(kSelfKeyPadding),
+                                 a.flag(0) /* self_causal */, a.mask(kMemoryMask),
+                                 a.mask(kMemoryKeyPadding), a.batch_first(1)};
       ATTNLAB_CHECK(!c.x.empty(), "forward: the input sequence is required");
       m::LayerArray y = layer_->forward_transformer(c);
       return result({&y});
@@ -401,9 +395,7 @@ class JsLayer {
 
 // flags: causal, needWeights, scale (0 = 1/sqrt(D))
 double attention_call(double meta, bool additive) {
-  return guard([&] {
-    EndCall end;
-    Args a = read_meta(meta, 3);
+  return staged_call(meta, 3, [&](const Args& a) {
     const bool causal = a.flag(0);
     const char* who = additive ? "attention.additive: " : "attention.scaledDot: ";
     const int required[] = {kQ, kK, kV, kWq, kWk, kVa};  // the last three: additive only
@@ -422,7 +414,7 @@ double attention_call(double meta, bool additive) {
       return at;
     }
     m::FunctionalReturn r = m::additive_attention(a.tensor(kQ), a.tensor(kK), a.tensor(kV), a.tensor(kWq),
-                                                        a.tensor(kWk), a.tensor(kVa), a.mask(kMask), causal);
+                                                  a.tensor(kWk), a.tensor(kVa), a.mask(kMask), causal);
     return result({&r.out, &r.weights});
   });
 }

@@ -31,16 +31,27 @@ at::Tensor3 tensor3(const std::vector<float>& v, size_t a, size_t b, size_t c, c
   return t;
 }
 
+// The vectors a playground call runs on: its options checked, T (at most 256) and the width
+// named `dim` (at most max_dim) required, x (T x width finite floats) as a (1,T,width) tensor.
+struct Vectors {
+  size_t T, width;
+  at::Tensor3 x;
+};
+Vectors read_vectors(val o, const std::string& call, const char* dim, size_t max_dim) {
+  check_options(o, ("playground." + call + " options").c_str());
+  ATTNLAB_CHECK(has_opt(o, "T") && has_opt(o, dim), "playground.", call, ": T and ", dim, " are required");
+  const size_t T = opt_size(o, "T", 1, 256, 0), W = opt_size(o, dim, 1, max_dim, 0);
+  return {T, W, tensor3(to_floats(o["x"], "x", /*finite=*/true), 1, T, W, "x")};
+}
+
 // {score, mode: 'global'|'local-m'|'local-p', x: Float32Array (T*D), T, D,
 //  validKeys (<= T), causal, window, seed}
 // -> {scores (T,T), mask (T,T) 0/1 allowed, weights (T,T), out (T,D), positions (T)?}
 val attend(val o) {
   return guard([&] {
-    check_options(o, "playground.attend options");
-    ATTNLAB_CHECK(has_opt(o, "T") && has_opt(o, "D"), "playground.attend: T and D are required");
-    const size_t T = opt_size(o, "T", 1, 256, 0), D = opt_size(o, "D", 1, 512, 0);
-    const std::vector<float> x = to_floats(o["x"], "x", /*finite=*/true);
-    const at::Tensor3 q = tensor3(x, 1, T, D, "x");
+    const Vectors in = read_vectors(o, "attend", "D", 512);
+    const size_t T = in.T, D = in.width;
+    const at::Tensor3& q = in.x;
     const std::string score = opt_string(o, "score", "scaled_dot");
     const std::string mode = opt_enum(o, "mode", {"global", "local-m", "local-p"}, "global");
     const size_t valid = opt_size(o, "validKeys", 1, T, T);
@@ -93,13 +104,11 @@ val attend(val o) {
 // -> {heads: (H,T,T), weights: (T,T) averaged, out (T,E), disagreement: {subspace, position, output}}
 val multihead(val o) {
   return guard([&] {
-    check_options(o, "playground.multihead options");
-    ATTNLAB_CHECK(has_opt(o, "T") && has_opt(o, "E"), "playground.multihead: T and E are required");
-    const size_t T = opt_size(o, "T", 1, 256, 0), E = opt_size(o, "E", 1, 1024, 0);
+    const Vectors in = read_vectors(o, "multihead", "E", 1024);
+    const size_t T = in.T, E = in.width;
+    const at::Tensor3& q = in.x;
     const size_t H = opt_size(o, "heads", 1, 16, 4);
     ATTNLAB_CHECK(E % H == 0, "heads: the embedding size ", E, " must be divisible by the number of heads, got ", H);
-    const std::vector<float> x = to_floats(o["x"], "x", /*finite=*/true);
-    const at::Tensor3 q = tensor3(x, 1, T, E, "x");
     attnlab::Rng rng(opt_seed(o, "seed", 1));
     at::MultiheadAttention mha(E, H, rng);
     at::MhaOptions opt;

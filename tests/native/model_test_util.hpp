@@ -41,13 +41,15 @@ inline models::HANConfig keyword_han_config() {
   return c;
 }
 
-// the RNN seq2seq of the model list's test (bidirectional GRU, additive scores)
-inline models::Seq2SeqConfig tiny_seq2seq_config() {
+// A small RNN seq2seq (bidirectional GRU, additive scores of size 3); with the defaults, the
+// model list's test's: embeddings of 3, 2 units per encoder direction, attentional vector of 3
+inline models::Seq2SeqConfig tiny_seq2seq_config(size_t emb = 3, size_t enc_hidden = 2,
+                                                 size_t combine = 3) {
   models::Seq2SeqConfig c;
-  c.emb = 3;
-  c.enc_hidden = 2;
+  c.emb = emb;
+  c.enc_hidden = enc_hidden;
   c.attn_dim = 3;
-  c.combine = 3;
+  c.combine = combine;
   return c;
 }
 

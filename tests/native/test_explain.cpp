@@ -419,13 +419,9 @@ TEST(Explain, HANIntegratedGradientsBaselines) {
 namespace {
 using attnlab::testing::letters;
 std::unique_ptr<models::Seq2Seq> small_seq2seq(const std::string& rnn, bool feed) {
-  models::Seq2SeqConfig c;
+  models::Seq2SeqConfig c = attnlab::testing::tiny_seq2seq_config(4, 3, 5);
   c.rnn = rnn;
   c.input_feed = feed;
-  c.emb = 4;
-  c.enc_hidden = 3;
-  c.attn_dim = 3;
-  c.combine = 5;
   c.max_src_len = 10;
   c.max_tgt_len = 8;
   c.output_sep = "";

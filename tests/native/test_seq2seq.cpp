@@ -13,6 +13,7 @@
 #include "attnlab/eval/seq_metrics.hpp"
 #include "attnlab/models/seq2seq.hpp"
 #include "attnlab/nn/optim.hpp"
+#include "model_test_util.hpp"
 #include "vocab_test_util.hpp"
 
 using namespace attnlab;
@@ -23,16 +24,12 @@ using models::Seq2SeqConfig;
 namespace {
 
 Seq2SeqConfig small_config(const std::string& score, const std::string& rnn, bool bi, bool feed) {
-  Seq2SeqConfig c;
+  Seq2SeqConfig c = attnlab::testing::tiny_seq2seq_config(3, bi ? 2 : 4);
   c.rnn = rnn;
   c.bidirectional = bi;
   c.input_feed = feed;
   c.score = score;
-  c.emb = 3;
-  c.enc_hidden = bi ? 2 : 4;
-  c.attn_dim = 3;
   c.local_window = 1;
-  c.combine = 3;
   c.max_src_len = 10;
   c.max_tgt_len = 8;
   return c;

@@ -24,6 +24,23 @@ function panel(prefix) {
   return { mode: q('mode'), maps: q('maps'), stats: q('stats'), caption: q('caption'), error: q('error') };
 }
 
+/** The panel's elements, written once into the view's #<prefix>-explain. */
+function buildPanel(prefix) {
+  const host = document.getElementById(`${prefix}-explain`);
+  if (!host || host.childElementCount) return;
+  const id = (s) => `${prefix}-explain-${s}`;
+  host.innerHTML = `<h3>Attention beside attribution</h3>
+    <div class="controls">
+      <label>show <select id="${id('mode')}">
+        <option value="attention">attention</option><option value="attribution">attribution</option><option value="both">both</option>
+      </select></label>
+    </div>
+    <p id="${id('error')}" class="error" role="alert"></p>
+    <div id="${id('stats')}" aria-live="polite"></div>
+    <div id="${id('maps')}" class="explain-maps"></div>
+    <p id="${id('caption')}" class="stat caption"></p>`;
+}
+
 /** The current switch value: 'attention' | 'attribution' | 'both'. */
 export function explainMode(prefix) {
   return panel(prefix).mode?.value ?? 'attention';
@@ -184,6 +201,7 @@ export async function explainTranslate(call, m, args, isCurrent) {
 
 /** Fills the caption and wires the switch (onChange reruns the view). */
 export function initExplain(prefix, onChange) {
+  buildPanel(prefix);
   const p = panel(prefix);
   if (!p.mode) return;
   p.caption.textContent = CAPTION;

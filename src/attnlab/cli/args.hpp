@@ -28,6 +28,8 @@ struct FlagSpec {
 inline FlagSpec json_flag(std::string help = "print one JSON object on stdout") {
   return {"json", "", "", std::move(help)};
 }
+// The --model PATH flag of the commands that read a model file; `what` says which file.
+inline FlagSpec model_flag(std::string what) { return {"model", "PATH", "", std::move(what)}; }
 
 class Args {
  public:

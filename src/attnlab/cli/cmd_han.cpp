@@ -11,6 +11,7 @@
 
 #include "attnlab/cli/args.hpp"
 #include "attnlab/cli/commands.hpp"
+#include "attnlab/cli/config_flags.hpp"
 #include "attnlab/cli/han_data.hpp"
 #include "attnlab/cli/train_scaffold.hpp"
 #include "attnlab/core/error.hpp"
@@ -97,6 +98,26 @@ void write_samples(const models::HAN& m, const data::SpamCorpus& c, const std::v
 // ---------------------------------------------------------------- train han
 namespace {
 
+// train han's own flags after the data ones, the model's with the member each fills
+const std::vector<ConfigFlag<models::HANConfig>>& han_model_flags() {
+  using C = models::HANConfig;
+  static const std::vector<ConfigFlag<C>> flags = {
+      {{"max-sentences", "N", "30", "sentences kept per message"}, &C::max_sentences, 1, 10000},
+      {{"max-words", "N", "40", "words per sentence (longer ones continue as the next)"}, &C::max_words, 1, 10000},
+      {{"vocab-size", "N", "20000", "most frequent training tokens kept (incl. 4 specials)"}},
+      {{"min-count", "N", "3", "minimum token count in the training messages"}},
+      {{"emb", "N", "100", "word embedding width"}, &C::emb, 1, 4096},
+      {{"word-hidden", "N", "50", "word GRU units per direction"}, &C::word_hidden, 1, 4096},
+      {{"sent-hidden", "N", "50", "sentence GRU units per direction"}, &C::sent_hidden, 1, 4096},
+      {{"word-ctx", "N", "100", "word attention (context vector) size"}, &C::word_ctx, 1, 4096},
+      {{"sent-ctx", "N", "100", "sentence attention size"}, &C::sent_ctx, 1, 4096},
+      {{"dropout", "F", "0", "dropout on word embeddings and the document vector"}, &C::dropout, 0, 0.95},
+      {{"word-dropout", "F", "0", "training only: each token becomes <unk> with this probability"}},
+      {{"weight-decay", "F", "0", "Adam weight decay"}},
+      {{"time-budget", "MIN", "0", "stop after the epoch that passes this many minutes (0 = off)"}}};
+  return flags;
+}
+
 std::vector<FlagSpec> han_train_flags() {
   TrainFlagDefaults d;
   d.out = "han.safetensors";
@@ -108,34 +129,13 @@ std::vector<FlagSpec> han_train_flags() {
   d.lr = "0.002";
   d.warmup = "50";
   std::vector<FlagSpec> own = han_data_flags(kDefaultDataDir);
-  for (FlagSpec f : std::vector<FlagSpec>{
-           {"max-sentences", "N", "30", "sentences kept per message"},
-           {"max-words", "N", "40", "words per sentence (longer ones continue as the next)"},
-           {"vocab-size", "N", "20000", "most frequent training tokens kept (incl. 4 specials)"},
-           {"min-count", "N", "3", "minimum token count in the training messages"},
-           {"emb", "N", "100", "word embedding width"},
-           {"word-hidden", "N", "50", "word GRU units per direction"},
-           {"sent-hidden", "N", "50", "sentence GRU units per direction"},
-           {"word-ctx", "N", "100", "word attention (context vector) size"},
-           {"sent-ctx", "N", "100", "sentence attention size"},
-           {"dropout", "F", "0", "dropout on word embeddings and the document vector"},
-           {"word-dropout", "F", "0", "training only: each token becomes <unk> with this probability"},
-           {"weight-decay", "F", "0", "Adam weight decay"},
-           {"time-budget", "MIN", "0", "stop after the epoch that passes this many minutes (0 = off)"}})
-    own.push_back(f);
+  for (FlagSpec& f : flag_specs(han_model_flags())) own.push_back(std::move(f));
   return with_common_train_flags(own, d);
 }
 
 models::HANConfig han_config_from(const Args& a) {
   models::HANConfig cfg;
-  cfg.emb = a.u64("emb", 1, 4096);
-  cfg.word_hidden = a.u64("word-hidden", 1, 4096);
-  cfg.sent_hidden = a.u64("sent-hidden", 1, 4096);
-  cfg.word_ctx = a.u64("word-ctx", 1, 4096);
-  cfg.sent_ctx = a.u64("sent-ctx", 1, 4096);
-  cfg.max_sentences = a.u64("max-sentences", 1, 10000);
-  cfg.max_words = a.u64("max-words", 1, 10000);
-  cfg.dropout = static_cast<float>(a.num("dropout", 0, 0.95));
+  read_config_flags(a, han_model_flags(), cfg);
   return cfg;
 }
 
@@ -415,7 +415,7 @@ int cmd_train_han(const Argv& argv) {
 
 // ---------------------------------------------------------------- eval (HAN)
 int cmd_eval_han(const models::ModelFile& f, const Argv& argv) {
-  Args a("eval", {{"model", "PATH", "", "HAN model file written by 'attnlab train han'"},
+  Args a("eval", {model_flag("HAN model file written by 'attnlab train han'"),
                   {"data-dir", "PATH", kDefaultDataDir, "the spam-assassin package's data/ folder"},
                   {"split", "NAME", "test", "test or valid"},
                   {"split-seed", "N", "", "split seed (default: the one stored in the model)"},
@@ -525,7 +525,7 @@ int cmd_eval_han(const models::ModelFile& f, const Argv& argv) {
 
 // ---------------------------------------------------------------- predict (HAN)
 int cmd_predict_han(const models::ModelFile& f, const Argv& argv) {
-  Args a("predict", {{"model", "PATH", "", "HAN model file"},
+  Args a("predict", {model_flag("HAN model file"),
                      {"input", "TEXT", "", "the message text"},
                      {"file", "PATH", "", "read the message from a file ('-' = stdin)"},
                      {"top", "N", "5", "words listed per sentence (text output)"},

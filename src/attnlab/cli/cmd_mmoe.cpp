@@ -283,7 +283,7 @@ int cmd_train_mmoe(const Argv& argv) {
 }
 
 int cmd_eval_mmoe(const models::ModelFile& f, const Argv& argv) {
-  Args a("eval", {{"model", "PATH", "", "MMoE model file written by 'attnlab train mmoe'"},
+  Args a("eval", {model_flag("MMoE model file written by 'attnlab train mmoe'"),
                   {"samples", "N", "0",
                    "fresh samples of the same two tasks (0 = the test split of the training run)"},
                   {"seed", "N", "12345", "seed of the fresh samples"},

@@ -2,9 +2,11 @@
 // synthetic data (the library's split, as the web page trains: models::
 // din_synthetic_split / ctr_synthetic_split), and eval on their model files,
 // which record that data (test seed 2000 + s, AutoInt's planted table s).
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -103,20 +105,54 @@ int print_eval(const Args& a, const models::ModelFile& f, size_t n, const std::v
   return 0;
 }
 
-std::vector<FlagSpec> eval_flags(const char* what) {
-  return {{"model", "PATH", "", what},
-          {"samples", "N", "0", "fresh test samples (0 = the recorded test set)"},
-          {"seed", "N", "12345", "seed of fresh samples"},
-          json_flag()};
+// train din / train autoint: the model's own flags, the data and fit ones, then the shared ones
+// (--out KIND.safetensors), parsed; nullopt after --help.
+std::optional<Args> train_args(const Argv& argv, const std::string& kind, const char* epochs,
+                               std::vector<FlagSpec> own, const std::string& about) {
+  TrainFlagDefaults d;
+  d.trainer = false;
+  d.out = kind + ".safetensors";
+  Args a("train " + kind, with_common_train_flags(recsys_flags(epochs, std::move(own)), d));
+  if (a.parse_or_help(argv, "attnlab train " + kind + " [flags]", about)) return std::nullopt;
+  a.no_positional();
+  return a;
 }
 
-}  // namespace
+// The test set eval scores: the training run's (the record's test samples of its test seed),
+// or --samples fresh ones of --seed.
+struct TestSet {
+  size_t n, seed;
+};
 
-// ---------------------------------------------------------------- DIN
-// Writes the trained model with the data it was tested on (so eval can reproduce
-// the test AUC) and reports the end of the run.
+// eval of a `model` (DIN, AutoInt) file written by train `kind`: the flags, the model, the data
+// record the file holds (read through `fields`) and the test set; score(model, record, test set)
+// returns the labels and the predicted probabilities.
+template <class Model, class Record, class Fields, class Score>
+int eval_file(const models::ModelFile& f, const Argv& argv, const std::string& model,
+              const std::string& kind, const std::string& about, const Fields& fields, Score score) {
+  Args a("eval", {model_flag(model + " model file written by 'attnlab train " + kind + "'"),
+                  {"samples", "N", "0", "fresh test samples (0 = the recorded test set)"},
+                  {"seed", "N", "12345", "seed of fresh samples"},
+                  json_flag()});
+  std::string file = kind;
+  for (char& c : file) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (a.parse_or_help(argv, "attnlab eval --model " + file + ".safetensors [flags]", about)) return 0;
+  const auto m = Model::load(f.tensors);
+  Record rec;
+  io::read_fields(io::ConfigReader::of(recorded(f), model + " data"), rec, fields);
+  TestSet t{rec.test, rec.test_seed};
+  if (a.u64("samples", 0, 1 << 20)) t = {a.u64("samples"), a.u64("seed")};
+  const auto [y, p] = score(*m, rec, t);
+  return print_eval(a, f, t.n, y, p);
+}
+
+// The end of train din / train autoint: the fitted epochs reported, the model saved with the
+// data it was tested on (`rec` and the generator's name, so eval can reproduce the test AUC).
 template <class M>
-int save_and_report(TrainScaffold& run, const M& m, const json& rec, double auc, uint64_t seed) {
+int save_and_report(TrainScaffold& run, const M& m, const std::vector<models::RecsysEpoch>& hist,
+                    json rec, const char* generator, uint64_t seed) {
+  const double auc = report_epochs(run, hist);
+  rec["generator"] = generator;
   run.write(run.out(), m.save(io::SaveOptions{run.dtype(), {{"data", rec.dump()},
                                                            {"test_auc", std::to_string(auc)},
                                                            {"seed", std::to_string(seed)}}}));
@@ -127,20 +163,19 @@ int save_and_report(TrainScaffold& run, const M& m, const json& rec, double auc,
   return 0;
 }
 
+}  // namespace
+
+// ---------------------------------------------------------------- DIN
+
 int cmd_train_din(const Argv& argv) {
-  TrainFlagDefaults d;
-  d.trainer = false;
-  d.out = "din.safetensors";
-  Args a("train din",
-         with_common_train_flags(
-             recsys_flags("6", {{"pooling", "NAME", "attention",
-                                 "attention (the paper's DIN), softmax (normalized) or sum (Base)"}}),
-             d));
-  if (a.parse_or_help(argv, "attnlab train din [flags]",
-                            "Trains a Deep Interest Network on synthetic behaviour data whose click\n"
-                            "label depends on how many behaviours share the candidate's category;\n"
-                            "reports the test ROC-AUC after every epoch and saves the model.")) return 0;
-  a.no_positional();
+  const std::optional<Args> parsed = train_args(
+      argv, "din", "6",
+      {{"pooling", "NAME", "attention", "attention (the paper's DIN), softmax (normalized) or sum (Base)"}},
+      "Trains a Deep Interest Network on synthetic behaviour data whose click\n"
+      "label depends on how many behaviours share the candidate's category;\n"
+      "reports the test ROC-AUC after every epoch and saves the model.");
+  if (!parsed) return 0;
+  const Args& a = *parsed;
   TrainScaffold run(a, "train din");
   const std::string pooling = a.get("pooling");
   if (pooling != "attention" && pooling != "softmax" && pooling != "sum")
@@ -149,50 +184,41 @@ int cmd_train_din(const Argv& argv) {
   const data::BehaviorOptions bo;
   const size_t n_test = a.u64("test", 1, 1 << 20);
   const models::DinData split = models::din_synthetic_split(a.u64("train", 1, 1 << 22), n_test, bo, fo.seed);
-  const data::BehaviorData& train = split.train;
-  const data::BehaviorData& test = split.test;
   models::DIN m(models::din_config_for(bo, pooling), fo.seed);
-  const double auc = report_epochs(run, models::fit_din(m, train, test, fo));
-  json rec = io::fields_json(DinRecord{n_test, 2000 + fo.seed, bo.world_seed}, kDinRecord);
-  rec["generator"] = "behavior";
-  return save_and_report(run, m, rec, auc, fo.seed);
+  return save_and_report(run, m, models::fit_din(m, split.train, split.test, fo),
+                         io::fields_json(DinRecord{n_test, 2000 + fo.seed, bo.world_seed}, kDinRecord),
+                         "behavior", fo.seed);
 }
 
 int cmd_eval_din(const models::ModelFile& f, const Argv& argv) {
-  Args a("eval", eval_flags("DIN model file written by 'attnlab train din'"));
-  if (a.parse_or_help(argv, "attnlab eval --model DIN.safetensors [flags]",
-                            "ROC-AUC and log-loss of a DIN model on the synthetic behaviour data its\n"
-                            "file records: the training run's test set, or fresh samples.")) return 0;
-  const auto m = models::DIN::load(f.tensors);
-  DinRecord rec;
-  io::read_fields(io::ConfigReader::of(recorded(f), "DIN data"), rec, kDinRecord);
-  data::BehaviorOptions bo;
-  size_t n = rec.test, seed = rec.test_seed;
-  bo.world_seed = rec.world_seed;
-  if (a.u64("samples", 0, 1 << 20)) n = a.u64("samples"), seed = a.u64("seed");
-  const data::BehaviorData test = data::make_behavior_data(n, bo, seed);
-  return print_eval(a, f, n, test.label, models::din_predict(*m, test));
+  return eval_file<models::DIN, DinRecord>(
+      f, argv, "DIN", "din",
+      "ROC-AUC and log-loss of a DIN model on the synthetic behaviour data its\n"
+      "file records: the training run's test set, or fresh samples.",
+      kDinRecord, [](const models::DIN& m, const DinRecord& rec, TestSet t) {
+        data::BehaviorOptions bo;
+        bo.world_seed = rec.world_seed;
+        const data::BehaviorData test = data::make_behavior_data(t.n, bo, t.seed);
+        return std::make_pair(test.label, models::din_predict(m, test));
+      });
 }
 
 // ---------------------------------------------------------------- AutoInt
 int cmd_train_autoint(const Argv& argv) {
-  TrainFlagDefaults d;
-  d.trainer = false;
-  d.out = "autoint.safetensors";
-  Args a("train autoint",
-         with_common_train_flags(recsys_flags("5", {{"fields", "N", "6", "categorical fields"},
-                                                    {"vocab", "N", "8", "values per field"},
-                                                    {"layers", "N", "2", "interacting layers"},
-                                                    {"heads", "N", "2", "attention heads"},
-                                                    {"head-dim", "N", "8", "size per head"},
-                                                    {"embed-dim", "N", "16", "field embedding size"},
-                                                    {"no-residual", "", "", "no residual connection"}}),
-                                 d));
-  if (a.parse_or_help(argv, "attnlab train autoint [flags]",
-                            "Trains AutoInt on synthetic CTR data whose label depends on one pair of\n"
-                            "fields (fields 1 and 4) through a planted table; reports the test ROC-AUC\n"
-                            "after every epoch and saves the model.")) return 0;
-  a.no_positional();
+  const std::optional<Args> parsed =
+      train_args(argv, "autoint", "5",
+                 {{"fields", "N", "6", "categorical fields"},
+                  {"vocab", "N", "8", "values per field"},
+                  {"layers", "N", "2", "interacting layers"},
+                  {"heads", "N", "2", "attention heads"},
+                  {"head-dim", "N", "8", "size per head"},
+                  {"embed-dim", "N", "16", "field embedding size"},
+                  {"no-residual", "", "", "no residual connection"}},
+                 "Trains AutoInt on synthetic CTR data whose label depends on one pair of\n"
+                 "fields (fields 1 and 4) through a planted table; reports the test ROC-AUC\n"
+                 "after every epoch and saves the model.");
+  if (!parsed) return 0;
+  const Args& a = *parsed;
   TrainScaffold run(a, "train autoint");
   if (run.seed() == 0)  // the generator reads task seed 0 as "use the sample seed"
     throw UsageError("--seed must be at least 1 for autoint (it also seeds the planted table)");
@@ -204,8 +230,6 @@ int cmd_train_autoint(const Argv& argv) {
   dc.field_b = std::min<size_t>(4, F - 1);
   const models::CtrData split =
       models::ctr_synthetic_split(a.u64("train", 1, 1 << 22), a.u64("test", 1, 1 << 20), dc, fo.seed);
-  const data::CtrSyntheticData& train = split.train;
-  const data::CtrSyntheticData& test = split.test;
   models::AutoIntConfig cfg;
   cfg.vocab = dc.vocab;
   cfg.layers = a.u64("layers", 0, 64);
@@ -214,34 +238,31 @@ int cmd_train_autoint(const Argv& argv) {
   cfg.embed_dim = a.u64("embed-dim", 1, 4096);
   cfg.residual = !a.flag("no-residual");
   models::AutoInt m(cfg, fo.seed);
-  const double auc = report_epochs(run, models::fit_autoint(m, train, test, fo));
-  json rec = io::fields_json(
-      AutoIntRecord{test.n, 2000 + fo.seed, fo.seed, dc.field_a, dc.field_b}, kAutoIntRecord);
-  rec["generator"] = "ctr";
-  return save_and_report(run, m, rec, auc, fo.seed);
+  return save_and_report(
+      run, m, models::fit_autoint(m, split.train, split.test, fo),
+      io::fields_json(AutoIntRecord{split.test.n, 2000 + fo.seed, fo.seed, dc.field_a, dc.field_b},
+                      kAutoIntRecord),
+      "ctr", fo.seed);
 }
 
 int cmd_eval_autoint(const models::ModelFile& f, const Argv& argv) {
-  Args a("eval", eval_flags("AutoInt model file written by 'attnlab train autoint'"));
-  if (a.parse_or_help(argv, "attnlab eval --model AUTOINT.safetensors [flags]",
-                            "ROC-AUC and log-loss of an AutoInt model on the synthetic CTR data its\n"
-                            "file records: the training run's test set, or fresh samples of the same\n"
-                            "planted table.")) return 0;
-  const auto m = models::AutoInt::load(f.tensors);
-  AutoIntRecord rec;
-  io::read_fields(io::ConfigReader::of(recorded(f), "AutoInt data"), rec, kAutoIntRecord);
-  data::CtrSyntheticConfig dc;
-  dc.vocab = m->config().vocab;
-  dc.field_a = rec.field_a;
-  dc.field_b = rec.field_b;
-  size_t n = rec.test, seed = rec.test_seed, task = rec.task_seed;
-  if (a.u64("samples", 0, 1 << 20)) n = a.u64("samples"), seed = a.u64("seed");
-  dc.n = n;
-  dc.seed = seed;
-  dc.task_seed = task;
-  const data::CtrSyntheticData test = data::make_ctr_synthetic(dc);
-  std::vector<int> y(test.labels.begin(), test.labels.end());
-  return print_eval(a, f, n, y, models::autoint_predict(*m, test));
+  return eval_file<models::AutoInt, AutoIntRecord>(
+      f, argv, "AutoInt", "autoint",
+      "ROC-AUC and log-loss of an AutoInt model on the synthetic CTR data its\n"
+      "file records: the training run's test set, or fresh samples of the same\n"
+      "planted table.",
+      kAutoIntRecord, [](const models::AutoInt& m, const AutoIntRecord& rec, TestSet t) {
+        data::CtrSyntheticConfig dc;
+        dc.vocab = m.config().vocab;
+        dc.field_a = rec.field_a;
+        dc.field_b = rec.field_b;
+        dc.n = t.n;
+        dc.seed = t.seed;
+        dc.task_seed = rec.task_seed;
+        const data::CtrSyntheticData test = data::make_ctr_synthetic(dc);
+        return std::make_pair(std::vector<int>(test.labels.begin(), test.labels.end()),
+                              models::autoint_predict(m, test));
+      });
 }
 
 }  // namespace attnlab::cli

@@ -126,7 +126,7 @@ models::DecodePrecision parse_precision(const std::string& s) {
 }
 const char* precision_name(models::DecodePrecision p) { return models::decode_precision_name(p); }
 
-std::vector<FlagSpec> seq2seq_train_flags(const std::string& task) {
+std::vector<FlagSpec> rnn_train_flags(const std::string& task) {
   TrainFlagDefaults d;
   d.out = "";
   d.out_help = "model file to write, rewritten at every validation (default: <task>.safetensors)";
@@ -138,11 +138,10 @@ std::vector<FlagSpec> seq2seq_train_flags(const std::string& task) {
   d.warmup = "200";
   d.checkpoint_every = "500";
   d.checkpoint_every_help = "steps between checkpoints";
-  std::vector<FlagSpec> f = {
-      {"arch", "rnn|transformer", "rnn",
-       task == "dates" ? "model kind (dates: rnn)"
-                       : "model kind (see 'attnlab train " + task + " --arch transformer --help')"}};
-  for (FlagSpec& x : seq2seq_data_flags(task)) f.push_back(std::move(x));
+  const FlagSpec arch = {"arch", "rnn|transformer", "rnn",
+                         task == "dates" ? "model kind (dates: rnn)"
+                                         : "model kind (see 'attnlab train " + task +
+                                               " --arch transformer --help')"};
   const std::vector<FlagSpec> model = {
       {"rnn", "gru|lstm", "", "recurrent cell (default: g2p and seq2seq gru, dates lstm)"},
       {"uni", "", "", "unidirectional encoder (dates default; otherwise bidirectional)"},
@@ -155,14 +154,13 @@ std::vector<FlagSpec> seq2seq_train_flags(const std::string& task) {
       {"attn-dim", "N", "0", "additive / local-p attention size (0 = decoder hidden / 2)"},
       {"combine", "N", "0", "attentional vector size (0 = g2p/seq2seq 256, dates 64)"},
       {"window", "N", "3", "local_p window half-width D"},
-      {"schedule", "NAME", "cosine", "decay after warm-up: constant, cosine, linear or step"},
-      {"label-smoothing", "F", "0", "label smoothing of the token cross-entropy"},
-      {"eval-every", "N", "0", "validate every N steps (0 = every epoch)"},
+      schedule_flag(),
+      label_smoothing_flag("0"),
+      eval_every_flag(),
       {"init-from", "PATH", "", "start from the weights of a model file with the same config (a "
                                 "new run: fresh optimizer and schedule; recorded in the file)"},
   };
-  f.insert(f.end(), model.begin(), model.end());
-  return with_common_train_flags(f, d);
+  return seq2seq_train_flags(arch, task, model, d);
 }
 
 // The model flags (judged before the data is read); the data's part comes with Seq2SeqData::apply.
@@ -225,7 +223,7 @@ const char* kSeq2SeqAbout =
 // attnlab train g2p | train dates | train seq2seq
 int train_seq2seq(const std::string& task, const Argv& argv) {
   reject_foreign_data_flags(task, argv);
-  Args a("train " + task, seq2seq_train_flags(task));
+  Args a("train " + task, rnn_train_flags(task));
   if (a.parse_or_help(argv, "attnlab train " + task + " [flags]", kSeq2SeqAbout)) return 0;
   a.no_positional();
   if (a.get("arch") != "rnn")
@@ -322,26 +320,26 @@ int cmd_train_dates(const Argv& argv) { return train_seq2seq("dates", argv); }
 
 // attnlab example-pairs: numbers in words <-> digits as TSV on stdout (or --out)
 int cmd_example_pairs(const Argv& argv) {
-  Args a("example-pairs", {{"lang", "en|zh", "en", "English words or Chinese numerals"},
-                           {"direction", "words-digits|digits-words", "words-digits", "which side is the source"},
-                           {"count", "N", "5000", "pairs (distinct numbers)"},
-                           {"max", "N", "99999", "largest number (en: up to 999999, zh: up to 99999999)"},
-                           {"seed", "N", "1", "seed of the numbers drawn"},
-                           {"out", "PATH", "", "file to write (default: stdout)"}});
-  if (a.parse_or_help(argv, "attnlab example-pairs [flags] > pairs.tsv",
-                            "Writes generated pairs to try 'attnlab train seq2seq' on: distinct numbers drawn\n"
-                            "from 0..max, one 'source<TAB>target' line each, e.g.\n"
-                            "  en: forty two thousand seven<TAB>42007   zh: 四万二千零七<TAB>42007")) return 0;
-  a.no_positional();
-  const std::string lang = a.get("lang"), dir = a.get("direction");
-  if (lang != "en" && lang != "zh") throw UsageError("--lang must be en or zh, got '" + lang + "'");
-  if (dir != "words-digits" && dir != "digits-words")
-    throw UsageError("--direction must be words-digits or digits-words, got '" + dir + "'");
-  const uint64_t max = a.u64("max", 1, lang == "en" ? 999999 : 99999999);
-  const std::string text = data::pairs_tsv(
-      data::number_pairs(a.u64("count", 1, 10000000), max, a.u64("seed"), lang, dir));
-  write_text_out(a, text);
-  return 0;
+  return example_command(
+      argv, "example-pairs",
+      {{"lang", "en|zh", "en", "English words or Chinese numerals"},
+       {"direction", "words-digits|digits-words", "words-digits", "which side is the source"},
+       {"count", "N", "5000", "pairs (distinct numbers)"},
+       {"max", "N", "99999", "largest number (en: up to 999999, zh: up to 99999999)"},
+       {"seed", "N", "1", "seed of the numbers drawn"}},
+      "attnlab example-pairs [flags] > pairs.tsv",
+      "Writes generated pairs to try 'attnlab train seq2seq' on: distinct numbers drawn\n"
+      "from 0..max, one 'source<TAB>target' line each, e.g.\n"
+      "  en: forty two thousand seven<TAB>42007   zh: 四万二千零七<TAB>42007",
+      [](const Args& a) {
+        const std::string lang = a.get("lang"), dir = a.get("direction");
+        if (lang != "en" && lang != "zh") throw UsageError("--lang must be en or zh, got '" + lang + "'");
+        if (dir != "words-digits" && dir != "digits-words")
+          throw UsageError("--direction must be words-digits or digits-words, got '" + dir + "'");
+        const uint64_t max = a.u64("max", 1, lang == "en" ? 999999 : 99999999);
+        return data::pairs_tsv(
+            data::number_pairs(a.u64("count", 1, 10000000), max, a.u64("seed"), lang, dir));
+      });
 }
 
 // ---------------------------------------------------------------- eval / predict
@@ -486,7 +484,7 @@ int eval_dates_model(const Args& a, const models::Translator& m, json j, models:
 }  // namespace
 
 int cmd_eval_seq2seq(const models::ModelFile& file, const Argv& argv) {
-  Args a("eval", {{"model", "PATH", "", "seq2seq model file"},
+  Args a("eval", {model_flag("seq2seq model file"),
                   {"data", "PATH", data::kCmudictRelPath, "g2p: CMUdict text"},
                   {"split", "NAME", "test", "test or valid (g2p, dates; and seq2seq from your pairs: "
                                             "the parts of the split or the files the model records)"},
@@ -571,7 +569,7 @@ std::string predict_summary(const json& r) {
 }  // namespace
 
 int cmd_predict_seq2seq(const models::ModelFile& f, const Argv& argv) {
-  Args a("predict", {{"model", "PATH", "", "seq2seq model file"},
+  Args a("predict", {model_flag("seq2seq model file"),
                      {"input", "TEXT", "", "the word or date (or give it as an argument)"},
                      {"beam", "N", "1", "beam width (1 = greedy)"},
                      {"max-len", "N", "0", "longest output (0 = the model's limit)"},

@@ -11,6 +11,7 @@
 
 #include "attnlab/cli/args.hpp"
 #include "attnlab/cli/commands.hpp"
+#include "attnlab/cli/config_flags.hpp"
 #include "attnlab/cli/train_scaffold.hpp"
 #include "attnlab/core/error.hpp"
 #include "attnlab/kernels/kernels.hpp"
@@ -24,30 +25,29 @@ namespace attnlab::cli {
 namespace {
 using json = nlohmann::json;
 
-std::vector<FlagSpec> toy_flags() {
-  return {
-      {"vocab", "N", "13", "vocabulary size incl. 3 special tokens (toy-reverse)"},
-      {"emb", "N", "32", "embedding width"},
-      {"hidden", "N", "64", "GRU hidden size"},
-      {"min-len", "N", "3", "shortest generated sequence"},
-      {"max-len", "N", "8", "longest generated sequence"},
-      {"samples", "N", "4096", "generated training sequences"},
-      {"val-samples", "N", "256", "generated validation sequences"},
-      {"optimizer", "NAME", "adam", "adam, adamw or sgd (momentum 0.9)"},
-      {"weight-decay", "F", "0", "weight decay (decoupled for adamw)"},
-      {"schedule", "NAME", "cosine", "decay after warm-up: constant, cosine, linear or step"},
-      {"no-bucket", "", "", "do not bucket batches by length"},
-      {"eval-every", "N", "0", "evaluate every N steps (0 = every epoch)"},
+// train toy-reverse's own flags, the model's with the member each fills
+const std::vector<ConfigFlag<models::ToyConfig>>& toy_flags() {
+  using C = models::ToyConfig;
+  static const std::vector<ConfigFlag<C>> flags = {
+      {{"vocab", "N", "13", "vocabulary size incl. 3 special tokens (toy-reverse)"}, &C::vocab, 4, 100000},
+      {{"emb", "N", "32", "embedding width"}, &C::emb, 1, 4096},
+      {{"hidden", "N", "64", "GRU hidden size"}, &C::hidden, 1, 4096},
+      {{"min-len", "N", "3", "shortest generated sequence"}, &C::min_len, 1, 1000},
+      {{"max-len", "N", "8", "longest generated sequence"}, &C::max_len, 1, 1000},
+      {{"samples", "N", "4096", "generated training sequences"}},
+      {{"val-samples", "N", "256", "generated validation sequences"}},
+      {{"optimizer", "NAME", "adam", "adam, adamw or sgd (momentum 0.9)"}},
+      {{"weight-decay", "F", "0", "weight decay (decoupled for adamw)"}},
+      schedule_flag(),
+      {{"no-bucket", "", "", "do not bucket batches by length"}},
+      eval_every_flag("evaluate every N steps (0 = every epoch)"),
   };
+  return flags;
 }
 
 models::ToyConfig toy_config_from(const Args& a) {
   models::ToyConfig c;
-  c.vocab = a.u64("vocab", 4, 100000);
-  c.emb = a.u64("emb", 1, 4096);
-  c.hidden = a.u64("hidden", 1, 4096);
-  c.min_len = a.u64("min-len", 1, 1000);
-  c.max_len = a.u64("max-len", 1, 1000);
+  read_config_flags(a, toy_flags(), c);
   if (c.min_len > c.max_len) throw UsageError("--min-len must not exceed --max-len");
   return c;
 }
@@ -99,7 +99,7 @@ std::unique_ptr<nn::Optimizer> make_optimizer(const std::string& name, const Par
 int cmd_train_toy(const Argv& argv) {
   TrainFlagDefaults d;
   d.out = "toy-reverse.safetensors";
-  Args a("train toy-reverse", with_common_train_flags(toy_flags(), d));
+  Args a("train toy-reverse", with_common_train_flags(flag_specs(toy_flags()), d));
   if (a.parse_or_help(argv, "attnlab train toy-reverse [flags]",
                             "Trains a GRU encoder-decoder with dot attention to reverse random symbol\n"
                             "sequences and writes one model file (weights, config and vocabulary).")) return 0;
@@ -171,7 +171,7 @@ int cmd_train_toy(const Argv& argv) {
 
 // ---------------------------------------------------------------- eval / predict
 int cmd_eval_toy(const models::ModelFile& f, const Argv& argv) {
-  Args a("eval", {{"model", "PATH", "", "toy-reverse model file"},
+  Args a("eval", {model_flag("toy-reverse model file"),
                   {"samples", "N", "512", "generated evaluation sequences"},
                   {"seed", "N", "12345", "seed of the evaluation data"},
                   json_flag()});
@@ -199,7 +199,7 @@ int cmd_eval_toy(const models::ModelFile& f, const Argv& argv) {
 }
 
 int cmd_predict_toy(const models::ModelFile& f, const Argv& argv) {
-  Args a("predict", {{"model", "PATH", "", "toy-reverse model file"},
+  Args a("predict", {model_flag("toy-reverse model file"),
                      {"input", "TEXT", "", "space-separated tokens (or give them as arguments)"},
                      {"max-len", "N", "64", "longest output"},
                      json_flag("print tokens and attention weights as JSON")});

@@ -11,6 +11,7 @@
 
 #include "attnlab/cli/args.hpp"
 #include "attnlab/cli/commands.hpp"
+#include "attnlab/cli/config_flags.hpp"
 #include "attnlab/cli/seq2seq_data.hpp"
 #include "attnlab/cli/train_scaffold.hpp"
 #include "attnlab/data/cmudict.hpp"
@@ -25,32 +26,31 @@ namespace attnlab::cli {
 namespace {
 using json = nlohmann::json;
 
-std::vector<FlagSpec> transformer_train_flags(const std::string& task) {
-  std::vector<FlagSpec> f = {{"arch", "transformer", "transformer", "model kind (this command: transformer)"}};
-  for (FlagSpec& x : seq2seq_data_flags(task)) f.push_back(std::move(x));
-  const std::vector<FlagSpec> model = {
-      {"d-model", "N", "128", "model width E"},
-      {"heads", "N", "4", "attention heads (E must be a multiple)"},
-      {"ff", "N", "512", "feed-forward width"},
-      {"enc-layers", "N", "3", "encoder layers"},
-      {"dec-layers", "N", "3", "decoder layers"},
-      {"dropout", "F", "0.1", "dropout (embeddings, attention and feed-forward outputs)"},
-      {"activation", "relu|gelu", "relu", "feed-forward activation"},
-      {"post-norm", "", "", "post-norm layers (the 2017 paper); default pre-norm"},
-      {"pos", "sinusoidal|learned", "sinusoidal", "positional encoding"},
-      {"tied", "", "", "output projection tied to the target embedding (default: separate)"},
-      {"schedule", "NAME", "cosine", "decay after warm-up: constant, cosine, linear or step"},
-      {"label-smoothing", "F", "0.1", "label smoothing of the token cross-entropy"},
-      {"disagree-subspace", "W", "0", "weight of the subspace similarity penalty (Li et al. 2018)"},
-      {"disagree-position", "W", "0", "weight of the attended-position similarity penalty (a sum "
-                                      "over query rows: of the order of the length)"},
-      {"disagree-output", "W", "0", "weight of the output similarity penalty"},
-      {"disagree-on", "LIST", "enc,dec,cross", "attentions the penalties apply to (comma list of "
-                                               "enc, dec, cross)"},
-      {"eval-every", "N", "0", "validate every N steps (0 = every epoch)"},
+// the model's flags (after --arch and the task's data flags), with the member each fills
+const std::vector<ConfigFlag<models::TransformerConfig>>& transformer_model_flags() {
+  using C = models::TransformerConfig;
+  static const std::vector<ConfigFlag<C>> flags = {
+      {{"d-model", "N", "128", "model width E"}, &C::d_model, 1, 4096},
+      {{"heads", "N", "4", "attention heads (E must be a multiple)"}, &C::nhead, 1, 256},
+      {{"ff", "N", "512", "feed-forward width"}, &C::dim_feedforward, 1, 65536},
+      {{"enc-layers", "N", "3", "encoder layers"}, &C::enc_layers, 1, 64},
+      {{"dec-layers", "N", "3", "decoder layers"}, &C::dec_layers, 1, 64},
+      {{"dropout", "F", "0.1", "dropout (embeddings, attention and feed-forward outputs)"}, &C::dropout, 0, 0.95},
+      {{"activation", "relu|gelu", "relu", "feed-forward activation"}, &C::activation},
+      {{"post-norm", "", "", "post-norm layers (the 2017 paper); default pre-norm"}, &C::norm_first, false},
+      {{"pos", "sinusoidal|learned", "sinusoidal", "positional encoding"}, &C::pos},
+      {{"tied", "", "", "output projection tied to the target embedding (default: separate)"}, &C::tie_output, true},
+      schedule_flag(),
+      label_smoothing_flag("0.1"),
+      {{"disagree-subspace", "W", "0", "weight of the subspace similarity penalty (Li et al. 2018)"}},
+      {{"disagree-position", "W", "0", "weight of the attended-position similarity penalty (a sum "
+                                       "over query rows: of the order of the length)"}},
+      {{"disagree-output", "W", "0", "weight of the output similarity penalty"}},
+      {{"disagree-on", "LIST", "enc,dec,cross", "attentions the penalties apply to (comma list of "
+                                                "enc, dec, cross)"}},
+      eval_every_flag(),
   };
-  f.insert(f.end(), model.begin(), model.end());
-  return f;
+  return flags;
 }
 
 
@@ -73,16 +73,7 @@ TrainFlagDefaults transformer_defaults() {
 // the model flags as a config, checked (a bad value is a usage error)
 models::TransformerConfig transformer_config(const Args& a) {
   models::TransformerConfig cfg;
-  cfg.d_model = a.u64("d-model", 1, 4096);
-  cfg.nhead = a.u64("heads", 1, 256);
-  cfg.dim_feedforward = a.u64("ff", 1, 65536);
-  cfg.enc_layers = a.u64("enc-layers", 1, 64);
-  cfg.dec_layers = a.u64("dec-layers", 1, 64);
-  cfg.dropout = static_cast<float>(a.num("dropout", 0, 0.95));
-  cfg.activation = a.get("activation");
-  cfg.norm_first = !a.flag("post-norm");
-  cfg.pos = a.get("pos");
-  cfg.tie_output = a.flag("tied");
+  read_config_flags(a, transformer_model_flags(), cfg);
   try {
     cfg.validate();
   } catch (const Error& e) {
@@ -127,7 +118,9 @@ int cmd_train_transformer(const std::vector<std::string>& argv) {
   if (task == "seq2seq") d.out = "seq2seq.safetensors";
   std::vector<std::string> rest(argv.begin() + 1, argv.end());
   reject_foreign_data_flags(task, rest);
-  Args a("train " + task, with_common_train_flags(transformer_train_flags(task), d));
+  Args a("train " + task,
+         seq2seq_train_flags({"arch", "transformer", "transformer", "model kind (this command: transformer)"},
+                             task, flag_specs(transformer_model_flags()), d));
   a.parse(rest);
   if (a.flag("help")) {
     std::cout << a.help(

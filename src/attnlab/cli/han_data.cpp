@@ -257,17 +257,16 @@ int cmd_eval_han_docs(const models::HAN& m, const std::map<std::string, std::str
 
 // attnlab example-docs: generated labelled documents (3 topics) as JSONL on stdout (or --out)
 int cmd_example_docs(const Argv& argv) {
-  Args a("example-docs", {{"count", "N", "3000", "documents"},
-                          {"seed", "N", "1", "seed of the documents drawn"},
-                          {"out", "PATH", "", "file to write (default: stdout)"}});
-  if (a.parse_or_help(argv, "attnlab example-docs [flags] > docs.jsonl",
-                            "Writes generated documents to try 'attnlab train han --train' on: 2-4 short\n"
-                            "sentences about sport, cooking or space (the label; 40% hold one sentence about\n"
-                            "another topic), one JSON object {\"text\": ..., \"label\": ...} per line.")) return 0;
-  a.no_positional();
-  const std::string text = data::docs_jsonl(data::topic_docs(a.u64("count", 1, 10000000), a.u64("seed")));
-  write_text_out(a, text);
-  return 0;
+  return example_command(
+      argv, "example-docs",
+      {{"count", "N", "3000", "documents"}, {"seed", "N", "1", "seed of the documents drawn"}},
+      "attnlab example-docs [flags] > docs.jsonl",
+      "Writes generated documents to try 'attnlab train han --train' on: 2-4 short\n"
+      "sentences about sport, cooking or space (the label; 40% hold one sentence about\n"
+      "another topic), one JSON object {\"text\": ..., \"label\": ...} per line.",
+      [](const Args& a) {
+        return data::docs_jsonl(data::topic_docs(a.u64("count", 1, 10000000), a.u64("seed")));
+      });
 }
 
 }  // namespace attnlab::cli

@@ -54,7 +54,7 @@ std::string kinds_help(bool eval) {
 
 // The generic predict: one JSON input (the kind's predict_input) -> JSON output.
 int predict_json(const models::ModelFile& f, const Argv& argv) {
-  Args a("predict", {{"model", "PATH", "", "model file"},
+  Args a("predict", {model_flag("model file"),
                      {"input", "JSON", "", "the input as JSON (see below)"},
                      {"file", "PATH", "", "read the JSON input from a file ('-' = stdin)"},
                      json_flag("print compact JSON (default: indented)")});
@@ -168,7 +168,7 @@ int cmd_eval(const Argv& argv) { return dispatch(argv, true); }
 int cmd_predict(const Argv& argv) { return dispatch(argv, false); }
 
 int cmd_describe(const Argv& argv) {
-  Args a("describe", {{"model", "PATH", "", "model file"},
+  Args a("describe", {model_flag("model file"),
                       json_flag()});
   if (a.parse_or_help(argv, "attnlab describe --model PATH [--json]",
                             "Shows a model file's kind, config, vocabulary size, parameter count,\n"

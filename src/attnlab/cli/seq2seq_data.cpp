@@ -100,6 +100,15 @@ std::vector<FlagSpec> seq2seq_data_flags(const std::string& task) {
   throw UsageError("unknown seq2seq task '" + task + "' (expected " + kTasks + ")");
 }
 
+std::vector<FlagSpec> seq2seq_train_flags(FlagSpec arch, const std::string& task,
+                                          const std::vector<FlagSpec>& model,
+                                          const TrainFlagDefaults& d) {
+  std::vector<FlagSpec> f = {std::move(arch)};
+  for (FlagSpec& x : seq2seq_data_flags(task)) f.push_back(std::move(x));
+  f.insert(f.end(), model.begin(), model.end());
+  return with_common_train_flags(f, d);
+}
+
 void reject_foreign_data_flags(const std::string& task, const std::vector<std::string>& argv) {
   const std::vector<FlagSpec> own = seq2seq_data_flags(task);
   for (const std::string& t : {std::string("g2p"), std::string("dates"), std::string("seq2seq")}) {

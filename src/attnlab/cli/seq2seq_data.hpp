@@ -31,6 +31,12 @@ namespace attnlab::cli {
 // --src-tokens --tgt-tokens --min-count --skip-bad --max-src-len --max-tgt-len --val-size
 // --max-train).
 std::vector<FlagSpec> seq2seq_data_flags(const std::string& task);
+struct TrainFlagDefaults;
+// A seq2seq training command's flags (RNN or Transformer): `arch` (--arch), the task's data
+// flags, the architecture's `model` flags, then the shared training flags with defaults d.
+std::vector<FlagSpec> seq2seq_train_flags(FlagSpec arch, const std::string& task,
+                                          const std::vector<FlagSpec>& model,
+                                          const TrainFlagDefaults& d);
 // "train dates --data ..." and the like: a clear error for a data flag the task has none of
 // (call before parsing).
 void reject_foreign_data_flags(const std::string& task, const std::vector<std::string>& argv);

@@ -35,11 +35,19 @@ std::string read_input_file(const std::string& path) {
   return ss.str();
 }
 
-void write_text_out(const Args& a, const std::string& text) {
+int example_command(const std::vector<std::string>& argv, const std::string& name,
+                    std::vector<FlagSpec> flags, const std::string& usage, const std::string& about,
+                    const std::function<std::string(const Args&)>& make) {
+  flags.push_back({"out", "PATH", "", "file to write (default: stdout)"});
+  Args a(name, std::move(flags));
+  if (a.parse_or_help(argv, usage, about)) return 0;
+  a.no_positional();
+  const std::string text = make(a);
   if (a.get("out").empty())
     std::cout << text;
   else
     io::write_bytes(a.get("out"), std::vector<uint8_t>(text.begin(), text.end()));  // atomic
+  return 0;
 }
 
 std::vector<FlagSpec> with_common_train_flags(std::vector<FlagSpec> f, const TrainFlagDefaults& d) {
@@ -69,6 +77,14 @@ std::vector<FlagSpec> with_common_train_flags(std::vector<FlagSpec> f, const Tra
   f.insert(f.end(), r.begin(), r.end());
   return f;
 }
+
+FlagSpec schedule_flag() {
+  return {"schedule", "NAME", "cosine", "decay after warm-up: constant, cosine, linear or step"};
+}
+FlagSpec label_smoothing_flag(std::string def) {
+  return {"label-smoothing", "F", std::move(def), "label smoothing of the token cross-entropy"};
+}
+FlagSpec eval_every_flag(std::string help) { return {"eval-every", "N", "0", std::move(help)}; }
 
 io::DType dtype_flag(const Args& a) {
   try {

@@ -19,6 +19,7 @@
 //   run.done({{"model", run.out()}, ...}, "saved ...");
 #pragma once
 #include <chrono>
+#include <functional>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -53,6 +54,12 @@ struct TrainFlagDefaults {
 std::vector<FlagSpec> with_common_train_flags(std::vector<FlagSpec> own,
                                               const TrainFlagDefaults& d);
 
+// Flags of several training commands, each with its usual help line: --schedule (read by
+// TrainScaffold::schedule), --label-smoothing and --eval-every (nn::TrainOptions::eval_every).
+FlagSpec schedule_flag();
+FlagSpec label_smoothing_flag(std::string def);
+FlagSpec eval_every_flag(std::string help = "validate every N steps (0 = every epoch)");
+
 // A usage error for a bad --dtype.
 io::DType dtype_flag(const Args& a);
 
@@ -63,9 +70,12 @@ double seconds_since(std::chrono::steady_clock::time_point t0);
 std::string join_args(const std::vector<std::string>& v);
 // the text of --file PATH ("-" = stdin); a file that cannot be read is an Error
 std::string read_input_file(const std::string& path);
-// the generated text of example-pairs / example-docs to --out PATH (atomic) or, without
-// --out, to stdout
-void write_text_out(const Args& a, const std::string& text);
+// example-pairs / example-docs: the command's flags and --out parsed (no positional arguments;
+// --help prints usage and about), then the text make(args) generates written to --out PATH
+// (atomic) or, without --out, to stdout. Returns the exit code.
+int example_command(const std::vector<std::string>& argv, const std::string& name,
+                    std::vector<FlagSpec> flags, const std::string& usage, const std::string& about,
+                    const std::function<std::string(const Args&)>& make);
 
 class TrainScaffold {
  public:

@@ -6,9 +6,12 @@
 //   constexpr EnumName<Act> kActs[] = {{Act::ReLU, "relu"}, ..., {Act::Identity, "none"}};
 //   const char* act_name(Act a) { return enum_name(kActs, a); }
 //   if (const Act* a = enum_lookup(kActs, s)) return *a;
+//   return enum_parse(kActs, s, "activation", "one of relu, tanh, ...");  // or the Error
 #pragma once
 #include <cstddef>
 #include <string>
+
+#include "attnlab/core/error.hpp"
 
 namespace attnlab {
 
@@ -32,6 +35,14 @@ const E* enum_lookup(const EnumName<E> (&table)[N], const std::string& s) {
   for (const EnumName<E>& r : table)
     if (s == r.name) return &r.value;
   return nullptr;
+}
+
+// The value named s, or an Error "unknown <what> '<s>': expected <expected>".
+template <class E, size_t N>
+E enum_parse(const EnumName<E> (&table)[N], const std::string& s, const char* what,
+             const char* expected) {
+  if (const E* v = enum_lookup(table, s)) return *v;
+  throw Error(std::string("unknown ") + what + " '" + s + "': expected " + expected);
 }
 
 }  // namespace attnlab

@@ -332,9 +332,12 @@ void quantize_rows_i8_ref(size_t rows, size_t cols, const float* x, size_t ldx, 
   quantize_rows_ref(rows, cols, x, ldx, 127, q, ldq, scale);
 }
 
-void gemm_i16_ref(size_t n, size_t M, size_t K, const int16_t* X, size_t ldx,
-                  const float* x_scale, const int16_t* A, size_t lda, const float* a_scale,
-                  const float* bias, float* Y, size_t ldy) noexcept {
+namespace {
+// Y = (X A^T) * x_scale * a_scale + bias for int16 or int8 weights W, summed exactly in int64
+template <class W>
+void gemm_quantized_ref(size_t n, size_t M, size_t K, const int16_t* X, size_t ldx,
+                        const float* x_scale, const W* A, size_t lda, const float* a_scale,
+                        const float* bias, float* Y, size_t ldy) {
   for (size_t b = 0; b < n; ++b)
     for (size_t m = 0; m < M; ++m) {
       int64_t s = 0;  // exact
@@ -343,17 +346,18 @@ void gemm_i16_ref(size_t n, size_t M, size_t K, const int16_t* X, size_t ldx,
                        (bias ? bias[m] : 0.f);
     }
 }
+}  // namespace
+
+void gemm_i16_ref(size_t n, size_t M, size_t K, const int16_t* X, size_t ldx,
+                  const float* x_scale, const int16_t* A, size_t lda, const float* a_scale,
+                  const float* bias, float* Y, size_t ldy) noexcept {
+  gemm_quantized_ref(n, M, K, X, ldx, x_scale, A, lda, a_scale, bias, Y, ldy);
+}
 
 void gemm_i8_ref(size_t n, size_t M, size_t K, const int16_t* X, size_t ldx,
                  const float* x_scale, const int8_t* A, size_t lda, const float* a_scale,
                  const float* bias, float* Y, size_t ldy) noexcept {
-  for (size_t b = 0; b < n; ++b)
-    for (size_t m = 0; m < M; ++m) {
-      int64_t s = 0;  // exact
-      for (size_t k = 0; k < K; ++k) s += int64_t(X[b * ldx + k]) * A[m * lda + k];
-      Y[b * ldy + m] = float(double(s) * double(a_scale[m]) * double(x_scale[b])) +
-                       (bias ? bias[m] : 0.f);
-    }
+  gemm_quantized_ref(n, M, K, X, ldx, x_scale, A, lda, a_scale, bias, Y, ldy);
 }
 
 }  // namespace attnlab::kernels

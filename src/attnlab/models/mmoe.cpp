@@ -27,9 +27,7 @@ constexpr EnumName<GateKind> kGates[] = {
 }  // namespace
 
 GateKind gate_from_string(const std::string& s) {
-  if (const GateKind* g = enum_lookup(kGates, s)) return *g;
-  throw Error("unknown gate '" + s +
-              "': expected shared-bottom, omoe, softmax, attention or attention-x");
+  return enum_parse(kGates, s, "gate", "shared-bottom, omoe, softmax, attention or attention-x");
 }
 const char* gate_name(GateKind g) { return enum_name(kGates, g); }
 

@@ -18,7 +18,7 @@ namespace {
 using json = nlohmann::json;
 
 // The value of `key` in a predict input, checked: what was expected, what came.
-const json& field(const json& in, const char* key, const char* kind, const char* form) {
+const json& field(const json& in, const char* key, const char* kind, const std::string& form) {
   ATTNLAB_CHECK(in.is_object() && in.contains(key), kind, " predict: expected ", form, ", got ",
                 in.dump());
   return in[key];
@@ -47,6 +47,22 @@ std::vector<T> rows_of(const json& v, size_t width, size_t* rows, const char* wh
   }
   *rows = list.size();
   return out;
+}
+// The rows under `key` of a predict input (rows_of): the values, row after row, and how many;
+// `form` is the input's expected form (default {"key": [[...], ...]}).
+template <class T>
+struct Rows {
+  std::vector<T> values;
+  size_t n = 0;
+};
+template <class T>
+Rows<T> input_rows(const json& in, const char* key, const char* kind, size_t width,
+                   const std::string& form = "") {
+  const std::string what = std::string(kind) + " predict: '" + key + "'";
+  const std::string expected = form.empty() ? "{\"" + std::string(key) + "\": [[...], ...]}" : form;
+  Rows<T> r;
+  r.values = rows_of<T>(field(in, key, kind, expected), width, &r.n, what.c_str());
+  return r;
 }
 
 // Common part of every adapter: owns the model and its parameter list.
@@ -149,13 +165,11 @@ class MMoEHandle : public ParamHandle<MMoE> {
  public:
   using ParamHandle::ParamHandle;
   json predict(const json& in) const override {
-    size_t B = 0;
-    const std::vector<float> x = rows_of<float>(field(in, "x", "mmoe", R"({"x": [[...], ...]})"),
-                                                m_->config().input_dim, &B, "mmoe predict: 'x'");
-    const MMoE::Output o = m_->forward(x.data(), B);
+    const Rows<float> x = input_rows<float>(in, "x", "mmoe", m_->config().input_dim);
+    const MMoE::Output o = m_->forward(x.values.data(), x.n);
     const size_t K = m_->config().tasks;
     json pred = json::array();
-    for (size_t b = 0; b < B; ++b)
+    for (size_t b = 0; b < x.n; ++b)
       pred.push_back(std::vector<float>(o.pred.begin() + long(b * K), o.pred.begin() + long((b + 1) * K)));
     return {{"pred", pred}, {"tasks", K}, {"gates", o.gates}};
   }
@@ -166,17 +180,18 @@ class DINHandle : public ParamHandle<DIN> {
   using ParamHandle::ParamHandle;
   json predict(const json& in) const override {
     const char* form = R"({"history": [[item, category], ...], "candidate": [item, category]})";
-    size_t T = 0, one = 0;
-    const std::vector<int> h = rows_of<int>(field(in, "history", "din", form), 2, &T, "din predict: 'history'");
-    const std::vector<int> c = rows_of<int>(field(in, "candidate", "din", form), 2, &one, "din predict: 'candidate'");
-    ATTNLAB_CHECK(one == 1, "din predict: expected one candidate [item, category]");
+    const Rows<int> h = input_rows<int>(in, "history", "din", 2, form);
+    const Rows<int> c = input_rows<int>(in, "candidate", "din", 2, form);
+    ATTNLAB_CHECK(c.n == 1, "din predict: expected one candidate [item, category]");
+    const size_t T = h.n;
     DINBatch b;
     b.B = 1;
     b.T = T;
-    for (size_t t = 0; t < T; ++t) b.hist_items.push_back(h[2 * t]), b.hist_cats.push_back(h[2 * t + 1]);
+    for (size_t t = 0; t < T; ++t)
+      b.hist_items.push_back(h.values[2 * t]), b.hist_cats.push_back(h.values[2 * t + 1]);
     b.hist_len = {T};
-    b.cand_item = {c[0]};
-    b.cand_cat = {c[1]};
+    b.cand_item = {c.values[0]};
+    b.cand_cat = {c.values[1]};
     const DINOutput o = m_->forward(b);
     return {{"p_click", o.probs[0]},
             {"logit", o.logits[0]},
@@ -188,10 +203,7 @@ class AutoIntHandle : public ParamHandle<AutoInt> {
  public:
   using ParamHandle::ParamHandle;
   json predict(const json& in) const override {
-    size_t B = 0;
-    const std::vector<int> ids = rows_of<int>(field(in, "ids", "autoint", R"({"ids": [[...], ...]})"),
-                                              m_->fields(), &B, "autoint predict: 'ids'");
-    const AutoInt::Output o = m_->forward(ids);
+    const AutoInt::Output o = m_->forward(input_rows<int>(in, "ids", "autoint", m_->fields()).values);
     return {{"p_click", o.prob}, {"logit", o.logit}};
   }
 };

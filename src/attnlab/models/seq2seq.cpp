@@ -99,6 +99,21 @@ Seq2SeqConfig tfjs_dates_config() {
 }
 
 // ---------------------------------------------------------------- batch
+void check_seq2seq_batch(const Seq2SeqBatch& b, size_t src_vocab, size_t tgt_vocab,
+                         const char* who, bool lengths) {
+  const size_t B = b.B, S = b.S, T = b.T;
+  ATTNLAB_CHECK(B > 0 && S > 0 && T > 0 && b.src.size() == B * S && b.tgt_in.size() == B * T &&
+                    b.tgt_out.size() == B * T && (!lengths || b.src_len.size() == B),
+                who, ": inconsistent batch (B=", B, ", S=", S, ", T=", T, ")");
+  for (int id : b.src)
+    ATTNLAB_CHECK(id >= 0 && size_t(id) < src_vocab, who, ": source id ", id, " out of range [0, ",
+                  src_vocab, ")");
+  for (size_t i = 0; i < B * T; ++i)
+    ATTNLAB_CHECK(b.tgt_in[i] >= 0 && size_t(b.tgt_in[i]) < tgt_vocab && b.tgt_out[i] >= 0 &&
+                      size_t(b.tgt_out[i]) < tgt_vocab,
+                  who, ": target id out of range [0, ", tgt_vocab, ")");
+}
+
 Seq2SeqBatch make_seq2seq_batch(const std::vector<std::vector<int>>& src,
                                 const std::vector<std::vector<int>>& tgt,
                                 const std::vector<size_t>& idx) {
@@ -186,11 +201,6 @@ uint64_t Seq2Seq::param_count(Seq2SeqConfig cfg, size_t src_vocab, size_t tgt_vo
          nn::Recurrent::param_count(kind, cfg.bidirectional, E, cfg.enc_hidden) +
          nn::Recurrent::param_count(kind, false, cfg.dec_input(), Dh) + att +
          nn::Linear::param_count(uint64_t(De) + Dh, cfg.combine) + nn::Linear::param_count(cfg.combine, tgt_vocab);
-}
-
-void Seq2Seq::collect(ParamList& ps) {
-  reset_decode_plan();  // the caller may change the parameters
-  add_params(ps);
 }
 
 void Seq2Seq::add_params(ParamList& ps) {
@@ -316,16 +326,7 @@ float Seq2Seq::run(const Seq2SeqBatch& b, bool bw, float smoothing, std::vector<
   // src: (B,S), tgt_in/tgt_out: (B,T) -> mean token cross-entropy; logp (B,T), attn (B,T,S)
   const size_t B = b.B, S = b.S, T = b.T, C = cfg_.combine, V = tgt_.size();
   const size_t De = cfg_.enc_out(), Dh = cfg_.dec_hidden();
-  ATTNLAB_CHECK(B > 0 && S > 0 && T > 0 && b.src.size() == B * S && b.tgt_in.size() == B * T &&
-                    b.tgt_out.size() == B * T && b.src_len.size() == B,
-                "seq2seq: inconsistent batch (B=", B, ", S=", S, ", T=", T, ")");
-  for (int id : b.src)
-    ATTNLAB_CHECK(id >= 0 && size_t(id) < src_.size(), "seq2seq: source id ", id,
-                  " out of range [0, ", src_.size(), ")");
-  for (size_t i = 0; i < B * T; ++i)
-    ATTNLAB_CHECK(b.tgt_in[i] >= 0 && size_t(b.tgt_in[i]) < V && b.tgt_out[i] >= 0 &&
-                      size_t(b.tgt_out[i]) < V,
-                  "seq2seq: target id out of range [0, ", V, ")");
+  check_seq2seq_batch(b, src_.size(), V, "seq2seq", /*lengths=*/true);
   EncCache ec;
   Tensor es = src_emb_.forward(b.src, {B, S});  // (B,S,E)
   if (emb_in_) {  // attribution: the given source embeddings

@@ -188,6 +188,11 @@ struct Seq2SeqBatch {
 Seq2SeqBatch make_seq2seq_batch(const std::vector<std::vector<int>>& src,
                                 const std::vector<std::vector<int>>& tgt,
                                 const std::vector<size_t>& idx);
+// A batch a model of `who` ("seq2seq", "transformer") can run, or an Error naming it: sizes
+// that agree with B, S, T (and src_len with B when `lengths`), source ids below src_vocab,
+// target ids below tgt_vocab.
+void check_seq2seq_batch(const Seq2SeqBatch& b, size_t src_vocab, size_t tgt_vocab,
+                         const char* who, bool lengths);
 
 // One API over the seq2seq model kinds (the RNN Seq2Seq below, TransformerSeq2Seq in
 // models/transformer.hpp): what evaluation, prediction and the bindings use.
@@ -224,6 +229,13 @@ class Translator {
   void source_logp_grad(const Seq2SeqBatch& b, const std::vector<float>& es, std::vector<float>& logp,
                         std::vector<float>& attn, std::vector<float>& des);
   virtual size_t pass_floats(size_t S, size_t T) const = 0;
+
+  // Every parameter, mutable (add_params), after dropping the decode plans: the caller may
+  // change the parameters. (models/translator.cpp)
+  void collect(ParamList& ps);
+  // Drops the quantized decode plans a kind builds on first use; code that changes parameters
+  // after a decode in another way than through collect() calls it.
+  virtual void reset_decode_plan() = 0;
 
  protected:
   // What source_logp_grad asks of a kind. attribution_pass: the teacher-forced forward and
@@ -286,7 +298,6 @@ class Seq2Seq : public TranslatorOf<Seq2SeqConfig> {
   // The number of parameter values the constructor would create, without building them
   // (a config is checked against a limit before anything is allocated). Validates cfg.
   static uint64_t param_count(Seq2SeqConfig cfg, size_t src_vocab, size_t tgt_vocab);
-  void collect(ParamList& ps);
   const char* kind() const override { return "seq2seq"; }
 
   // Teacher-forced forward (+ backward when `backward`): mean token cross-entropy over the
@@ -302,7 +313,7 @@ class Seq2Seq : public TranslatorOf<Seq2SeqConfig> {
   // translate/decode build the quantized decode plan on first use (a few ms) and keep it;
   // collect() (which hands out mutable parameters) and train_step() drop it. Code that
   // changes parameters after a decode in another way calls reset_decode_plan().
-  void reset_decode_plan() { plan_[0].reset(); plan_[1].reset(); }
+  void reset_decode_plan() override { plan_[0].reset(); plan_[1].reset(); }
   Translation decode(const std::vector<int>& src, const DecodeOptions& o = {}) const override;
 
   // Attribution (explain/). Source embeddings of ids: (S,E) as the encoder sees them.

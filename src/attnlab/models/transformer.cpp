@@ -129,12 +129,6 @@ TransformerSeq2Seq::TransformerSeq2Seq(const TransformerConfig& cfg, const data:
   out_bias_ = Param({V});
 }
 
-void TransformerSeq2Seq::collect(ParamList& ps) {
-  plan_[0].reset();  // the caller may change the parameters: quantized copies would be stale
-  plan_[1].reset();
-  add_params(ps);
-}
-
 void TransformerSeq2Seq::add_params(ParamList& ps) {
   src_emb_.collect(ps, "src_emb.");
   tgt_emb_.collect(ps, "tgt_emb.");
@@ -310,19 +304,10 @@ float TransformerSeq2Seq::run(const Seq2SeqBatch& b, bool bw, const TransformerL
                               TransformerLossInfo* info) {
   // src: (B,S), tgt_in/tgt_out: (B,T) -> loss; logp (B,T), attn (B,T,S)
   const size_t B = b.B, S = b.S, T = b.T, E = cfg_.d_model, V = tgt_.size(), H = cfg_.nhead;
-  ATTNLAB_CHECK(B > 0 && S > 0 && T > 0 && b.src.size() == B * S && b.tgt_in.size() == B * T &&
-                    b.tgt_out.size() == B * T,
-                "transformer: inconsistent batch (B=", B, ", S=", S, ", T=", T, ")");
+  check_seq2seq_batch(b, src_.size(), V, "transformer", /*lengths=*/false);
   ATTNLAB_CHECK(S <= src_pos_.max_len && T <= tgt_pos_.max_len, "transformer: batch of S=", S,
                 ", T=", T, " exceeds the learned position tables (", src_pos_.max_len, ", ",
                 tgt_pos_.max_len, ")");
-  for (int id : b.src)
-    ATTNLAB_CHECK(id >= 0 && size_t(id) < src_.size(), "transformer: source id ", id,
-                  " out of range [0, ", src_.size(), ")");
-  for (size_t i = 0; i < B * T; ++i)
-    ATTNLAB_CHECK(b.tgt_in[i] >= 0 && size_t(b.tgt_in[i]) < V && b.tgt_out[i] >= 0 &&
-                      size_t(b.tgt_out[i]) < V,
-                  "transformer: target id out of range [0, ", V, ")");
   const bool drop = o.training && cfg_.dropout > 0.f;
   Cache c;
   c.enc.resize(bw ? enc_.size() : 0);

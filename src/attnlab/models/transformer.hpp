@@ -76,8 +76,9 @@ class TransformerSeq2Seq : public TranslatorOf<TransformerConfig> {
  public:
   TransformerSeq2Seq(const TransformerConfig& cfg, const data::Vocab& src, const data::Vocab& tgt,
                      uint64_t seed);
-  void collect(ParamList& ps);
   const char* kind() const override { return "transformer-seq2seq"; }
+  // quantized copies of the decoder weights would be stale after a parameter change
+  void reset_decode_plan() override { plan_[0].reset(); plan_[1].reset(); }
 
   // Teacher-forced forward + backward: returns ce + penalty; parameter grads ACCUMULATE.
   // Dropout draws from rng when o.training.

@@ -71,6 +71,11 @@ std::vector<int> Translator::encode_input(const std::string& text) const {
   return encode_text(text, src_vocab(), s.src_tokens, s.uppercase, s.max_src_len);
 }
 
+void Translator::collect(ParamList& ps) {
+  reset_decode_plan();
+  add_params(ps);
+}
+
 Translation Translator::translate(const std::string& text, const DecodeOptions& o) const {
   return decode(encode_input(text), o);
 }

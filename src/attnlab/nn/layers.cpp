@@ -207,9 +207,7 @@ constexpr EnumName<Act> kActs[] = {{Act::ReLU, "relu"},         {Act::Tanh, "tan
 }  // namespace
 
 Act act_from_string(const std::string& name) {
-  if (const Act* a = enum_lookup(kActs, name)) return *a;
-  throw Error("unknown activation '" + name +
-              "': expected one of relu, tanh, sigmoid, gelu, identity");
+  return enum_parse(kActs, name, "activation", "one of relu, tanh, sigmoid, gelu, identity");
 }
 const char* act_name(Act a) { return enum_name(kActs, a, "identity"); }
 

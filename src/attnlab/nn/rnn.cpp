@@ -558,26 +558,33 @@ Tensor Bidirectional<RNN>::merge_dx(Tensor dxf, const Tensor& dxr, const Cache& 
   return dxf;
 }
 
-// dout: (B,T,2H), dsn[2] -> dx: (B,T,I), ds0[2]; parameter grads accumulate
+// dout: (B,T,2H), dsn[2] -> dx = dxf + reverse(dxr), ds0[2] through step(d, dout_d, dsn[d],
+// cache_d, dx_d, ds0[d]) of each direction d (0 = fwd, 1 = bwd)
 template <class RNN>
-void Bidirectional<RNN>::backward(const Tensor& dout, const RnnState dsn[2], const Cache& cache,
-                                  Tensor& dx, RnnState ds0[2]) {
+template <class Step>
+void Bidirectional<RNN>::backward_both(Step step, const Tensor& dout, const RnnState dsn[2],
+                                       const Cache& cache, Tensor& dx, RnnState ds0[2]) const {
   Tensor dof, dob, dxf, dxr;
   split_dout(dout, cache, dof, dob);
-  fwd.backward(dof, dsn[0], cache.fwd, dxf, ds0[0]);
-  bwd.backward(dob, dsn[1], cache.bwd, dxr, ds0[1]);
+  step(0, dof, dsn[0], cache.fwd, dxf, ds0[0]);
+  step(1, dob, dsn[1], cache.bwd, dxr, ds0[1]);
   dx = merge_dx(std::move(dxf), dxr, cache);
 }
 
-// dout: (B,T,2H), dsn[2] -> dx: (B,T,I), ds0[2]; no parameter grads
+// parameter grads accumulate
+template <class RNN>
+void Bidirectional<RNN>::backward(const Tensor& dout, const RnnState dsn[2], const Cache& cache,
+                                  Tensor& dx, RnnState ds0[2]) {
+  backward_both([this](size_t d, auto&&... a) { (d ? bwd : fwd).backward(a...); }, dout, dsn,
+                cache, dx, ds0);
+}
+
+// no parameter grads
 template <class RNN>
 void Bidirectional<RNN>::backward_input(const Tensor& dout, const RnnState dsn[2],
                                         const Cache& cache, Tensor& dx, RnnState ds0[2]) const {
-  Tensor dof, dob, dxf, dxr;
-  split_dout(dout, cache, dof, dob);
-  fwd.backward_input(dof, dsn[0], cache.fwd, dxf, ds0[0]);
-  bwd.backward_input(dob, dsn[1], cache.bwd, dxr, ds0[1]);
-  dx = merge_dx(std::move(dxf), dxr, cache);
+  backward_both([this](size_t d, auto&&... a) { (d ? bwd : fwd).backward_input(a...); }, dout,
+                dsn, cache, dx, ds0);
 }
 
 // dout: (B,T,2H), dsn[2] -> dgi[2]: (B,T,G) each in input order, ds0[2]; no parameter grads

@@ -285,6 +285,10 @@ class Bidirectional {
   static Tensor merge_out(const Tensor& of, const Tensor& obr, const std::vector<size_t>& len);
   void split_dout(const Tensor& dout, const Cache& cache, Tensor& dof, Tensor& dob) const;
   static Tensor merge_dx(Tensor dxf, const Tensor& dxr, const Cache& cache);
+  // backward() and backward_input() through each direction's `step` (see rnn.cpp)
+  template <class Step>
+  void backward_both(Step step, const Tensor& dout, const RnnState dsn[2], const Cache& cache,
+                     Tensor& dx, RnnState ds0[2]) const;
 };
 using BiGRU = Bidirectional<GRU>;
 using BiLSTM = Bidirectional<LSTM>;
