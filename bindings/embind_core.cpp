@@ -16,9 +16,8 @@ namespace b = attnlab::bindings;
 
 namespace {
 
-bool error_pending() { return b::error_flag(); }
-// The flag's byte address: the JS wrapper reads it from the heap after each call instead
-// of calling errorPending (a call across the boundary per call saved).
+// The error flag's byte address: the JS wrapper reads the flag from the heap after each
+// call (no call across the boundary for it).
 double error_flag_address() { return static_cast<double>(reinterpret_cast<uintptr_t>(&b::error_flag())); }
 
 // The pending message, and clears the slot.
@@ -40,7 +39,6 @@ double stack_pointer() { return static_cast<double>(emscripten_stack_get_current
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attnlab_core) {
-  function("errorPending", &error_pending);
   function("errorFlagAddress", &error_flag_address);
   function("takeError", &take_error);
   function("heapUsed", &heap_used);

@@ -31,7 +31,7 @@ export function checkedModule(mod) {
     Object.defineProperty(w, 'name', { value: f.name });
     return w;
   };
-  const skip = new Set(['errorPending', 'takeError', 'errorFlagAddress']);
+  const skip = new Set(['takeError', 'errorFlagAddress']);
   for (const name of Object.keys(mod)) {
     const v = mod[name];
     if (typeof v !== 'function' || skip.has(name)) continue;
