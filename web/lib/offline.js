@@ -9,13 +9,15 @@ const openCache = () => (typeof caches === 'undefined' ? Promise.resolve(null) :
 const absolute = (url) => new URL(url, self.location.href).href;
 
 /**
- * A file of the site as { response, saved }: from the network when it answers (saved in
- * the cache as it streams in: the caller can read the body while it downloads), else from
- * the cache; a clear error when neither has it. `saved` settles once the copy is stored.
+ * A file of the site as { response, saved }: from the network when it answers, else from
+ * the cache; a clear error when neither has it. The request goes out at once (the cache is
+ * opened beside it, not before it) and the copy is stored in the background: the caller can
+ * read the body while it downloads and need not wait for the write. `saved` settles once the
+ * copy is stored (or found unchanged).
  */
 export async function fileResponse(url) {
   const href = absolute(url);
-  const cache = await openCache();
+  const cache = openCache();
   let r = null, failure = null;
   try {
     r = await fetch(href);
@@ -23,26 +25,27 @@ export async function fileResponse(url) {
     failure = e;
   }
   if (r && r.ok) {
-    let saved = Promise.resolve();
-    if (cache) {
-      // a response that came from this cache (through the service worker) is not written again
-      const hit = await cache.match(href);
-      const tag = r.headers.get('etag');
-      if (!hit || !tag || hit.headers.get('etag') !== tag) saved = cache.put(href, r.clone()).catch(() => {});
-    }
+    const copy = r.clone();
+    // a response that came from this cache (through the service worker) is not written again
+    const saved = cache.then(async (c) => {
+      if (!c) return;
+      const hit = await c.match(href);
+      const tag = copy.headers.get('etag');
+      if (!hit || !tag || hit.headers.get('etag') !== tag) await c.put(href, copy);
+    }).catch(() => {});
     return { response: r, saved };
   }
-  const hit = cache && await cache.match(href);
+  const c = await cache;
+  const hit = c && await c.match(href);
   if (hit) return { response: hit, saved: Promise.resolve() };
   if (r) throw new Error(`could not fetch ${url}: HTTP ${r.status}`);
   throw new Error(`could not fetch ${url}: ${failure?.message || 'network error'} (offline, and this file was not saved for offline use)`);
 }
 
-/** The bytes of a file of the site (fileResponse), once its offline copy is stored. */
+/** The bytes of a file of the site (fileResponse); its offline copy is stored in the background. */
 export async function fileBytes(url) {
-  const { response, saved } = await fileResponse(url);
-  const [bytes] = await Promise.all([response.arrayBuffer(), saved]);
-  return new Uint8Array(bytes);
+  const { response } = await fileResponse(url);
+  return new Uint8Array(await response.arrayBuffer());
 }
 
 /**
