@@ -12,6 +12,12 @@ import { renderNBest } from '../lib/nbest.js';
 import { initExplain, explainTranslate, clearExplain } from './explain.js';
 
 const $ = (s) => document.querySelector(s);
+// resolves once the page has painted what is on it now (a frame later; 100 ms at most where
+// frames are not drawn, as in a hidden tab)
+const afterPaint = () => new Promise((resolve) => {
+  const t = setTimeout(resolve, 100);
+  requestAnimationFrame(() => setTimeout(() => { clearTimeout(t); resolve(); }, 0));
+});
 
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October',
   'November', 'December'];
@@ -168,7 +174,7 @@ export function init(call, manifest) {
         return span;
       }));
       const output = r.tokens.join(m.join ?? ' ');
-      out.dataset.text = output;
+      delete out.dataset.text;  // set once the map is drawn too: the result is then complete
       // a date model can write a day its month does not have (31 FEB -> 02-31) with high probability
       const warning = r.task === 'dates' ? dateProblem(output) : '';
       $('#tr-warning').textContent = warning ? `⚠ ${warning}. The model writes the digits it finds likely and does ` +
@@ -178,6 +184,14 @@ export function init(call, manifest) {
       const how = beam > 1 ? `beam ${beam}, ${r.nBest?.length ?? 1} finished hypotheses` : 'greedy';
       $('#tr-latency').textContent = `${r.ms.toFixed(2)} ms in wasm (${how}, ${precision} weights) · ` +
         `log p = ${r.logprob.toFixed(3)} · p(end) = ${r.eosProb.toFixed(3)}`;
+      // with no map on screen yet (the first result, or the first after an error), the output
+      // tokens are painted first and the map and the rest drawn after that frame, not in the
+      // same one: the first translation shows sooner. Later results replace the map in the same
+      // frame.
+      if (!$('#tr-heatmap').childElementCount) {
+        await afterPaint();
+        if (my !== seq) return;
+      }
       const input = { text, beam, precision };
       const meta = { model: m.title, input: text, output, ...(warning ? { warning } : {}) };
       last = { model: m.title, modelUrl: m.file ? `file: ${m.file}` : m.url, input, output: {
@@ -202,6 +216,7 @@ export function init(call, manifest) {
       };
       drawMap(r, 0);
       renderNBest(nbestHolder(), beam > 1 ? r.nBest : null, { beam, join: m.join ?? ' ', onPick: drawMap });
+      out.dataset.text = output;
       hv.r = r;
       await runCompare(text, beam, my);
       if (my !== seq) return;
