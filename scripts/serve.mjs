@@ -1,12 +1,16 @@
 // A static file server for the demo and the browser tests: no server logic,
 // only files, with the right MIME type for .wasm, ETag / Last-Modified
 // validators (304 on revalidation), brotli or gzip as the client accepts (each
-// file version compressed once, kept in memory) and a strict
+// file version compressed once, off the event loop, kept in memory; every file of
+// the site is compressed in the background as the server starts, so the first
+// visit does not wait for it, nor do other requests meanwhile) and a strict
 // Content-Security-Policy (no eval), so the page proves it runs under one.
 //   node scripts/serve.mjs <root> [port]      port 0 picks a free one
 import { createServer } from 'node:http';
-import { createReadStream, readFileSync, statSync } from 'node:fs';
-import { brotliCompressSync, gzipSync, constants as Z } from 'node:zlib';
+import { createReadStream, readdirSync, statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { brotliCompress, gzip, constants as Z } from 'node:zlib';
+import { promisify } from 'node:util';
 import { extname, join, normalize, resolve } from 'node:path';
 
 const TYPES = {
@@ -36,18 +40,44 @@ export function pickEncoding(header = '') {
   return ok('br') ? 'br' : ok('gzip') ? 'gzip' : null;
 }
 
-// file + version + encoding -> compressed bytes; each version is compressed once
+// file + version + encoding -> a promise of the compressed bytes; each version is compressed
+// once, in zlib's thread pool (a 1.2 MB .wasm at brotli quality 9 takes about half a second:
+// done synchronously it held every other request of the page behind it)
+const brotliAsync = promisify(brotliCompress);
+const gzipAsync = promisify(gzip);
 const packed = new Map();
 function compressed(file, etag, enc) {
   const key = `${enc} ${file}`;
   const hit = packed.get(key);
   if (hit && hit.etag === etag) return hit.body;
-  const raw = readFileSync(file);
-  const body = enc === 'br'
-    ? brotliCompressSync(raw, { params: { [Z.BROTLI_PARAM_QUALITY]: 9, [Z.BROTLI_PARAM_SIZE_HINT]: raw.length } })
-    : gzipSync(raw, { level: 9 });
+  const body = readFile(file).then((raw) => (enc === 'br'
+    ? brotliAsync(raw, { params: { [Z.BROTLI_PARAM_QUALITY]: 9, [Z.BROTLI_PARAM_SIZE_HINT]: raw.length } })
+    : gzipAsync(raw, { level: 9 })));
   packed.set(key, { etag, body });
+  body.catch(() => { if (packed.get(key)?.body === body) packed.delete(key); });
   return body;
+}
+const etagOf = (st) => `W/"${st.size.toString(16)}-${Math.floor(st.mtimeMs).toString(16)}"`;
+const compressible = (file, st) => COMPRESS.has(extname(file)) && st.size >= MIN_BYTES;
+
+// Every compressible file under root, brotli-compressed one after another in the background,
+// the largest first.
+async function warm(root) {
+  const files = [];
+  const walk = (dir) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const f = join(dir, e.name);
+      if (e.isDirectory()) walk(f);
+      else if (e.isFile()) files.push(f);
+    }
+  };
+  try {
+    walk(root);
+    // the largest first: the .wasm is what a first visit waits for longest
+    const todo = files.map((f) => [f, statSync(f)]).filter(([f, st]) => compressible(f, st))
+      .sort((a, b) => b[1].size - a[1].size);
+    for (const [f, st] of todo) await compressed(f, etagOf(st), 'br').catch(() => {});
+  } catch { /* a file that went away: compressed when asked for */ }
 }
 
 // The strict policy the page must work under (no eval, no inline scripts).
@@ -63,25 +93,29 @@ export function serve(root, port = 0, host = '127.0.0.1') {
       if (statSync(file).isDirectory()) file = join(file, 'index.html');
       const st = statSync(file);
       // validators, so a revalidation (Cache-Control: no-cache) costs a 304 and no body
-      const etag = `W/"${st.size.toString(16)}-${Math.floor(st.mtimeMs).toString(16)}"`;
-      const compressible = COMPRESS.has(extname(file)) && st.size >= MIN_BYTES;
-      const enc = compressible ? pickEncoding(req.headers['accept-encoding']) : null;
+      const etag = etagOf(st);
+      const packs = compressible(file, st);
+      const enc = packs ? pickEncoding(req.headers['accept-encoding']) : null;
       const headers = {
         'Content-Type': TYPES[extname(file)] || 'application/octet-stream',
         'Content-Security-Policy': CSP,
         'Cache-Control': 'no-cache',
         ETag: etag,
         'Last-Modified': st.mtime.toUTCString(),
-        ...(compressible ? { Vary: 'Accept-Encoding' } : {}),
+        ...(packs ? { Vary: 'Accept-Encoding' } : {}),
       };
       const inm = req.headers['if-none-match'], ims = req.headers['if-modified-since'];
       const fresh = inm ? inm.split(/\s*,\s*/).includes(etag)
         : Boolean(ims) && Math.floor(st.mtimeMs / 1000) <= Math.floor(Date.parse(ims) / 1000);
       if (fresh) { res.writeHead(304, headers).end(); return; }
       if (enc) {
-        const body = compressed(file, etag, enc);
-        res.writeHead(200, { ...headers, 'Content-Encoding': enc, 'Content-Length': body.length });
-        res.end(req.method === 'HEAD' ? undefined : body);
+        compressed(file, etag, enc).then((body) => {
+          res.writeHead(200, { ...headers, 'Content-Encoding': enc, 'Content-Length': body.length });
+          res.end(req.method === 'HEAD' ? undefined : body);
+        }, () => {
+          if (!res.headersSent) res.writeHead(404, { 'Content-Type': 'text/plain' });
+          res.end(`not found: ${path}`);
+        });
         return;
       }
       res.writeHead(200, { ...headers, 'Content-Length': st.size });
@@ -91,6 +125,7 @@ export function serve(root, port = 0, host = '127.0.0.1') {
       res.writeHead(404, { 'Content-Type': 'text/plain' }).end(`not found: ${path}`);
     }
   });
+  warm(base);
   return new Promise((ok) => server.listen(port, host, () => ok(server)));
 }
 
