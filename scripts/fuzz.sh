@@ -3,24 +3,43 @@
 #   scripts/fuzz.sh                 every target for 20 s (what CI runs)
 #   scripts/fuzz.sh 3600            every target for an hour (the long run)
 #   scripts/fuzz.sh 600 fuzz_email  one target
-#   scripts/fuzz.sh --runs 10000000 every target for ten million executions (the
-#                                   documented long run: see fuzz/LONG_RUN.md)
+#   scripts/fuzz.sh --runs 10000000 every target for ten million executions
+#   scripts/fuzz.sh --total 10000000 each target until it has ten million executions
+#                                   in all, over as many runs as it takes (the documented
+#                                   long run, resumable: see fuzz/LONG_RUN.md)
+#   scripts/fuzz.sh --report        the executions recorded per target
+# Every run appends a line per target to build/fuzz/executions.tsv (UTC time, target,
+# executions, seconds, ok / interrupted / crash): a run stopped with SIGINT still counts the
+# executions it made (libFuzzer prints them as it exits).
 # Corpora grow in build/fuzz/corpus/<target> (seeded from fuzz/corpus and the
 # shipped models); a crash leaves its input in build/fuzz/crashes/<target>/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
+LOG=build/fuzz/executions.tsv
+# executions recorded for a target (every run that ended without a crash)
+recorded() { [[ -f $LOG ]] && awk -F'\t' -v t="$1" '$2 == t && $5 != "crash" { s += $3 } END { print s + 0 }' "$LOG" || echo 0; }
+ALL=(fuzz_safetensors fuzz_load_seq2seq fuzz_load_han fuzz_load_mmoe fuzz_load_autoint
+     fuzz_load_transformer fuzz_load_lm fuzz_email fuzz_translate fuzz_labeled_docs)
+if [[ "${1:-}" == --report ]]; then
+  for t in "${ALL[@]}"; do printf '%-22s %12s executions recorded\n' "$t" "$(recorded "$t")"; done
+  exit 0
+fi
 LIMIT=(-max_total_time="${1:-20}")
 WHAT="${1:-20}s"
+TOTAL=0
 if [[ "${1:-}" == --runs ]]; then
   LIMIT=(-runs="$2")
   WHAT="$2 executions"
   shift
+elif [[ "${1:-}" == --total ]]; then
+  TOTAL=$2
+  WHAT="up to $2 executions in all"
+  shift
 fi
 shift || true
 TARGETS=("$@")
-((${#TARGETS[@]})) || TARGETS=(fuzz_safetensors fuzz_load_seq2seq fuzz_load_han fuzz_load_mmoe
-                               fuzz_load_autoint fuzz_load_transformer fuzz_load_lm fuzz_email fuzz_translate fuzz_labeled_docs)
+((${#TARGETS[@]})) || TARGETS=("${ALL[@]}")
 
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz -j"$JOBS" --target "${TARGETS[@]}" fuzz_make_seeds
@@ -45,13 +64,26 @@ for t in "${TARGETS[@]}"; do
   corpus="build/fuzz/corpus/$t" crashes="build/fuzz/crashes/$t"
   mkdir -p "$corpus" "$crashes"
   for f in $(seed "$t"); do cp -n "$f" "$corpus/" 2>/dev/null || true; done
+  if ((TOTAL)); then
+    left=$((TOTAL - $(recorded "$t")))
+    if ((left <= 0)); then echo "=== $t: $(recorded "$t") executions recorded already"; continue; fi
+    LIMIT=(-runs="$left")
+  fi
   echo "=== $t: $WHAT"
-  "build/fuzz/$t" "$corpus" "${LIMIT[@]}" -max_len=65536 -rss_limit_mb=4096 \
+  start=$(date +%s)
+  out=$("build/fuzz/$t" "$corpus" "${LIMIT[@]}" -max_len=65536 -rss_limit_mb=4096 \
     -timeout=30 -artifact_prefix="$crashes/" -print_final_stats=1 2>&1 |
-    grep -E "^#[0-9]+ +DONE|stat::number_of_executed_units|ERROR|SUMMARY|Test unit written" || true
-  if compgen -G "$crashes/*" >/dev/null; then
+    grep -E "^#[0-9]+ +DONE|stat::number_of_executed_units|ERROR|SUMMARY|Test unit written|interrupted" || true)
+  echo "$out"
+  n=$(sed -n 's/^stat::number_of_executed_units: *\([0-9]*\).*/\1/p' <<<"$out" | tail -1)
+  result=ok
+  grep -q "interrupted" <<<"$out" && result=interrupted
+  compgen -G "$crashes/*" >/dev/null && result=crash
+  printf '%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$t" "${n:-0}" "$(($(date +%s) - start))" "$result" >> "$LOG"
+  ((TOTAL)) && echo "$t: $(recorded "$t") executions recorded in all"
+  if [[ $result == crash ]]; then
     echo "fuzz: $t found a crash: $(ls "$crashes")" >&2
     exit 1
   fi
 done
-echo "fuzz: every target ran $WHAT without a crash"
+echo "fuzz: no crash (${#TARGETS[@]} target(s), $WHAT; executions recorded in $LOG)"
