@@ -45,6 +45,17 @@ LayerMask msk(const json& call, const char* key) {
   return m;
 }
 
+// a tensor of `shape` filled with v (its count from the shape), for calls checked for shape
+LayerArray filled(std::vector<size_t> shape, float v = 0.f) {
+  size_t n = 1;
+  for (size_t d : shape) n *= d;
+  return {shape, std::vector<float>(n, v)};
+}
+// a mask of `shape` filled with v (boolean or additive)
+LayerMask mask_filled(std::vector<size_t> shape, float v, bool boolean) {
+  return {shape, filled(shape, v).data, boolean};
+}
+
 // max |got - want| / max |want|
 double rel_err(const LayerArray& got, const json& want, const std::string& what) {
   EXPECT_EQ(got.shape, want.at("shape").get<std::vector<size_t>>()) << what;
@@ -228,31 +239,31 @@ TEST(LayerFile, CallsOfTheWrongShapeAreClearErrors) {
   auto b = layer_bytes("mha_self_seqfirst.safetensors");  // E = 8, H = 2, sequence first
   auto mha = load_layer(b.data(), b.size());
   MhaCall c;
-  c.query = {{5, 3, 7}, std::vector<float>(105, 0.f)};
+  c.query = filled({5, 3, 7});
   expect_error_with([&] { mha->forward_mha(c); }, "query: expected last dimension 8 ((T,B,E))");
   c.query = {{5, 3, 8}, std::vector<float>(100, 0.f)};
   expect_error_with([&] { mha->forward_mha(c); }, "shape (5,3,8) needs 120 values, got 100");
-  c.query = {{5, 3, 8}, std::vector<float>(120, 0.f)};
-  c.key = {{4, 2, 8}, std::vector<float>(64, 0.f)};
+  c.query = filled({5, 3, 8});
+  c.key = filled({4, 2, 8});
   c.value = c.key;
   expect_error_with([&] { mha->forward_mha(c); }, "disagree on the batch or the key length");
   c.key = {};
   expect_error_with([&] { mha->forward_mha(c); }, "give both key and value, or neither");
   c.value = {};
-  c.key_padding_mask = {{3, 4}, std::vector<float>(12, 0.f), true};
+  c.key_padding_mask = mask_filled({3, 4}, 0.f, true);
   expect_error_with([&] { mha->forward_mha(c); }, "key_padding_mask: expected shape (3,5), got (3,4)");
   c.key_padding_mask = {};
-  c.attn_mask = {{5, 5}, std::vector<float>(25, NAN), false};
+  c.attn_mask = mask_filled({5, 5}, NAN, false);
   expect_error_with([&] { mha->forward_mha(c); }, "finite or -Infinity");
-  c.attn_mask = {{6, 5}, std::vector<float>(30, 0.f), true};
+  c.attn_mask = mask_filled({6, 5}, 0.f, true);
   expect_error_with([&] { mha->forward_mha(c); }, "attn_mask: expected shape (5,5) or (6,5,5)");
   expect_error_with([&] { mha->forward_rnn(RnnCall{}); }, "this layer is a MultiheadAttention, not a GRU or LSTM");
 
   auto g = layer_bytes("gru_2layer_bi.safetensors");  // I = 4, H = 6, L = 2, D = 2, sequence first
   auto gru = load_layer(g.data(), g.size());
   RnnCall r;
-  r.x = {{5, 3, 4}, std::vector<float>(60, 0.f)};
-  r.h0 = {{2, 3, 6}, std::vector<float>(36, 0.f)};
+  r.x = filled({5, 3, 4});
+  r.h0 = filled({2, 3, 6});
   expect_error_with([&] { gru->forward_rnn(r); }, "h0: expected shape (4,3,6)");
   r.h0 = {};
   r.lengths = {5, 0, 2};
@@ -260,15 +271,15 @@ TEST(LayerFile, CallsOfTheWrongShapeAreClearErrors) {
   r.lengths = {5, 2};
   expect_error_with([&] { gru->forward_rnn(r); }, "expected 3 lengths");
   r.lengths = {};
-  r.c0 = {{4, 3, 6}, std::vector<float>(72, 0.f)};
+  r.c0 = filled({4, 3, 6});
   expect_error_with([&] { gru->forward_rnn(r); }, "c0 is for LSTM only");
 
   auto d = layer_bytes("decoder_postnorm_batchfirst.safetensors");
   auto dec = load_layer(d.data(), d.size());
   TransformerCall t;
-  t.x = {{2, 4, 8}, std::vector<float>(64, 0.f)};
+  t.x = filled({2, 4, 8});
   expect_error_with([&] { dec->forward_transformer(t); }, "memory (the encoder output) is required");
-  t.memory = {{3, 6, 8}, std::vector<float>(144, 0.f)};
+  t.memory = filled({3, 6, 8});
   expect_error_with([&] { dec->forward_transformer(t); }, "disagree on the batch");
 }
 

@@ -19,6 +19,11 @@ void no_params(Score&, Rng&) {}
 void collect_none(Score&, ParamList&, const std::string&) {}
 uint64_t count_none(const ScoreConfig&) { return 0; }
 void check_none(const Score&, const Tensor3&, const Tensor3&) {}
+// The prepared keys of the scores that project them (general: weight, additive: key_proj):
+// keys (S,Dk) -> out (S,R) = keys W^T for W (R,Dk), R the kind's key_width
+void project_keys(const Param& w, size_t R, size_t Dk, size_t S, const float* keys, float* out) {
+  k::gemm(false, true, S, R, Dk, 1.f, keys, Dk, w.value.data(), Dk, 0.f, out, R);
+}
 
 // ---------------------------------------------------------------- dot, scaled dot
 template <bool kScaled>
@@ -98,8 +103,7 @@ struct General : OneWeight<General> {
   }
   static size_t key_width(const ScoreConfig& c) { return c.query_dim; }
   static void prepare_keys(const Score& s, size_t S, const float* keys, float* out) {
-    const size_t Dq = s.config().query_dim, Dk = s.config().key_dim;
-    k::gemm(false, true, S, Dq, Dk, 1.f, keys, Dk, s.weight.value.data(), Dk, 0.f, out, Dq);
+    project_keys(s.weight, key_width(s.config()), s.config().key_dim, S, keys, out);
   }
   static void score_query(const Score& s, size_t S, const float* q, const float*, const float*,
                           const float* prepared, float* out, float*) {
@@ -185,8 +189,7 @@ struct Additive {
   }
   static size_t key_width(const ScoreConfig& c) { return c.attn_dim; }
   static void prepare_keys(const Score& s, size_t S, const float* keys, float* out) {
-    const size_t A = s.config().attn_dim, Dk = s.config().key_dim;
-    k::gemm(false, true, S, A, Dk, 1.f, keys, Dk, s.key_weight.value.data(), Dk, 0.f, out, A);
+    project_keys(s.key_weight, key_width(s.config()), s.config().key_dim, S, keys, out);
   }
   static void score_query(const Score& s, size_t S, const float* q, const float* qproj, const float*,
                           const float* prepared, float* out, float* scratch) {

@@ -170,3 +170,13 @@ void read_fields_plain(const nlohmann::json& j, Obj& c, const std::tuple<F...>& 
 }
 
 }  // namespace attnlab::io
+
+// Defines C::to_json() (the listed members as JSON text) and C::from_json(text) (read_config:
+// the keys read into a default C, then checked by its member function `validate`) from the one
+// field list, for a config whose header declares both:
+//   ATTNLAB_CONFIG_JSON(DINConfig, "DIN", kFields, check)
+#define ATTNLAB_CONFIG_JSON(C, model, fields, validate)                                       \
+  std::string C::to_json() const { return ::attnlab::io::fields_json(*this, fields).dump(); } \
+  C C::from_json(const std::string& s) {                                                       \
+    return ::attnlab::io::read_config(s, model, fields, &C::validate);                         \
+  }

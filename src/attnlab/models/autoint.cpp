@@ -25,11 +25,7 @@ constexpr auto kFields = std::make_tuple(
     io::field("scaled", &Cfg::scaled));
 }  // namespace
 
-std::string AutoIntConfig::to_json() const { return io::fields_json(*this, kFields).dump(); }
-
-AutoIntConfig AutoIntConfig::from_json(const std::string& s) {
-  return io::read_config(s, "AutoInt", kFields, &AutoIntConfig::validate);
-}
+ATTNLAB_CONFIG_JSON(AutoIntConfig, "AutoInt", kFields, validate)
 
 void AutoIntConfig::validate() const {
   ATTNLAB_CHECK(!vocab.empty() && vocab.size() <= 1024,

@@ -39,11 +39,7 @@ constexpr auto kFields = std::make_tuple(
     io::field("attention", &Cfg::attention), io::field("normalize", &Cfg::normalize));
 }  // namespace
 
-std::string DINConfig::to_json() const { return io::fields_json(*this, kFields).dump(); }
-
-DINConfig DINConfig::from_json(const std::string& s) {
-  return io::read_config(s, "DIN", kFields, &DINConfig::check);
-}
+ATTNLAB_CONFIG_JSON(DINConfig, "DIN", kFields, check)
 
 DIN::DIN(DINConfig cfg, uint64_t seed) : cfg_(std::move(cfg)) {
   cfg_.check();

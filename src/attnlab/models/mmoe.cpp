@@ -46,11 +46,7 @@ constexpr auto kFields = std::make_tuple(
     io::field("gate_bias", &Cfg::gate_bias));
 }  // namespace
 
-std::string MMoEConfig::to_json() const { return io::fields_json(*this, kFields).dump(); }
-
-MMoEConfig MMoEConfig::from_json(const std::string& s) {
-  return io::read_config(s, "MMoE", kFields, &MMoEConfig::validate);
-}
+ATTNLAB_CONFIG_JSON(MMoEConfig, "MMoE", kFields, validate)
 
 void MMoEConfig::validate() const {
   auto in = [](size_t v, size_t lo, size_t hi) { return v >= lo && v <= hi; };

@@ -55,11 +55,7 @@ constexpr auto kFields = std::tuple_cat(
     text_sides::kTail);
 }  // namespace
 
-std::string Seq2SeqConfig::to_json() const { return io::fields_json(*this, kFields).dump(); }
-
-Seq2SeqConfig Seq2SeqConfig::from_json(const std::string& s) {
-  return io::read_config(s, "seq2seq", kFields, &Seq2SeqConfig::validate);
-}
+ATTNLAB_CONFIG_JSON(Seq2SeqConfig, "seq2seq", kFields, validate)
 
 void Seq2SeqConfig::validate() const {
   TextSides::validate("seq2seq config");

@@ -68,11 +68,7 @@ constexpr auto kFields = std::tuple_cat(
     text_sides::kTail);
 }  // namespace
 
-std::string TransformerConfig::to_json() const { return io::fields_json(*this, kFields).dump(); }
-
-TransformerConfig TransformerConfig::from_json(const std::string& s) {
-  return io::read_config(s, "transformer", kFields, &TransformerConfig::validate);
-}
+ATTNLAB_CONFIG_JSON(TransformerConfig, "transformer", kFields, validate)
 
 void TransformerConfig::validate() const {
   TextSides::validate("transformer config");
