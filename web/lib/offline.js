@@ -9,43 +9,41 @@ const openCache = () => (typeof caches === 'undefined' ? Promise.resolve(null) :
 const absolute = (url) => new URL(url, self.location.href).href;
 
 /**
- * A file of the site as { response, saved }: from the network when it answers, else from
- * the cache; a clear error when neither has it. The request goes out at once (the cache is
- * opened beside it, not before it) and the copy is stored in the background: the caller can
- * read the body while it downloads and need not wait for the write. `saved` settles once the
- * copy is stored (or found unchanged).
+ * A file of the site as a Response: from the network when it answers, else from the cache;
+ * a clear error when neither has it. The request goes out at once (the cache is opened beside
+ * it, not before it) and a network response is copied into the cache in the background: the
+ * caller reads the body while it downloads and does not wait for the write.
  */
 export async function fileResponse(url) {
   const href = absolute(url);
-  const cache = openCache();
+  const opening = openCache();
   let r = null, failure = null;
   try {
     r = await fetch(href);
   } catch (e) {
     failure = e;
   }
+  const cache = await opening;
   if (r && r.ok) {
-    const copy = r.clone();
-    // a response that came from this cache (through the service worker) is not written again
-    const saved = cache.then(async (c) => {
-      if (!c) return;
-      const hit = await c.match(href);
-      const tag = copy.headers.get('etag');
-      if (!hit || !tag || hit.headers.get('etag') !== tag) await c.put(href, copy);
-    }).catch(() => {});
-    return { response: r, saved };
+    if (cache) {
+      const copy = r.clone();
+      // a response that came from this cache (through the service worker) is not written again
+      cache.match(href).then((hit) => {
+        const tag = copy.headers.get('etag');
+        return !hit || !tag || hit.headers.get('etag') !== tag ? cache.put(href, copy) : undefined;
+      }).catch(() => {});
+    }
+    return r;
   }
-  const c = await cache;
-  const hit = c && await c.match(href);
-  if (hit) return { response: hit, saved: Promise.resolve() };
+  const hit = cache && await cache.match(href);
+  if (hit) return hit;
   if (r) throw new Error(`could not fetch ${url}: HTTP ${r.status}`);
   throw new Error(`could not fetch ${url}: ${failure?.message || 'network error'} (offline, and this file was not saved for offline use)`);
 }
 
 /** The bytes of a file of the site (fileResponse); its offline copy is stored in the background. */
 export async function fileBytes(url) {
-  const { response } = await fileResponse(url);
-  return new Uint8Array(await response.arrayBuffer());
+  return new Uint8Array(await (await fileResponse(url)).arrayBuffer());
 }
 
 /**
@@ -55,7 +53,7 @@ export async function fileBytes(url) {
  * compileStreaming requires), the bytes are compiled once downloaded.
  */
 export async function fileWasm(url) {
-  const { response } = await fileResponse(url);
+  const response = await fileResponse(url);
   if (/^application\/wasm\b/.test(response.headers.get('content-type') || '')) return WebAssembly.compileStreaming(response);
   return WebAssembly.compile(await response.arrayBuffer());
 }
