@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <vector>
@@ -171,4 +172,38 @@ TEST(Int8, ExtremeValuesDoNotOverflow) {
     EXPECT_NEAR(y[m], want, 1e-5 * std::fabs(want));
     EXPECT_NEAR(yr[m], want, 1e-5 * std::fabs(want));
   }
+}
+
+// gemm_i8_sparse (pair-interleaved weights, mostly-zero inputs: ReLU outputs) gives
+// gemm_i8's result bit for bit, the same exact int32 lane sums added in the same order:
+// a Transformer decodes the same with either.
+TEST(Int8, SparseProductEqualsTheDenseOneBitForBit) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> u(-1.f, 1.f), p(0.f, 1.f);
+  for (const size_t M : {size_t{1}, size_t{13}, size_t{30}, size_t{128}})
+    for (const size_t K : {size_t{16}, size_t{48}, size_t{512}, size_t{1024}}) {
+      const size_t n = 5, ldp = (M + 15) / 16 * 16;
+      std::vector<float> a(M * K), x(n * K), bias(M);
+      for (float& v : a) v = u(rng);
+      for (float& v : bias) v = u(rng);
+      // row 0 dense, row 1 all zero, the others 90% zero (ReLU-like: >= 0)
+      for (size_t i = 0; i < x.size(); ++i)
+        x[i] = i < K ? u(rng) : i < 2 * K ? 0.f : p(rng) < 0.9f ? 0.f : p(rng);
+      std::vector<int8_t> qa(M * K), packed(K * ldp, 0);
+      std::vector<int16_t> qx(n * K);
+      std::vector<float> sa(M), sx(n), dense(n * M), sparse(n * M, -7.f);
+      k::quantize_rows_i8(M, K, a.data(), K, qa.data(), K, sa.data());
+      k::quantize_rows_i16(n, K, x.data(), K, k::kQmaxInput, qx.data(), K, sx.data());
+      for (size_t m = 0; m < M; ++m)
+        for (size_t j = 0; j < K; ++j) packed[(j / 2) * 2 * ldp + 2 * m + j % 2] = qa[m * K + j];
+      for (const float* b : std::vector<const float*>{nullptr, bias.data()}) {
+        k::gemm_i8(n, M, K, qx.data(), K, sx.data(), qa.data(), K, sa.data(), b, dense.data(), M);
+        k::gemm_i8_sparse(n, M, K, qx.data(), K, sx.data(), packed.data(), ldp, sa.data(), b,
+                          sparse.data(), M);
+        for (size_t i = 0; i < dense.size(); ++i)
+          ASSERT_EQ(dense[i], sparse[i]) << "M " << M << " K " << K << " at " << i << (b ? " bias" : "");
+        EXPECT_EQ(std::memcmp(dense.data(), sparse.data(), dense.size() * sizeof(float)), 0);
+        for (size_t m = 0; m < M; ++m) EXPECT_EQ(sparse[M + m], b ? b[m] : 0.f);  // the zero row
+      }
+    }
 }

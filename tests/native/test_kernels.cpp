@@ -91,7 +91,7 @@ TEST(KernelList, KeepsTheNamesCallersUse) {
                         "softmax_rows_backward", "log_softmax_rows", "exp", "tanh", "sigmoid",
                         "relu", "gelu", "exp_backward", "tanh_backward", "sigmoid_backward",
                         "relu_backward", "gelu_backward", "layernorm", "layernorm_backward",
-                        "sum", "max", "gemm_i16", "gemm_i8", "quantize_rows_i16",
+                        "sum", "max", "gemm_i16", "gemm_i8", "gemm_i8_sparse", "quantize_rows_i16",
                         "quantize_rows_i8"})
     EXPECT_NO_THROW(kernel_case(n)) << n;
   EXPECT_THROW(kernel_case("no_such_kernel"), attnlab::Error);

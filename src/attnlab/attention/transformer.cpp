@@ -132,8 +132,10 @@ void project(const nn::QuantMatrix* q, size_t n, size_t in, size_t out, const fl
   if (q) q->apply(n, x, ldx, y, ldy, qx, sx);
   else detail::linear_forward(n, in, out, x, ldx, W, b, y, ldy);
 }
-nn::QuantMatrix quant_of(bool int8, const nn::Linear& l) {
-  return nn::QuantMatrix(int8, l.in_features, {{l.out_features, l.weight.value.data(), l.in_features, bias_of(l)}});
+// sparse_input: the matrix reads ReLU outputs (mostly zeros: gemm_i8_sparse, same result)
+nn::QuantMatrix quant_of(bool int8, const nn::Linear& l, bool sparse_input = false) {
+  return nn::QuantMatrix(int8, l.in_features, {{l.out_features, l.weight.value.data(), l.in_features, bias_of(l)}},
+                         sparse_input);
 }
 
 void check_input(const char* who, const Tensor3& x, size_t E) {
@@ -367,7 +369,7 @@ EncoderLayerQuant TransformerEncoderLayer::quantize(bool int8) const {
   q.qkv = nn::QuantMatrix(int8, E, {{3 * E, self_attn.in_proj_weight.value.data(), E, self_attn.in_proj_bias.value.data()}});
   q.out = out_quant(int8, self_attn, E);
   q.ff1 = quant_of(int8, linear1);
-  q.ff2 = quant_of(int8, linear2);
+  q.ff2 = quant_of(int8, linear2, cfg_.activation == nn::Act::ReLU);
   return q;
 }
 
@@ -493,7 +495,7 @@ DecoderLayerQuant TransformerDecoderLayer::quantize(bool int8) const {
   q.cross_kv = nn::QuantMatrix(int8, E, {{2 * E, cw + E * E, E, cb + E}});
   q.cross_out = out_quant(int8, multihead_attn, E);
   q.ff1 = quant_of(int8, linear1);
-  q.ff2 = quant_of(int8, linear2);
+  q.ff2 = quant_of(int8, linear2, cfg_.activation == nn::Act::ReLU);
   return q;
 }
 

@@ -7,6 +7,7 @@
 // _mm_cvt(t)ps_epi32, which has no SIMD128 equivalent and becomes a scalar loop there.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "attnlab/kernels/kernels.hpp"
@@ -258,11 +259,107 @@ void gemm_i8(size_t n, size_t M, size_t K, const int16_t* X, size_t ldx, const f
              size_t ldy) noexcept {
   gemm_quantized<kChunk8>(n, M, K, X, ldx, x_scale, A, lda, a_scale, bias, Y, ldy);
 }
+
+// Per X row: the pairs (X[2p], X[2p+1]) not both zero (found 4 at a time), listed by the
+// int32 lane of gemm_quantized that sums them (p % 4: _mm_madd_epi16 on 16 k adds k = 2i,
+// 2i+1, 8 + 2i and 8 + 2i + 1 into lane i), each with the pair as one int32 (the madd
+// operand). Then per block of 16 outputs, per lane: the pairs' products summed exactly in
+// int32 (at most 256 per lane: K <= kChunk8), converted, and the lanes added as hsum4 adds
+// them, (l0 + l2) + (l1 + l3); scaled as gemm_quantized scales. So the result is gemm_i8's,
+// bit for bit (this file is compiled without contraction into fused multiply-adds).
+namespace {
+constexpr size_t kLanePairs = kChunk8 / 8;  // pairs per lane at most
+struct PairLists {
+  uint16_t at[4][kLanePairs];
+  int32_t pair[4][kLanePairs];
+  size_t count[4];
+  void add(size_t p, const int16_t* x) {
+    const size_t lane = p & 3;
+    int32_t v;
+    std::memcpy(&v, x + 2 * p, sizeof v);
+    at[lane][count[lane]] = static_cast<uint16_t>(p);
+    pair[lane][count[lane]++] = v;
+  }
+  void build(const int16_t* x, size_t pairs) {
+    count[0] = count[1] = count[2] = count[3] = 0;
+    const __m128i zero = _mm_setzero_si128();
+    size_t p = 0;
+    for (; p + 4 <= pairs; p += 4) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x + 2 * p));
+      int nz = ~_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(v, zero))) & 15;
+      while (nz) {
+        add(p + size_t(__builtin_ctz(unsigned(nz))), x);
+        nz &= nz - 1;
+      }
+    }
+    for (; p < pairs; ++p)
+      if (x[2 * p] != 0 || x[2 * p + 1] != 0) add(p, x);
+  }
+  // lane's products for outputs m..m+15 (pm = P + 2m), exact in int32, as floats
+  void sum16(size_t lane, const int8_t* pm, size_t ldp, __m128 f[4]) const {
+    __m128i i0 = _mm_setzero_si128(), i1 = i0, i2 = i0, i3 = i0;
+    for (size_t i = 0; i < count[lane]; ++i) {
+      const __m128i x2 = _mm_set1_epi32(pair[lane][i]);
+      const int8_t* w = pm + size_t(at[lane][i]) * 2 * ldp;
+      __m128i lo, hi;
+      load_w(w, lo, hi);
+      i0 = _mm_add_epi32(i0, _mm_madd_epi16(lo, x2));
+      i1 = _mm_add_epi32(i1, _mm_madd_epi16(hi, x2));
+      load_w(w + 16, lo, hi);
+      i2 = _mm_add_epi32(i2, _mm_madd_epi16(lo, x2));
+      i3 = _mm_add_epi32(i3, _mm_madd_epi16(hi, x2));
+    }
+    f[0] = _mm_cvtepi32_ps(i0);
+    f[1] = _mm_cvtepi32_ps(i1);
+    f[2] = _mm_cvtepi32_ps(i2);
+    f[3] = _mm_cvtepi32_ps(i3);
+  }
+};
+}  // namespace
+
+void gemm_i8_sparse(size_t n, size_t M, size_t K, const int16_t* X, size_t ldx,
+                    const float* x_scale, const int8_t* P, size_t ldp, const float* a_scale,
+                    const float* bias, float* Y, size_t ldy) noexcept {
+  PairLists lists;
+  for (size_t b = 0; b < n; ++b) {
+    lists.build(X + b * ldx, K / 2);
+    const float xs = x_scale[b];
+    float* yb = Y + b * ldy;
+    for (size_t m = 0; m < M; m += 16) {
+      const int8_t* pm = P + 2 * m;
+      __m128 f02[4], f13[4], t[4];
+      lists.sum16(0, pm, ldp, f02);
+      lists.sum16(2, pm, ldp, t);
+      for (int j = 0; j < 4; ++j) f02[j] = _mm_add_ps(f02[j], t[j]);
+      lists.sum16(1, pm, ldp, f13);
+      lists.sum16(3, pm, ldp, t);
+      for (int j = 0; j < 4; ++j) f13[j] = _mm_add_ps(f13[j], t[j]);
+      for (size_t j = 0; j < 4; ++j) {
+        const size_t o = m + 4 * j;
+        const __m128 sum = _mm_add_ps(f02[j], f13[j]);
+        if (o + 4 <= M) {  // as gemm_quantized's blocks of 4 outputs
+          const __m128 bs = bias ? _mm_loadu_ps(bias + o) : _mm_setzero_ps();
+          _mm_storeu_ps(yb + o, _mm_add_ps(_mm_mul_ps(sum, _mm_mul_ps(_mm_loadu_ps(a_scale + o), _mm_set1_ps(xs))), bs));
+        } else {  // as its last outputs, one by one
+          float sv[4];
+          _mm_storeu_ps(sv, sum);
+          for (size_t r = 0; o + r < M && r < 4; ++r)
+            yb[o + r] = sv[r] * (a_scale[o + r] * xs) + (bias ? bias[o + r] : 0.f);
+        }
+      }
+    }
+  }
+}
 #else
 void gemm_i8(size_t n, size_t M, size_t K, const int16_t* X, size_t ldx, const float* x_scale,
              const int8_t* A, size_t lda, const float* a_scale, const float* bias, float* Y,
              size_t ldy) noexcept {
   gemm_i8_ref(n, M, K, X, ldx, x_scale, A, lda, a_scale, bias, Y, ldy);
+}
+void gemm_i8_sparse(size_t n, size_t M, size_t K, const int16_t* X, size_t ldx,
+                    const float* x_scale, const int8_t* P, size_t ldp, const float* a_scale,
+                    const float* bias, float* Y, size_t ldy) noexcept {
+  gemm_i8_sparse_ref(n, M, K, X, ldx, x_scale, P, ldp, a_scale, bias, Y, ldy);
 }
 #endif
 
@@ -286,6 +383,11 @@ void gemm_i8(size_t n, size_t M, size_t K, const int16_t* X, size_t ldx, const f
              const int8_t* A, size_t lda, const float* a_scale, const float* bias, float* Y,
              size_t ldy) noexcept {
   gemm_i8_ref(n, M, K, X, ldx, x_scale, A, lda, a_scale, bias, Y, ldy);
+}
+void gemm_i8_sparse(size_t n, size_t M, size_t K, const int16_t* X, size_t ldx,
+                    const float* x_scale, const int8_t* P, size_t ldp, const float* a_scale,
+                    const float* bias, float* Y, size_t ldy) noexcept {
+  gemm_i8_sparse_ref(n, M, K, X, ldx, x_scale, P, ldp, a_scale, bias, Y, ldy);
 }
 
 #endif
@@ -358,6 +460,18 @@ void gemm_i8_ref(size_t n, size_t M, size_t K, const int16_t* X, size_t ldx,
                  const float* x_scale, const int8_t* A, size_t lda, const float* a_scale,
                  const float* bias, float* Y, size_t ldy) noexcept {
   gemm_quantized_ref(n, M, K, X, ldx, x_scale, A, lda, a_scale, bias, Y, ldy);
+}
+
+void gemm_i8_sparse_ref(size_t n, size_t M, size_t K, const int16_t* X, size_t ldx,
+                        const float* x_scale, const int8_t* P, size_t ldp, const float* a_scale,
+                        const float* bias, float* Y, size_t ldy) noexcept {
+  for (size_t b = 0; b < n; ++b)
+    for (size_t m = 0; m < M; ++m) {
+      int64_t s = 0;  // exact
+      for (size_t k = 0; k < K; ++k) s += int64_t(X[b * ldx + k]) * P[(k / 2) * 2 * ldp + 2 * m + k % 2];
+      Y[b * ldy + m] = float(double(s) * double(a_scale[m]) * double(x_scale[b])) +
+                       (bias ? bias[m] : 0.f);
+    }
 }
 
 }  // namespace attnlab::kernels

@@ -230,11 +230,13 @@ KernelCase row_case(const Twins<F>& k, Tolerance tol, int in_place_input, Shape 
 // reference quantizers, so both twins see the same integers); a tenth of the values are
 // exactly +-1, which quantize to +-qmax, and the first A row and first X row are all +1
 // and -1: the largest products the range contract allows (int32 sums must not overflow).
+// sparse: gemm_i8_sparse's case: 9 in 10 X values after the first row are 0 (pairs with one
+// zero included) and A goes pair-interleaved (ldp = M rounded up to 8, the padding 0).
 template <class W, class F>
 class QuantGemmRun final : public KernelRun {
  public:
-  QuantGemmRun(const Twins<F>& k, size_t n, size_t M, size_t K, uint32_t seed)
-      : k_(k), n_(n), M_(M), K_(K) {
+  QuantGemmRun(const Twins<F>& k, size_t n, size_t M, size_t K, uint32_t seed, bool sparse = false)
+      : k_(k), n_(n), M_(M), K_(K), sparse_(sparse) {
     std::mt19937 rng(seed);
     std::uniform_real_distribution<float> u(-1.f, 1.f), p(0.f, 1.f);
     auto fill = [&](std::vector<float>& v, size_t rows, float first_row) {
@@ -245,6 +247,9 @@ class QuantGemmRun final : public KernelRun {
     std::vector<float> a, x;
     fill(a, M, 1.f);
     fill(x, n, -1.f);
+    if (sparse)
+      for (size_t i = K; i < x.size(); ++i)
+        if (p(rng) < 0.9f) x[i] = 0.f;
     A_.resize(M * K);
     X_.resize(n * K);
     as_.resize(M);
@@ -254,6 +259,13 @@ class QuantGemmRun final : public KernelRun {
     else
       quantize_rows_i16_ref(M, K, a.data(), K, kQmaxWeight, A_.data(), K, as_.data());
     quantize_rows_i16_ref(n, K, x.data(), K, kQmaxInput, X_.data(), K, xs_.data());
+    if (sparse) {  // P[p * 2 * ldp + 2 * m + j] = A[m, 2p + j]
+      ld_ = (M + 15) / 16 * 16;
+      std::vector<W> P(K * ld_, W(0));
+      for (size_t m = 0; m < M; ++m)
+        for (size_t kk = 0; kk < K; ++kk) P[(kk / 2) * 2 * ld_ + 2 * m + kk % 2] = A_[m * K + kk];
+      A_.swap(P);
+    }
     bias_.resize(M);
     for (float& b : bias_) b = u(rng);
     ref_.assign(n * M, 0.f);
@@ -270,11 +282,12 @@ class QuantGemmRun final : public KernelRun {
 
  private:
   void go(F f, std::vector<float>& y) {
-    f(n_, M_, K_, X_.data(), K_, xs_.data(), A_.data(), K_, as_.data(), bias_.data(), y.data(),
-      M_);
+    f(n_, M_, K_, X_.data(), K_, xs_.data(), A_.data(), sparse_ ? ld_ : K_, as_.data(), bias_.data(),
+      y.data(), M_);
   }
   Twins<F> k_;
-  size_t n_, M_, K_;
+  size_t n_, M_, K_, ld_ = 0;
+  bool sparse_;
   std::vector<W> A_;
   std::vector<int16_t> X_;
   std::vector<float> as_, xs_, bias_, ref_, simd_;
@@ -556,6 +569,20 @@ void cases_quantize_rows_i8(Cases& v, const quantize_rows_i8_twins& k) {
                                      size_t ldq, float* sc) { f(R, C, x, C, q, ldq, sc); }));
 }
 void cases_gemm_i8(Cases& v, const gemm_i8_twins& k) { v.push_back(quant_gemm<int8_t>(k)); }
+// {n, M, K}: M across the block of 16 outputs and its blocks of 4, K even (pairs in fours
+// and a rest) up to the 1024 of the contract
+void cases_gemm_i8_sparse(Cases& v, const gemm_i8_sparse_twins& k) {
+  std::vector<Shape> shapes;
+  for (size_t n : {size_t{1}, size_t{2}, size_t{3}})
+    for (size_t m : {size_t{1}, size_t{5}, size_t{15}, size_t{16}, size_t{17}, size_t{33}})
+      for (size_t kk : {size_t{2}, size_t{6}, size_t{16}, size_t{34}, size_t{512}, size_t{1024}})
+        shapes.push_back({n, m, kk});
+  KernelCase c = new_case(k.name, "", 16, {2e-5, 1e-5}, false, shapes, {{1, 128, 512}, {8, 128, 512}});
+  c.make = [k](Shape s, uint32_t seed) -> std::unique_ptr<KernelRun> {
+    return std::make_unique<QuantGemmRun<int8_t, decltype(k.ref)>>(k, s[0], s[1], s[2], seed, true);
+  };
+  v.push_back(c);
+}
 
 // One call of cases_<name> per row of the list: a kernel without one does not compile.
 Cases build_cases() {

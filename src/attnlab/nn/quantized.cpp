@@ -8,8 +8,8 @@ namespace attnlab::nn {
 
 namespace k = attnlab::kernels;
 
-QuantMatrix::QuantMatrix(bool int8, size_t cols, const std::vector<Part>& parts)
-    : cols_(cols), ld_((cols + 15) / 16 * 16), int8_(int8) {
+QuantMatrix::QuantMatrix(bool int8, size_t cols, const std::vector<Part>& parts, bool sparse_input)
+    : cols_(cols), ld_((cols + 15) / 16 * 16), int8_(int8), sparse_(sparse_input && int8 && ld_ <= 1024) {
   for (const Part& p : parts) rows_ += p.rows;
   (int8_ ? q8_.assign(rows_ * ld_, 0) : q16_.assign(rows_ * ld_, 0));
   scale_.assign(rows_, 0.f);
@@ -24,6 +24,13 @@ QuantMatrix::QuantMatrix(bool int8, size_t cols, const std::vector<Part>& parts)
     if (p.bias) std::copy(p.bias, p.bias + p.rows, bias_.begin() + long(r));
     r += p.rows;
   }
+  if (sparse_) {  // gemm_i8_sparse's layout: P[p * 2 * ldp + 2 * m + j] = q[m, 2p + j]
+    ldp_ = (rows_ + 15) / 16 * 16;
+    std::vector<int8_t> packed(ld_ * ldp_, 0);
+    for (size_t m = 0; m < rows_; ++m)
+      for (size_t j = 0; j < ld_; ++j) packed[(j / 2) * 2 * ldp_ + 2 * m + j % 2] = q8_[m * ld_ + j];
+    q8_.swap(packed);
+  }
 }
 
 void QuantMatrix::apply(size_t n, const float* x, size_t ldx, float* y, size_t ldy,
@@ -33,7 +40,10 @@ void QuantMatrix::apply(size_t n, const float* x, size_t ldx, float* y, size_t l
   if (qx.size() < n * ld_) qx.resize(n * ld_);
   if (sx.size() < n) sx.resize(n);
   k::quantize_rows_i16(n, cols_, x, ldx, k::kQmaxInput, qx.data(), ld_, sx.data());
-  if (int8_)
+  if (sparse_)
+    k::gemm_i8_sparse(n, rows_, ld_, qx.data(), ld_, sx.data(), q8_.data(), ldp_, scale_.data(),
+                      bias_.data(), y, ldy);
+  else if (int8_)
     k::gemm_i8(n, rows_, ld_, qx.data(), ld_, sx.data(), q8_.data(), ld_, scale_.data(),
                bias_.data(), y, ldy);
   else
