@@ -6,7 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
-#include <optional>
+#include <functional>
 
 #include <nlohmann/json.hpp>
 
@@ -106,16 +106,19 @@ int print_eval(const Args& a, const models::ModelFile& f, size_t n, const std::v
 }
 
 // train din / train autoint: the model's own flags, the data and fit ones, then the shared ones
-// (--out KIND.safetensors), parsed; nullopt after --help.
-std::optional<Args> train_args(const Argv& argv, const std::string& kind, const char* epochs,
-                               std::vector<FlagSpec> own, const std::string& about) {
+// (--out KIND.safetensors), parsed, and the run's scaffold made; then train(a, run) does the
+// model's own part. 0 after --help.
+int train_recsys(const Argv& argv, const std::string& kind, const char* epochs,
+                 std::vector<FlagSpec> own, const std::string& about,
+                 const std::function<int(const Args&, TrainScaffold&)>& train) {
   TrainFlagDefaults d;
   d.trainer = false;
   d.out = kind + ".safetensors";
   Args a("train " + kind, with_common_train_flags(recsys_flags(epochs, std::move(own)), d));
-  if (a.parse_or_help(argv, "attnlab train " + kind + " [flags]", about)) return std::nullopt;
+  if (a.parse_or_help(argv, "attnlab train " + kind + " [flags]", about)) return 0;
   a.no_positional();
-  return a;
+  TrainScaffold run(a, "train " + kind);
+  return train(a, run);
 }
 
 // The test set eval scores: the training run's (the record's test samples of its test seed),
@@ -168,26 +171,26 @@ int save_and_report(TrainScaffold& run, const M& m, const std::vector<models::Re
 // ---------------------------------------------------------------- DIN
 
 int cmd_train_din(const Argv& argv) {
-  const std::optional<Args> parsed = train_args(
+  return train_recsys(
       argv, "din", "6",
       {{"pooling", "NAME", "attention", "attention (the paper's DIN), softmax (normalized) or sum (Base)"}},
       "Trains a Deep Interest Network on synthetic behaviour data whose click\n"
       "label depends on how many behaviours share the candidate's category;\n"
-      "reports the test ROC-AUC after every epoch and saves the model.");
-  if (!parsed) return 0;
-  const Args& a = *parsed;
-  TrainScaffold run(a, "train din");
-  const std::string pooling = a.get("pooling");
-  if (pooling != "attention" && pooling != "softmax" && pooling != "sum")
-    throw UsageError("--pooling must be attention, softmax or sum, got '" + pooling + "'");
-  const models::RecsysFitOptions fo = fit_options(a, run.seed());
-  const data::BehaviorOptions bo;
-  const size_t n_test = a.u64("test", 1, 1 << 20);
-  const models::DinData split = models::din_synthetic_split(a.u64("train", 1, 1 << 22), n_test, bo, fo.seed);
-  models::DIN m(models::din_config_for(bo, pooling), fo.seed);
-  return save_and_report(run, m, models::fit_din(m, split.train, split.test, fo),
-                         io::fields_json(DinRecord{n_test, 2000 + fo.seed, bo.world_seed}, kDinRecord),
-                         "behavior", fo.seed);
+      "reports the test ROC-AUC after every epoch and saves the model.",
+      [](const Args& a, TrainScaffold& run) {
+        const std::string pooling = a.get("pooling");
+        if (pooling != "attention" && pooling != "softmax" && pooling != "sum")
+          throw UsageError("--pooling must be attention, softmax or sum, got '" + pooling + "'");
+        const models::RecsysFitOptions fo = fit_options(a, run.seed());
+        const data::BehaviorOptions bo;
+        const size_t n_test = a.u64("test", 1, 1 << 20);
+        const models::DinData split =
+            models::din_synthetic_split(a.u64("train", 1, 1 << 22), n_test, bo, fo.seed);
+        models::DIN m(models::din_config_for(bo, pooling), fo.seed);
+        return save_and_report(run, m, models::fit_din(m, split.train, split.test, fo),
+                               io::fields_json(DinRecord{n_test, 2000 + fo.seed, bo.world_seed}, kDinRecord),
+                               "behavior", fo.seed);
+      });
 }
 
 int cmd_eval_din(const models::ModelFile& f, const Argv& argv) {
@@ -205,44 +208,43 @@ int cmd_eval_din(const models::ModelFile& f, const Argv& argv) {
 
 // ---------------------------------------------------------------- AutoInt
 int cmd_train_autoint(const Argv& argv) {
-  const std::optional<Args> parsed =
-      train_args(argv, "autoint", "5",
-                 {{"fields", "N", "6", "categorical fields"},
-                  {"vocab", "N", "8", "values per field"},
-                  {"layers", "N", "2", "interacting layers"},
-                  {"heads", "N", "2", "attention heads"},
-                  {"head-dim", "N", "8", "size per head"},
-                  {"embed-dim", "N", "16", "field embedding size"},
-                  {"no-residual", "", "", "no residual connection"}},
-                 "Trains AutoInt on synthetic CTR data whose label depends on one pair of\n"
-                 "fields (fields 1 and 4) through a planted table; reports the test ROC-AUC\n"
-                 "after every epoch and saves the model.");
-  if (!parsed) return 0;
-  const Args& a = *parsed;
-  TrainScaffold run(a, "train autoint");
-  if (run.seed() == 0)  // the generator reads task seed 0 as "use the sample seed"
-    throw UsageError("--seed must be at least 1 for autoint (it also seeds the planted table)");
-  const models::RecsysFitOptions fo = fit_options(a, run.seed());
-  const size_t F = a.u64("fields", 2, 32);
-  data::CtrSyntheticConfig dc;
-  dc.vocab.assign(F, a.u64("vocab", 2, 1000));
-  dc.field_a = 1;
-  dc.field_b = std::min<size_t>(4, F - 1);
-  const models::CtrData split =
-      models::ctr_synthetic_split(a.u64("train", 1, 1 << 22), a.u64("test", 1, 1 << 20), dc, fo.seed);
-  models::AutoIntConfig cfg;
-  cfg.vocab = dc.vocab;
-  cfg.layers = a.u64("layers", 0, 64);
-  cfg.heads = a.u64("heads", 1, 256);
-  cfg.head_dim = a.u64("head-dim", 1, 4096);
-  cfg.embed_dim = a.u64("embed-dim", 1, 4096);
-  cfg.residual = !a.flag("no-residual");
-  models::AutoInt m(cfg, fo.seed);
-  return save_and_report(
-      run, m, models::fit_autoint(m, split.train, split.test, fo),
-      io::fields_json(AutoIntRecord{split.test.n, 2000 + fo.seed, fo.seed, dc.field_a, dc.field_b},
-                      kAutoIntRecord),
-      "ctr", fo.seed);
+  return train_recsys(
+      argv, "autoint", "5",
+      {{"fields", "N", "6", "categorical fields"},
+       {"vocab", "N", "8", "values per field"},
+       {"layers", "N", "2", "interacting layers"},
+       {"heads", "N", "2", "attention heads"},
+       {"head-dim", "N", "8", "size per head"},
+       {"embed-dim", "N", "16", "field embedding size"},
+       {"no-residual", "", "", "no residual connection"}},
+      "Trains AutoInt on synthetic CTR data whose label depends on one pair of\n"
+      "fields (fields 1 and 4) through a planted table; reports the test ROC-AUC\n"
+      "after every epoch and saves the model.",
+      [](const Args& a, TrainScaffold& run) {
+        if (run.seed() == 0)  // the generator reads task seed 0 as "use the sample seed"
+          throw UsageError("--seed must be at least 1 for autoint (it also seeds the planted table)");
+        const models::RecsysFitOptions fo = fit_options(a, run.seed());
+        const size_t F = a.u64("fields", 2, 32);
+        data::CtrSyntheticConfig dc;
+        dc.vocab.assign(F, a.u64("vocab", 2, 1000));
+        dc.field_a = 1;
+        dc.field_b = std::min<size_t>(4, F - 1);
+        const models::CtrData split =
+            models::ctr_synthetic_split(a.u64("train", 1, 1 << 22), a.u64("test", 1, 1 << 20), dc, fo.seed);
+        models::AutoIntConfig cfg;
+        cfg.vocab = dc.vocab;
+        cfg.layers = a.u64("layers", 0, 64);
+        cfg.heads = a.u64("heads", 1, 256);
+        cfg.head_dim = a.u64("head-dim", 1, 4096);
+        cfg.embed_dim = a.u64("embed-dim", 1, 4096);
+        cfg.residual = !a.flag("no-residual");
+        models::AutoInt m(cfg, fo.seed);
+        return save_and_report(
+            run, m, models::fit_autoint(m, split.train, split.test, fo),
+            io::fields_json(AutoIntRecord{split.test.n, 2000 + fo.seed, fo.seed, dc.field_a, dc.field_b},
+                            kAutoIntRecord),
+            "ctr", fo.seed);
+      });
 }
 
 int cmd_eval_autoint(const models::ModelFile& f, const Argv& argv) {
