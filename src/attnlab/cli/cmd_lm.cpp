@@ -60,11 +60,16 @@ std::vector<size_t> size_list(const std::string& s, const char* flag) {
   return out;
 }
 
-// train lm's flags: its own, then the scaffold's shared ones (--seed --out --dtype --json
-// --quiet); the step-based ones are its own (its trainer streams segments)
+// train lm's flags: its own (step-based: its trainer streams segments), then the scaffold's
+// resumable-run ones (--max-steps --checkpoint --checkpoint-every --resume) and shared ones
+// (--seed --out --dtype --json --quiet)
 Args train_lm_args() {
   TrainFlagDefaults d;
   d.trainer = false;
+  d.resumable = true;
+  d.checkpoint_every = "100";
+  d.checkpoint_every_help = "steps between checkpoints";
+  d.max_steps_help = "stop this process after this step (the schedule still spans --steps; for tests and time slices)";
   d.out = "char-lm.safetensors";
   d.out_help = "model file (written at every validation)";
   d.dtype = "f16";
@@ -92,13 +97,7 @@ Args train_lm_args() {
            {"min-lr", "F", "0.0001", "learning rate at the end of the cosine decay"},
            {"clip", "F", "0.25", "clip gradients to this global L2 norm (0 = off)"},
            {"eval-every", "N", "250", "steps between validations"},
-           {"eval-chars", "N", "100000", "validation characters per evaluation (0 = all)"},
-           {"checkpoint", "PATH", "", "write a resumable checkpoint here"},
-           {"checkpoint-every", "N", "100", "steps between checkpoints"},
-           {"resume", "PATH", "", "continue from a checkpoint (same flags as the first run)"},
-           {"max-steps", "N", "0",
-            "stop this process after this step (the schedule still "
-            "spans --steps; for tests and time slices)"}},
+           {"eval-chars", "N", "100000", "validation characters per evaluation (0 = all)"}},
           d));
 }
 

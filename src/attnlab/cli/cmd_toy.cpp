@@ -25,13 +25,23 @@ namespace attnlab::cli {
 namespace {
 using json = nlohmann::json;
 
+// The toy model's sizes (train toy-reverse and bench, with their own defaults), each with
+// the member it fills
+std::vector<ConfigFlag<models::ToyConfig>> toy_size_flags(const char* vocab, const char* vocab_help,
+                                                          const char* emb, const char* hidden) {
+  using C = models::ToyConfig;
+  return {{{"vocab", "N", vocab, vocab_help}, &C::vocab, 4, 100000},
+          {{"emb", "N", emb, "embedding width"}, &C::emb, 1, 4096},
+          {{"hidden", "N", hidden, "GRU hidden size"}, &C::hidden, 1, 4096}};
+}
+
 // train toy-reverse's own flags, the model's with the member each fills
 const std::vector<ConfigFlag<models::ToyConfig>>& toy_flags() {
   using C = models::ToyConfig;
-  static const std::vector<ConfigFlag<C>> flags = {
-      {{"vocab", "N", "13", "vocabulary size incl. 3 special tokens (toy-reverse)"}, &C::vocab, 4, 100000},
-      {{"emb", "N", "32", "embedding width"}, &C::emb, 1, 4096},
-      {{"hidden", "N", "64", "GRU hidden size"}, &C::hidden, 1, 4096},
+  static const std::vector<ConfigFlag<C>> flags = [] {
+    std::vector<ConfigFlag<C>> f =
+        toy_size_flags("13", "vocabulary size incl. 3 special tokens (toy-reverse)", "32", "64");
+    const std::vector<ConfigFlag<C>> rest = {
       {{"min-len", "N", "3", "shortest generated sequence"}, &C::min_len, 1, 1000},
       {{"max-len", "N", "8", "longest generated sequence"}, &C::max_len, 1, 1000},
       {{"samples", "N", "4096", "generated training sequences"}},
@@ -41,7 +51,10 @@ const std::vector<ConfigFlag<models::ToyConfig>>& toy_flags() {
       schedule_flag(),
       {{"no-bucket", "", "", "do not bucket batches by length"}},
       eval_every_flag("evaluate every N steps (0 = every epoch)"),
-  };
+    };
+    f.insert(f.end(), rest.begin(), rest.end());
+    return f;
+  }();
   return flags;
 }
 
@@ -234,22 +247,20 @@ int cmd_predict_toy(const models::ModelFile& f, const Argv& argv) {
 
 // ---------------------------------------------------------------- bench
 int cmd_bench(const Argv& argv) {
-  Args a("bench", {{"batch", "N", "64", "batch size"},
-                   {"seq", "N", "12", "source and target length"},
-                   {"vocab", "N", "40", "vocabulary size"},
-                   {"emb", "N", "64", "embedding width"},
-                   {"hidden", "N", "128", "GRU hidden size"},
-                   {"steps", "N", "30", "timed training steps"},
-                   {"warmup", "N", "3", "untimed steps first"},
-                   json_flag()});
+  const std::vector<ConfigFlag<models::ToyConfig>> sizes = toy_size_flags("40", "vocabulary size", "64", "128");
+  std::vector<FlagSpec> flags = {{"batch", "N", "64", "batch size"},
+                                 {"seq", "N", "12", "source and target length"}};
+  for (const FlagSpec& f : flag_specs(sizes)) flags.push_back(f);
+  for (FlagSpec f : {FlagSpec{"steps", "N", "30", "timed training steps"},
+                     FlagSpec{"warmup", "N", "3", "untimed steps first"}, json_flag()})
+    flags.push_back(std::move(f));
+  Args a("bench", std::move(flags));
   if (a.parse_or_help(argv, "attnlab bench [flags]",
                             "Training throughput (samples/s, one thread) of the toy GRU\n"
                             "encoder-decoder with dot attention: forward, backward and an Adam step.\n"
                             "scripts/bench_torch_train.py measures PyTorch on the same shapes.")) return 0;
   models::ToyConfig cfg;
-  cfg.vocab = a.u64("vocab", 4, 100000);
-  cfg.emb = a.u64("emb", 1, 4096);
-  cfg.hidden = a.u64("hidden", 1, 4096);
+  read_config_flags(a, sizes, cfg);
   cfg.min_len = cfg.max_len = a.u64("seq", 1, 1000);
   const size_t B = a.u64("batch", 1, 1 << 16), steps = a.u64("steps", 1, 1 << 20);
   // fixed target length = seq (drop the last symbol so tgt_in/out have seq steps)

@@ -58,9 +58,12 @@ std::vector<FlagSpec> with_common_train_flags(std::vector<FlagSpec> f, const Tra
         {"lr", "F", d.lr, "peak learning rate"},
         {"warmup", "N", d.warmup, "linear warm-up steps"},
         {"clip", "F", d.clip, "clip gradients to this global L2 norm (0 = off)"},
-        {"max-steps", "N", "0",
-         "stop after this many steps; the schedule still spans all epochs, so --resume continues "
-         "the same run (0 = run to the end)"},
+    };
+    f.insert(f.end(), t.begin(), t.end());
+  }
+  if (d.trainer || d.resumable) {
+    std::vector<FlagSpec> t = {
+        {"max-steps", "N", "0", d.max_steps_help},
         {"checkpoint", "PATH", "", "write a resumable checkpoint here"},
         {"checkpoint-every", "N", d.checkpoint_every, d.checkpoint_every_help},
         {"resume", "PATH", "", "continue from a checkpoint (use the same flags as the first run)"},

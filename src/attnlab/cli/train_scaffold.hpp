@@ -45,12 +45,17 @@ struct TrainFlagDefaults {
   std::string epochs = "10", batch = "32", lr = "0.01", warmup = "20", clip = "5";
   std::string checkpoint_every = "0";
   std::string checkpoint_every_help = "steps between checkpoints (0 = every epoch)";
+  // With trainer false: the resumable-run flags all the same (a command with its own loop).
+  bool resumable = false;
+  std::string max_steps_help =
+      "stop after this many steps; the schedule still spans all epochs, so --resume continues "
+      "the same run (0 = run to the end)";
 };
 
 // The command's own flags followed by the shared ones:
 //   always:   --seed --out --dtype --json --quiet
-//   trainer:  --epochs --batch-size --lr --warmup --clip --max-steps --checkpoint
-//             --checkpoint-every --resume
+//   trainer:  --epochs --batch-size --lr --warmup --clip
+//   trainer or resumable: --max-steps --checkpoint --checkpoint-every --resume
 std::vector<FlagSpec> with_common_train_flags(std::vector<FlagSpec> own,
                                               const TrainFlagDefaults& d);
 
