@@ -30,10 +30,13 @@ build_site() {
   cp -r web/. build/site/
   cp -r build/pkg build/site/pkg
   if [[ -d models ]]; then cp -r models build/site/models; fi
-  # the compute worker and the package modules it imports, as one file: a first visit
-  # then waits for one request instead of a chain of imports, one level at a time
+  # the compute worker in two files: its small first module (worker.js, with lib/offline.js:
+  # it starts the downloads) and the rest with the package modules it imports (worker-main.js):
+  # a first visit waits for two requests instead of a chain of imports, one level at a time
   node_modules/.bin/esbuild build/site/worker.js --bundle --format=esm --target=es2020 \
-    --log-level=warning --allow-overwrite --outfile=build/site/worker.js
+    --external:./worker-main.js --log-level=warning --allow-overwrite --outfile=build/site/worker.js
+  node_modules/.bin/esbuild build/site/worker-main.js --bundle --format=esm --target=es2020 \
+    --log-level=warning --allow-overwrite --outfile=build/site/worker-main.js
   # the service worker's precache list: every file of the site but the model
   # weights (fetched and cached when a view opens them) and itself
   (cd build/site && find . -type f ! -path './models/*' ! -name sw.js ! -name shell-files.js | sed 's|^\./||' | sort |
