@@ -5,7 +5,7 @@
 // English -> Chinese (en-zh-tatoeba, en-zh-tatoeba-gru) greedy <= 5 ms for a short sentence.
 //   node bench/wasm/seq2seq.mjs [--runs 300] [--pkg build/pkg] [--precision int8,int16,f32]
 //     [--models en-zh-tatoeba,g2p-cmudict]   (only these models; default: all)
-//     [--against <other package dir>]         (typical words only, this build against another)
+//     [--against <other package dir>]         (G2P words and en-zh sentences, this build against another)
 import { readFileSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ROOT, PKG, loadPkg, opt, asJson } from './common.mjs';
@@ -20,16 +20,31 @@ const dictWords = () => readFileSync(join(ROOT, 'node_modules', '@stdlib', 'data
   .split('\n').map((l) => l.split(/\s+/)[0]).filter((w) => /^[A-Z]+$/.test(w)).filter((_, i) => i % 400 === 0);
 
 // --against DIR: this package against another build of it (e.g. a copy of build/pkg made
-// before a change), loaded in the same process; per model and beam, every typical word is
-// decoded (int8, the default) by both in turn, the order alternating, 7 passes; the mean over
-// the words of each word's median in-wasm time, the ratio (other / this: above 1 means this
-// build is faster) and how many outputs differ.
+// before a change), loaded in the same process; per model and beam, every input (G2P: the
+// typical words, 7 passes; English -> Chinese: the sentences below, 151 passes) is decoded
+// (int8, the default) by both in turn, the order alternating; the mean over the inputs of
+// each one's median in-wasm time, the ratio (other / this: above 1 means this build is
+// faster) and how many outputs differ.
+const cases = [
+  ['g2p-cmudict', ['cat', 'attention', 'pronunciation']],
+  ['g2p-cmudict-stress', ['attention']],
+  ['g2p-cmudict-fast', ['cat', 'attention']],
+  ['dates', ['JAN 23, 2015']],
+  ['dates-additive', ['JAN 23, 2015']],
+  ['g2p-cmudict-dot', ['attention']],
+  ['g2p-transformer', ['cat', 'attention']],
+  ['en-zh-tatoeba', ['I am Chinese.', 'My mother made a sweater for me.']],
+  ['en-zh-tatoeba-gru', ['I am Chinese.', 'My mother made a sweater for me.']],
+];
 if (AGAINST) {
   const other = await loadPkg(resolve(AGAINST));
-  const words = dictWords();
-  const median7 = (x) => [...x].sort((p, q) => p - q)[x.length >> 1];
-  console.log(`seq2seq decode, ${words.length} CMUdict words, int8, this build against ${AGAINST} (ratio = other / this):`);
-  for (const name of ['g2p-cmudict', 'g2p-cmudict-fast', 'g2p-transformer'].filter(wanted)) {
+  const dict = dictWords();
+  const median = (x) => [...x].sort((p, q) => p - q)[x.length >> 1];
+  console.log(`seq2seq decode, int8, this build against ${AGAINST} (ratio = other / this):`);
+  // G2P: the typical words; English -> Chinese: the sentences of the cases above, more passes
+  for (const name of ['g2p-cmudict', 'g2p-cmudict-fast', 'g2p-transformer', 'en-zh-tatoeba', 'en-zh-tatoeba-gru'].filter(wanted)) {
+    const words = name.startsWith('g2p') ? dict : cases.find(([n]) => n === name)[1];
+    const passes = Math.max(7, Math.ceil(300 / words.length)) | 1;
     const bytes = readFileSync(join(ROOT, 'models', name, 'model.safetensors'));
     const pair = [al.Seq2Seq.fromBytes(bytes), other.Seq2Seq.fromBytes(bytes)];
     for (const beam of [1, 4]) {
@@ -37,7 +52,7 @@ if (AGAINST) {
       for (const w of words) for (const m of pair) m.translate(w, o);  // warm-up
       const t = [words.map(() => []), words.map(() => [])];
       let differ = 0;
-      for (let pass = 0; pass < 7; ++pass)
+      for (let pass = 0; pass < passes; ++pass)
         words.forEach((w, i) => {
           const out = [];
           for (const k of (pass + i) % 2 ? [1, 0] : [0, 1]) {
@@ -47,8 +62,8 @@ if (AGAINST) {
           }
           if (pass === 0 && out[0] !== out[1]) differ++;
         });
-      const mean = (k) => t[k].reduce((a, x) => a + median7(x), 0) / words.length;
-      console.log(`  ${name.padEnd(16)} beam ${beam}: this ${mean(0).toFixed(3)} ms/word, other ${mean(1).toFixed(3)} ms/word, ratio x${(mean(1) / mean(0)).toFixed(3)}; outputs differing ${differ}/${words.length}`);
+      const mean = (k) => t[k].reduce((a, x) => a + median(x), 0) / words.length;
+      console.log(`  ${name.padEnd(17)} beam ${beam}: this ${mean(0).toFixed(3)} ms/input, other ${mean(1).toFixed(3)} ms/input, ratio x${(mean(1) / mean(0)).toFixed(3)}; outputs differing ${differ}/${words.length} (${words.length} inputs x ${passes} passes)`);
     }
     for (const m of pair) m.delete();
   }
@@ -76,17 +91,6 @@ function bench(m, input, beam, precision) {
 }
 
 const results = [];
-const cases = [
-  ['g2p-cmudict', ['cat', 'attention', 'pronunciation']],
-  ['g2p-cmudict-stress', ['attention']],
-  ['g2p-cmudict-fast', ['cat', 'attention']],
-  ['dates', ['JAN 23, 2015']],
-  ['dates-additive', ['JAN 23, 2015']],
-  ['g2p-cmudict-dot', ['attention']],
-  ['g2p-transformer', ['cat', 'attention']],
-  ['en-zh-tatoeba', ['I am Chinese.', 'My mother made a sweater for me.']],
-  ['en-zh-tatoeba-gru', ['I am Chinese.', 'My mother made a sweater for me.']],
-];
 for (const [name, inputs] of cases) {
   if (!wanted(name)) continue;
   const file = join(ROOT, 'models', name, 'model.safetensors');
