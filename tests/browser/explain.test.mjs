@@ -13,7 +13,9 @@ const shown = (prefix) => document.querySelector(`#${prefix}-explain-maps`).data
 viewTest(ctx, 'HAN: the switch shows attention, attribution or both, with tau, removal and the caption', '#han', async (page) => {
   await page.fill('#han-text', 'Subject: FREE MONEY\n\nYou have WON a prize. Click here now to claim it. Act now, limited offer!');
   await page.click('#han-run');
-  await waitForText(page, '#han-verdict', /p = /);
+  // the view's first classification loads the .wasm and the 4.4 MB HAN model: up to 20 s and
+  // more on a loaded 2-core machine (a CI run timed out at 20 s here once; 6-11 s is usual)
+  await waitForText(page, '#han-verdict', /p = /, 60000);
   assert.match(await page.textContent('#han-explain-caption'), /Jain & Wallace.*Wiegreffe & Pinter/s);
   // attention (the default): no attribution computed, a hint instead
   assert.equal(await page.$$eval('#han-explain-maps canvas', (c) => c.length), 0);
