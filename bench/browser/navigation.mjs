@@ -5,12 +5,19 @@
 // visit of the same URL (everything cached, the service worker in control). Rounds
 // alternate the two, one statistic for both: the median over rounds, with the min-max.
 // Goal: cold <= 500 ms.
+// Controls, in the same rounds and contexts: what this harness costs before any of the page's
+// work, timed the same way on two minimal pages served the same way: a page whose one module
+// script puts the token on screen (new context, navigation, a module, a frame), and the same
+// with the module starting a module worker and waiting for its first message (the worker's
+// start-up, which the page's compute worker also pays). The page's time over these floors is
+// what the page itself adds.
 // --against DIR: a second built site (e.g. build/site of an earlier commit, copied), served
 // beside this one and timed in the same rounds, the two sites alternating first; each row then
 // prints both and the ratio (other / this: above 1 means this site is faster).
 //   node bench/browser/navigation.mjs [--rounds N] [--against DIR]   (after scripts/build.sh wasm site)
 import { loadavg } from 'node:os';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBrowser } from '../../tests/browser/helpers.mjs';
 import { serve } from '../../scripts/serve.mjs';
@@ -36,8 +43,33 @@ async function firstTranslation(page, url) {
   return at.jsonValue();
 }
 
+// the controls' two pages (see the top): index.html?worker=1 starts the worker
+function floorSite() {
+  const dir = mkdtempSync(join(tmpdir(), 'attnlab-nav-floor-'));
+  writeFileSync(join(dir, 'index.html'), '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>floor</title>' +
+    '<script type="module" src="floor.js"></script></head><body><div id="tr-output"></div></body></html>\n');
+  writeFileSync(join(dir, 'floor.js'), `const show = () => {
+  const out = document.querySelector('#tr-output');
+  const t = document.createElement('span');
+  t.className = 'tok';
+  t.textContent = 'x';
+  out.append(t);
+  out.dataset.text = 'x';
+};
+if (new URLSearchParams(location.search).has('worker')) {
+  new Worker(new URL('./floor-worker.js', import.meta.url), { type: 'module' }).onmessage = show;
+} else show();
+`);
+  writeFileSync(join(dir, 'floor-worker.js'), 'postMessage(1);\n');
+  return dir;
+}
+
 const ctx = await startBrowser();
 const other = AGAINST ? await serve(AGAINST, 0) : null;
+const floorDir = floorSite();
+const floor = await serve(floorDir, 0);
+const floorBase = `http://127.0.0.1:${floor.address().port}/`;
+const floors = { page: [], worker: [] };
 const sites = [{ base: ctx.base, cold: [], warm: [] }];
 if (other) sites.push({ base: `http://127.0.0.1:${other.address().port}/`, cold: [], warm: [] });
 const load0 = loadavg()[0];
@@ -57,9 +89,19 @@ try {
         await context.close();
       }
     }
+    for (const [key, query] of [['page', ''], ['worker', '&worker=1']]) {
+      const context = await ctx.browser.newContext();
+      try {
+        floors[key].push(await firstTranslation(await context.newPage(), `${floorBase}?round=${r}${query}`));
+      } finally {
+        await context.close();
+      }
+    }
   }
 } finally {
   other?.close();
+  floor.close();
+  rmSync(floorDir, { recursive: true, force: true });
   await ctx.close();
 }
 const median = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
@@ -72,4 +114,6 @@ const vs = (key) => (theirs ? `  | other: ${stat(theirs[key])}  ratio ${(median(
 console.log(`navigation to the first translation (#translate, ${rounds} rounds, load average ${load0.toFixed(2)} -> ${loadavg()[0].toFixed(2)})${AGAINST ? `; against ${AGAINST} (ratio = other / this)` : ''}:`);
 console.log(`  cold (new context, empty cache): ${stat(mine.cold)}${vs('cold')}   goal <= 500 ms`);
 console.log(`  warm (second visit, cached):     ${stat(mine.warm)}${vs('warm')}`);
+console.log(`  harness floor, a minimal page:          ${stat(floors.page)}`);
+console.log(`  harness floor, the same + module worker: ${stat(floors.worker)}`);
 console.log(`  per round, cold / warm ms: ${mine.cold.map((c, i) => `${c.toFixed(0)}/${mine.warm[i].toFixed(0)}`).join(', ')}`);
