@@ -11,6 +11,9 @@
 // with the module starting a module worker and waiting for its first message (the worker's
 // start-up, which the page's compute worker also pays). The page's time over these floors is
 // what the page itself adds.
+// Every site is served by scripts/serve.mjs in a process of its own, as the demo is served (in
+// this process, the server would answer between the browser driver's messages, and it answered
+// the page's requests up to several times slower).
 // --against DIR: a second built site (e.g. build/site of an earlier commit, copied), served
 // beside this one and timed in the same rounds, the two sites alternating first; each row then
 // prints both and the ratio (other / this: above 1 means this site is faster).
@@ -19,8 +22,8 @@ import { loadavg } from 'node:os';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startBrowser } from '../../tests/browser/helpers.mjs';
-import { serve } from '../../scripts/serve.mjs';
+import { spawn } from 'node:child_process';
+import { launchChromium, ROOT, SITE } from '../../tests/browser/helpers.mjs';
 
 const arg = (name, dflt) => {
   const i = process.argv.indexOf(name);
@@ -64,19 +67,42 @@ if (new URLSearchParams(location.search).has('worker')) {
   return dir;
 }
 
-const ctx = await startBrowser();
-const other = AGAINST ? await serve(AGAINST, 0) : null;
+// scripts/serve.mjs on dir in a process of its own, on a free port -> { base, close }
+function serveApart(dir) {
+  const child = spawn(process.execPath, [join(ROOT, 'scripts/serve.mjs'), dir, '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((ok, fail) => {
+    let out = '';
+    child.on('exit', (code) => fail(new Error(`scripts/serve.mjs ${dir} exited (${code})`)));
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = /http:\/\/127\.0\.0\.1:\d+\//.exec(out);
+      if (m) ok({ base: m[0], close: () => child.kill() });
+    });
+  });
+}
+
+if (!existsSync(join(SITE, 'index.html'))) throw new Error('no site: run scripts/build.sh wasm site');
+const browser = await launchChromium();
 const floorDir = floorSite();
-const floor = await serve(floorDir, 0);
-const floorBase = `http://127.0.0.1:${floor.address().port}/`;
+const servers = [];
+try {
+  for (const dir of [SITE, floorDir, ...(AGAINST ? [AGAINST] : [])]) servers.push(await serveApart(dir));
+} catch (e) {
+  for (const s of servers) s.close();
+  await browser.close();
+  throw e;
+}
+// the servers compress every file in the background as they start: let them finish first
+await new Promise((ok) => setTimeout(ok, 3000));
+const floorBase = servers[1].base;
 const floors = { page: [], worker: [] };
-const sites = [{ base: ctx.base, cold: [], warm: [] }];
-if (other) sites.push({ base: `http://127.0.0.1:${other.address().port}/`, cold: [], warm: [] });
+const sites = [{ base: servers[0].base, cold: [], warm: [] }];
+if (AGAINST) sites.push({ base: servers[2].base, cold: [], warm: [] });
 const load0 = loadavg()[0];
 try {
   for (let r = 0; r < rounds; ++r) {
     for (const site of r % 2 ? [...sites].reverse() : sites) {
-      const context = await ctx.browser.newContext();
+      const context = await browser.newContext();
       try {
         const page = await context.newPage();
         site.cold.push(await firstTranslation(page, `${site.base}?round=${r}#translate`));
@@ -90,7 +116,7 @@ try {
       }
     }
     for (const [key, query] of [['page', ''], ['worker', '&worker=1']]) {
-      const context = await ctx.browser.newContext();
+      const context = await browser.newContext();
       try {
         floors[key].push(await firstTranslation(await context.newPage(), `${floorBase}?round=${r}${query}`));
       } finally {
@@ -99,10 +125,9 @@ try {
     }
   }
 } finally {
-  other?.close();
-  floor.close();
+  for (const s of servers) s.close();
   rmSync(floorDir, { recursive: true, force: true });
-  await ctx.close();
+  await browser.close();
 }
 const median = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
 const stat = (a) => {
