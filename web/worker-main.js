@@ -2,7 +2,7 @@
 // .wasm's download and compile and the first calls' model downloads, and queued the calls
 // that came meanwhile (self.attnlabWorkerStart). The package's modules are a dynamic import
 // (the built site bundles them into this file).
-const { WASM, wasmModule, fileBytes, prefetch, early, fetched, queue } = self.attnlabWorkerStart;
+const { WASM, wasmModule, fileBytes, receive, early, fetched, queue } = self.attnlabWorkerStart;
 const ready = import('./pkg/index.js').then(({ load }) =>
   wasmModule.then(() => load({ wasmModule, wasmPath: WASM }), () => load({ wasmPath: WASM })));
 // the bytes of url: fetched early (worker.js: prefetch) or now
@@ -175,9 +175,10 @@ const ops = {
   },
 };
 
-async function onCall({ data: { id, op, args } }) {
+async function onCall({ data }) {
+  if (receive(data)) return;  // a model file the page downloaded (worker.js)
+  const { id, op, args } = data;
   try {
-    prefetch(op, args?.url);
     const al = await ready;
     if (!ops[op]) throw new Error(`unknown operation '${op}'`);
     const progress = (p) => self.postMessage({ id, progress: p });

@@ -1,6 +1,15 @@
 // A promise-based client of a compute Worker. Requests: {id, op, args};
 // replies: {id, ok, result} | {id, ok: false, error} | {id, progress}.
-// { boot: true }: the worker boot.js started early, when there is one (the page's main worker).
+// { boot: true }: the worker boot.js started early, when there is one (the page's main worker,
+// worker.js). On a first visit (no service worker in control), until that worker first answers,
+// a call that loads a shipped model has its file downloaded here, on the page's thread, and sent
+// after the call: the starting worker's thread is busy (its modules downloading, the .wasm
+// compiled as it streams in), and its own download of the model started up to 300 ms after the
+// call was sent. On later visits the worker starts from the cache and is waiting for the call
+// while the page's thread is the busy one: the worker downloads (a same-run A/B of the page's
+// thread doing it there took 1.23x as long to the first translation).
+import { MODEL_FILE_OPS, fileBytes } from './offline.js';
+
 export class WorkerClient {
   constructor(onError, { boot: early = false } = {}) {
     const boot = early ? globalThis.attnlabBoot?.take() : null;
@@ -8,7 +17,10 @@ export class WorkerClient {
     this.nextId = 1;
     this.pending = new Map();
     this.waiting = [];  // idle() callers
+    this.fetchesModels = early && !globalThis.navigator?.serviceWorker?.controller;  // (see the top)
+    this.fetching = new Set();  // urls downloaded here
     this.worker.onmessage = ({ data }) => {
+      this.fetchesModels = false;
       const p = this.pending.get(data.id);
       if (!p) return;
       if ('progress' in data) { p.onProgress?.(data.progress); return; }
@@ -28,7 +40,17 @@ export class WorkerClient {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject, onProgress });
-      this.worker.postMessage({ id, op, args }, transfer);
+      const url = args?.url;
+      if (!this.fetchesModels || !MODEL_FILE_OPS.has(op) || typeof url !== 'string' || url.startsWith('file:') ||
+          this.fetching.has(url)) {
+        this.worker.postMessage({ id, op, args }, transfer);
+        return;
+      }
+      this.fetching.add(url);
+      this.worker.postMessage({ id, op, args, pageFetches: true }, transfer);
+      fileBytes(url).then(
+        (bytes) => this.worker.postMessage({ fileBytes: { url, bytes } }, [bytes.buffer]),
+        (e) => this.worker.postMessage({ fileBytes: { url, error: e.message || String(e) } }));
     });
   }
   /** Resolves once no call is pending (at once if none is). */

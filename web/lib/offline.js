@@ -5,6 +5,9 @@
 // controlled the page yet (on a first visit it does not).
 export const CACHE = 'attnlab-v1';
 
+/** The worker's operations whose args.url names a model file of the site (or 'file:...'). */
+export const MODEL_FILE_OPS = new Set(['translate', 'classify', 'lmGenerate', 'mmoeShipped']);
+
 const openCache = () => (typeof caches === 'undefined' ? Promise.resolve(null) : caches.open(CACHE).catch(() => null));
 const absolute = (url) => new URL(url, self.location.href).href;
 
