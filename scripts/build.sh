@@ -37,9 +37,15 @@ build_site() {
     --external:./worker-main.js --log-level=warning --allow-overwrite --outfile=build/site/worker.js
   node_modules/.bin/esbuild build/site/worker-main.js --bundle --format=esm --target=es2020 \
     --log-level=warning --allow-overwrite --outfile=build/site/worker-main.js
+  # the page's modules (app.js, its views and lib/) in one file: a visit asks for one module
+  # instead of twenty (each through the service worker on later visits). lib/ and views/ stay
+  # in the site unbundled, not precached: the page does not load them (tests import them).
+  node_modules/.bin/esbuild build/site/app.js --bundle --format=esm --target=es2020 \
+    --log-level=warning --allow-overwrite --outfile=build/site/app.js
   # the service worker's precache list: every file of the site but the model
-  # weights (fetched and cached when a view opens them) and itself
-  (cd build/site && find . -type f ! -path './models/*' ! -name sw.js ! -name shell-files.js | sed 's|^\./||' | sort |
+  # weights (fetched and cached when a view opens them), the unbundled modules and itself
+  (cd build/site && find . -type f ! -path './models/*' ! -path './lib/*' ! -path './views/*' ! -name sw.js \
+     ! -name shell-files.js | sed 's|^\./||' | sort |
      awk 'BEGIN { printf "self.ATTNLAB_SHELL = [\"./\", \"models/index.json\"" } { printf ", \"%s\"", $0 } END { print "];" }') \
     > build/site/shell-files.js
   echo "build: static site in build/site ($(( $(grep -o '", "' build/site/shell-files.js | wc -l) + 1 )) files precached)"

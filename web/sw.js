@@ -5,7 +5,8 @@
 // so the page works offline once loaded.
 const CACHE = 'attnlab-v1';
 // shell-files.js is written by the site build (scripts/build.sh site): every file
-// of the site but the model weights. The .wasm is left to the worker, which
+// of the site but the model weights and the unbundled modules (lib/, views/: the
+// built app.js holds them). The .wasm is left to the worker, which
 // fetches it on the first visit anyway: precaching it too would download it twice.
 importScripts('shell-files.js');
 const SHELL = self.ATTNLAB_SHELL.filter((u) => !u.endsWith('.wasm'));

@@ -13,7 +13,8 @@ import { MODEL_FILE_OPS, fileBytes } from './offline.js';
 export class WorkerClient {
   constructor(onError, { boot: early = false } = {}) {
     const boot = early ? globalThis.attnlabBoot?.take() : null;
-    this.worker = boot?.worker ?? new Worker(new URL('../worker.js', import.meta.url), { type: 'module' });
+    // the page's URL, not this module's: the site build bundles this module into app.js
+    this.worker = boot?.worker ?? new Worker(new URL('worker.js', document.baseURI), { type: 'module' });
     this.nextId = 1;
     this.pending = new Map();
     this.waiting = [];  // idle() callers
