@@ -12,7 +12,11 @@
 # executions, seconds, ok / interrupted / crash): a run stopped with SIGINT still counts the
 # executions it made (libFuzzer prints them as it exits).
 # Corpora grow in build/fuzz/corpus/<target> (seeded from fuzz/corpus and the
-# shipped models); a crash leaves its input in build/fuzz/crashes/<target>/.
+# shipped models); a crash leaves its input in build/fuzz/crashes/<target>/. An input that
+# took over 10 s of wall time (libFuzzer's slow-unit-*) is not a crash: it is moved to
+# build/fuzz/slow/<target>/ and run again alone, and the time it takes then is printed (on a
+# loaded machine a fuzzer at nice 10 can wait that long for a core; -timeout=30 still fails a
+# run whose input hangs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
@@ -76,6 +80,15 @@ for t in "${TARGETS[@]}"; do
     grep -E "^#[0-9]+ +DONE|stat::number_of_executed_units|ERROR|SUMMARY|Test unit written|interrupted" || true)
   echo "$out"
   n=$(sed -n 's/^stat::number_of_executed_units: *\([0-9]*\).*/\1/p' <<<"$out" | tail -1)
+  for f in "$crashes"/slow-unit-*; do
+    [[ -e $f ]] || continue
+    mkdir -p "build/fuzz/slow/$t"
+    mv "$f" "build/fuzz/slow/$t/"
+    f="build/fuzz/slow/$t/${f##*/}"
+    t0=$(date +%s%N)
+    "build/fuzz/$t" "$f" -timeout=30 >/dev/null 2>&1 || { echo "fuzz: $t: slow input $f fails alone" >&2; exit 1; }
+    echo "fuzz: $t: slow input (not a crash) kept in $f: it runs alone in $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+  done
   result=ok
   grep -q "interrupted" <<<"$out" && result=interrupted
   compgen -G "$crashes/*" >/dev/null && result=crash
