@@ -124,10 +124,7 @@ std::vector<FlagSpec> han_train_flags() {
   d.out_help = "model file; rewritten whenever the validation loss improves (best model)";
   d.dtype = "f16";
   d.seed_help = "seed of initialisation and batch order";
-  d.epochs = "8";
-  d.batch = "32";
-  d.lr = "0.002";
-  d.warmup = "50";
+  d.trainer_flags = {"8", "32", "0.002", "50"};  // epochs, batch size, lr, warm-up steps
   std::vector<FlagSpec> own = han_data_flags(kDefaultDataDir);
   for (FlagSpec& f : flag_specs(han_model_flags())) own.push_back(std::move(f));
   return with_common_train_flags(own, d);

@@ -53,11 +53,11 @@ int example_command(const std::vector<std::string>& argv, const std::string& nam
 std::vector<FlagSpec> with_common_train_flags(std::vector<FlagSpec> f, const TrainFlagDefaults& d) {
   if (d.trainer) {
     std::vector<FlagSpec> t = {
-        {"epochs", "N", d.epochs, "passes over the training set"},
-        {"batch-size", "N", d.batch, "samples per step"},
-        {"lr", "F", d.lr, "peak learning rate"},
-        {"warmup", "N", d.warmup, "linear warm-up steps"},
-        {"clip", "F", d.clip, "clip gradients to this global L2 norm (0 = off)"},
+        {"epochs", "N", d.trainer_flags.epochs, "passes over the training set"},
+        {"batch-size", "N", d.trainer_flags.batch, "samples per step"},
+        {"lr", "F", d.trainer_flags.lr, "peak learning rate"},
+        {"warmup", "N", d.trainer_flags.warmup, "linear warm-up steps"},
+        {"clip", "F", d.trainer_flags.clip, "clip gradients to this global L2 norm (0 = off)"},
     };
     f.insert(f.end(), t.begin(), t.end());
   }
