@@ -35,6 +35,14 @@ std::string read_input_file(const std::string& path) {
   return ss.str();
 }
 
+std::string input_text(const Args& a, const std::string& missing) {
+  std::string text = a.get("input");
+  if (a.has("file") && !a.get("file").empty()) text += read_input_file(a.get("file"));
+  for (const auto& p : a.positional()) text += (text.empty() ? "" : " ") + p;
+  if (text.empty()) throw UsageError(missing);
+  return text;
+}
+
 int example_command(const std::vector<std::string>& argv, const std::string& name,
                     std::vector<FlagSpec> flags, const std::string& usage, const std::string& about,
                     const std::function<std::string(const Args&)>& make) {

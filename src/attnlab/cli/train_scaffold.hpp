@@ -82,6 +82,9 @@ double seconds_since(std::chrono::steady_clock::time_point t0);
 std::string join_args(const std::vector<std::string>& v);
 // the text of --file PATH ("-" = stdin); a file that cannot be read is an Error
 std::string read_input_file(const std::string& path);
+// A predict command's text: --input, then the text of --file (if the command has the flag),
+// then the positional arguments, each joined by a space; none of them: a UsageError `missing`.
+std::string input_text(const Args& a, const std::string& missing);
 // example-pairs / example-docs: the command's flags and --out parsed (no positional arguments;
 // --help prints usage and about), then the text make(args) generates written to --out PATH
 // (atomic) or, without --out, to stdout. Returns the exit code.
