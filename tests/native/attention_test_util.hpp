@@ -48,11 +48,11 @@ double dotd(const T& a, const T& b) {
   EXPECT_EQ(a.size(), b.size());
   return dotd(a.data(), b.data(), std::min(a.size(), b.size()));
 }
-// every parameter of a layer (or a model's part), under its own names
+// every parameter of a layer (or a model's part), under its own names after `prefix`
 template <class Layer>
-ParamList params_of(Layer& layer) {
+ParamList params_of(Layer& layer, const std::string& prefix = "") {
   ParamList pl;
-  layer.collect(pl, "");
+  layer.collect(pl, prefix);
   return pl;
 }
 // a (B,T) key padding mask: true (padded) at the given (batch, position) entries only

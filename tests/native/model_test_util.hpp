@@ -5,6 +5,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "attnlab/core/param.hpp"
 #include "attnlab/core/rng.hpp"
@@ -13,33 +14,29 @@
 #include "attnlab/models/han.hpp"
 #include "attnlab/models/mmoe.hpp"
 #include "attnlab/models/seq2seq.hpp"
+#include "attnlab/models/toy_seq2seq.hpp"
 #include "attnlab/models/transformer.hpp"
 #include "attnlab/models/xl_lm.hpp"
 
 namespace attnlab::testing {
 
-// a HAN small enough for finite differences (every width different, so a swapped
-// dimension shows)
-inline models::HANConfig tiny_han_config() {
+// A HAN of the given widths: word embeddings of emb, GRUs of `hidden` units per direction at
+// both levels, attention (context vector) sizes word_ctx and sent_ctx
+inline models::HANConfig han_config(size_t emb, size_t hidden, size_t word_ctx, size_t sent_ctx) {
   models::HANConfig c;
-  c.emb = 4;
-  c.word_hidden = 3;
-  c.sent_hidden = 3;
-  c.word_ctx = 5;
-  c.sent_ctx = 4;
+  c.emb = emb;
+  c.word_hidden = c.sent_hidden = hidden;
+  c.word_ctx = word_ctx;
+  c.sent_ctx = sent_ctx;
   return c;
 }
 
+// a HAN small enough for finite differences (embedding, GRU and attention widths all
+// different, so a swapped dimension shows)
+inline models::HANConfig tiny_han_config() { return han_config(4, 3, 5, 4); }
+
 // the keyword task's model size (han_test_util.hpp)
-inline models::HANConfig keyword_han_config() {
-  models::HANConfig c;
-  c.emb = 16;
-  c.word_hidden = 12;
-  c.sent_hidden = 12;
-  c.word_ctx = 16;
-  c.sent_ctx = 16;
-  return c;
-}
+inline models::HANConfig keyword_han_config() { return han_config(16, 12, 16, 16); }
 
 // A small RNN seq2seq (bidirectional GRU, additive scores of size 3); with the defaults, the
 // model list's test's: embeddings of 3, 2 units per encoder direction, attentional vector of 3
@@ -79,16 +76,20 @@ inline models::TransformerConfig tiny_transformer_config(size_t d_model = 8, siz
   return c;
 }
 
-// MMoE with attention gates: 3 inputs, 2 experts of 4 units, towers of 2
-inline models::MMoEConfig tiny_mmoe_config() {
+// MMoE over input_dim inputs: `experts` experts of expert_units units, towers of tower_units
+inline models::MMoEConfig mmoe_config(size_t input_dim, size_t experts, size_t expert_units,
+                                      size_t tower_units, models::GateKind gate) {
   models::MMoEConfig c;
-  c.input_dim = 3;
-  c.experts = 2;
-  c.expert_units = 4;
-  c.tower_units = 2;
-  c.gate = models::GateKind::Attention;
+  c.input_dim = input_dim;
+  c.experts = experts;
+  c.expert_units = expert_units;
+  c.tower_units = tower_units;
+  c.gate = gate;
   return c;
 }
+
+// MMoE with attention gates: 3 inputs, 2 experts of 4 units, towers of 2
+inline models::MMoEConfig tiny_mmoe_config() { return mmoe_config(3, 2, 4, 2, models::GateKind::Attention); }
 
 inline models::DINConfig tiny_din_config() {
   models::DINConfig c;
@@ -101,14 +102,31 @@ inline models::DINConfig tiny_din_config() {
   return c;
 }
 
-// AutoInt over 3 fields, one interacting layer of 2 heads of 2
-inline models::AutoIntConfig tiny_autoint_config() {
+// AutoInt over fields of vocab[f] values, embeddings of embed_dim, `layers` interacting layers
+// of `heads` heads of head_dim (residual, unscaled unless changed)
+inline models::AutoIntConfig autoint_config(const std::vector<size_t>& vocab, size_t embed_dim,
+                                            size_t layers, size_t heads, size_t head_dim) {
   models::AutoIntConfig c;
-  c.vocab = {3, 4, 5};
-  c.embed_dim = 4;
-  c.layers = 1;
-  c.heads = 2;
-  c.head_dim = 2;
+  c.vocab = vocab;
+  c.embed_dim = embed_dim;
+  c.layers = layers;
+  c.heads = heads;
+  c.head_dim = head_dim;
+  return c;
+}
+
+// AutoInt over 3 fields, one interacting layer of 2 heads of 2
+inline models::AutoIntConfig tiny_autoint_config() { return autoint_config({3, 4, 5}, 4, 1, 2, 2); }
+
+// The toy reversal model: a vocabulary of `vocab` (3 specials and the symbols), embeddings of emb,
+// GRUs of `hidden` units, sequences of min_len to max_len symbols
+inline models::ToyConfig toy_config(size_t vocab, size_t emb, size_t hidden, size_t min_len, size_t max_len) {
+  models::ToyConfig c;
+  c.vocab = vocab;
+  c.emb = emb;
+  c.hidden = hidden;
+  c.min_len = min_len;
+  c.max_len = max_len;
   return c;
 }
 

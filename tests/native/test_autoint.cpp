@@ -5,6 +5,7 @@
 // and its attention links the two planted fields.
 #include "attention_test_util.hpp"
 #include "error_test_util.hpp"
+#include "model_test_util.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -22,6 +23,7 @@
 #include "attnlab/nn/optim.hpp"
 
 using namespace attn_test;
+using attnlab::testing::autoint_config;
 using attnlab::testing::error_of;
 using attnlab::models::AutoInt;
 using attnlab::models::AutoIntConfig;
@@ -236,12 +238,7 @@ TEST(AutoIntModel, LossGradientMatchesFiniteDifferences) {
     for (bool residual : {true, false})
       for (bool scaled : {false, true}) {
         if (L == 0 && (!residual || scaled)) continue;
-        AutoIntConfig cfg;
-        cfg.vocab = {3, 4, 2};
-        cfg.embed_dim = 4;
-        cfg.layers = L;
-        cfg.heads = 2;
-        cfg.head_dim = 3;
+        AutoIntConfig cfg = autoint_config({3, 4, 2}, 4, L, 2, 3);
         cfg.residual = residual;
         cfg.scaled = scaled;
         AutoInt m(cfg, 9 + L);
@@ -269,12 +266,7 @@ TEST(AutoIntModel, LossGradientMatchesFiniteDifferences) {
 TEST(AutoIntModel, ParameterCountMatchesFormula) {
   for (size_t L : {0u, 1u, 3u})
     for (bool residual : {true, false}) {
-      AutoIntConfig cfg;
-      cfg.vocab = {10, 3, 7, 5};
-      cfg.embed_dim = 6;
-      cfg.layers = L;
-      cfg.heads = 2;
-      cfg.head_dim = 4;
+      AutoIntConfig cfg = autoint_config({10, 3, 7, 5}, 6, L, 2, 4);
       cfg.residual = residual;
       AutoInt m(cfg, 1);
       const auto c = m.param_count();
@@ -354,12 +346,7 @@ TEST(AutoIntModel, OutputsAndErrors) {
 }
 
 TEST(AutoIntModel, SaveLoadRoundTrip) {
-  AutoIntConfig cfg;
-  cfg.vocab = {4, 6, 3, 5};
-  cfg.embed_dim = 5;
-  cfg.layers = 3;
-  cfg.heads = 3;
-  cfg.head_dim = 2;
+  AutoIntConfig cfg = autoint_config({4, 6, 3, 5}, 5, 3, 3, 2);
   cfg.residual = false;
   cfg.scaled = true;
   AutoInt m(cfg, 17);

@@ -39,6 +39,25 @@ CharLMConfig tiny_config(const std::string& arch) {
   return c;
 }
 
+// generation of n characters drawn with `seed`
+GenerateOptions sampling(size_t n, uint64_t seed) {
+  GenerateOptions o;
+  o.n = n;
+  o.seed = seed;
+  return o;
+}
+
+// check(m, arch) on a tiny model of each architecture ("xl", then "baseline") initialised from
+// `seed`, with the architecture named in the failure messages
+template <class Check>
+void for_each_arch(uint64_t seed, Check check) {
+  for (const std::string arch : {"xl", "baseline"}) {
+    SCOPED_TRACE(arch);
+    CharLM m(tiny_config(arch), tiny_vocab(), seed);
+    check(m, arch);
+  }
+}
+
 std::vector<int> random_ids(size_t n, size_t V, Rng& rng) {
   std::vector<int> v(n);
   for (auto& x : v) x = static_cast<int>(rng.below(static_cast<uint32_t>(V)));
@@ -126,9 +145,7 @@ TEST(SotuData, MissingPackageSaysWhatToDo) {
 // The whole model's loss on a second segment (memory from the first segment
 // held fixed) against central differences, for every parameter tensor.
 TEST(CharLM, GradientsMatchFiniteDifferences) {
-  for (const std::string arch : {"xl", "baseline"}) {
-    SCOPED_TRACE(arch);
-    CharLM m(tiny_config(arch), tiny_vocab(), 3);
+  for_each_arch(3, [&](CharLM& m, const std::string& arch) {
     Rng rng(5);
     const size_t B = 2, T = 5, V = m.config().vocab;
     const std::vector<int> s1 = random_ids(B * T, V, rng), s2 = random_ids(B * T, V, rng),
@@ -154,7 +171,7 @@ TEST(CharLM, GradientsMatchFiniteDifferences) {
                                   testutil::check_grads(loss, kinked, 1e-3f, 2e-2, 30));
     std::printf("[char-lm grad %s] %zu tensors, worst relative error %.2e\n", arch.c_str(),
                 smooth.size() + kinked.size(), worst);
-  }
+  });
 }
 
 // Memory is a constant: characters seen only in the previous segment get no
@@ -291,8 +308,7 @@ TEST(CharLM, ConfigAndInputErrors) {
 
 // ------------------------------------------------------------------ files
 TEST(CharLM, SaveLoadRoundTrip) {
-  for (const std::string arch : {"xl", "baseline"}) {
-    CharLM m(tiny_config(arch), tiny_vocab(), 11);
+  for_each_arch(11, [&](CharLM& m, const std::string&) {
     const std::vector<uint8_t> bytes = m.save(io::DType::F32, {{"note", "x"}});
     std::unique_ptr<CharLM> l = CharLM::load(bytes);
     EXPECT_EQ(l->config().to_json(), m.config().to_json());
@@ -303,7 +319,7 @@ TEST(CharLM, SaveLoadRoundTrip) {
     std::vector<uint8_t> broken = bytes;
     broken.resize(broken.size() / 2);
     EXPECT_THROW(CharLM::load(broken), Error);
-  }
+  });
 }
 
 // ------------------------------------------------------------------ training
@@ -365,12 +381,8 @@ TEST(CharLMTraining, EpochsWrapAndLearn) {
 
 // ------------------------------------------------------------------ generation
 TEST(CharLMGenerate, ReproducibleForASeed) {
-  for (const std::string arch : {"xl", "baseline"}) {
-    SCOPED_TRACE(arch);
-    CharLM m(tiny_config(arch), tiny_vocab(), 16);
-    GenerateOptions o;
-    o.n = 40;
-    o.seed = 5;
+  for_each_arch(16, [&](CharLM& m, const std::string&) {
+    GenerateOptions o = sampling(40, 5);
     o.temperature = 1.f;
     const Generation g1 = generate(m, "abc", o), g2 = generate(m, "abc", o);
     EXPECT_EQ(g1.ids.size(), 40u);
@@ -386,7 +398,7 @@ TEST(CharLMGenerate, ReproducibleForASeed) {
     size_t seen = 0;
     o.on_token = [&](int, const std::string&) { return ++seen < 7; };
     EXPECT_EQ(generate(m, "", o).ids.size(), 7u);
-  }
+  });
 }
 
 TEST(CharLMGenerate, TopKSamplesOnlyTheLikeliest) {
@@ -445,12 +457,8 @@ TEST(RelMultiheadAttentionInference, CachedProjectionsGiveTheSameOutputs) {
 // character before, every (layer, head) row a distribution over at most
 // mem_len + 1 keys (xl) or seg_len keys (baseline); recording changes nothing.
 TEST(CharLMGenerate, RecordsTheAttentionThatChoseEachCharacter) {
-  for (const std::string arch : {"xl", "baseline"}) {
-    SCOPED_TRACE(arch);
-    CharLM m(tiny_config(arch), tiny_vocab(), 17);
-    GenerateOptions o;
-    o.n = 30;
-    o.seed = 2;
+  for_each_arch(17, [&](CharLM& m, const std::string& arch) {
+    GenerateOptions o = sampling(30, 2);
     o.mem_len = 6;
     const Generation plain = generate(m, "abcdefa", o);
     o.attention = true;
@@ -474,7 +482,7 @@ TEST(CharLMGenerate, RecordsTheAttentionThatChoseEachCharacter) {
         EXPECT_NEAR(sum, 1.0, 1e-5);
       }
     }
-  }
+  });
 }
 
 // Relative attention with memory against a naive reference written from the

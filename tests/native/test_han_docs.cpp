@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <fstream>
 #include <regex>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -27,19 +29,25 @@ using attnlab::testing::CliTest;
 using attnlab::testing::error_of;
 using nlohmann::json;
 
+namespace {
+// The documents read, one "text | label | line" row each, so that a test compares a whole
+// parse at once
+std::vector<std::string> rows(const data::LabeledDocs& d) {
+  std::vector<std::string> r;
+  for (const data::LabeledDoc& doc : d.docs)
+    r.push_back(doc.text + " | " + doc.label + " | " + std::to_string(doc.line));
+  return r;
+}
+using Rows = std::vector<std::string>;
+}  // namespace
+
 TEST(DocsJsonl, ReadsObjectsBomCrlfBlankLinesUnicodeAndIntegerLabels) {
   const std::string t = "\xEF\xBB\xBF{\"text\": \"Hello world.\", \"label\": \"a\"}\r\n"
                         "\n   \n"
                         "{\"label\": 2, \"text\": \"你好，世界。 Ça va?\", \"extra\": [1]}\n"
                         "{\"text\":\"last line without end\",\"label\":\"b\"}";
   const data::LabeledDocs d = data::parse_jsonl_docs(t, "d.jsonl");
-  ASSERT_EQ(d.docs.size(), 3u);
-  EXPECT_EQ(d.docs[0].text, "Hello world.");
-  EXPECT_EQ(d.docs[0].line, 1u);
-  EXPECT_EQ(d.docs[1].text, "你好，世界。 Ça va?");
-  EXPECT_EQ(d.docs[1].label, "2");
-  EXPECT_EQ(d.docs[1].line, 4u);
-  EXPECT_EQ(d.docs[2].line, 5u);
+  EXPECT_EQ(rows(d), (Rows{"Hello world. | a | 1", "你好，世界。 Ça va? | 2 | 4", "last line without end | b | 5"}));
   EXPECT_EQ(d.skipped, 0u);
 }
 
@@ -78,14 +86,8 @@ TEST(DocsCsv, Rfc4180QuotingAndLineNumbers) {
                         "3,\"two\nlines\",a\n"
                         "4,\"日本語のテキスト\",c";
   const data::LabeledDocs d = data::parse_csv_docs(t, "d.csv");
-  ASSERT_EQ(d.docs.size(), 4u);
-  EXPECT_EQ(d.docs[0].text, "plain text");
-  EXPECT_EQ(d.docs[1].text, "with, comma and \"quotes\"");
-  EXPECT_EQ(d.docs[1].label, "b");
-  EXPECT_EQ(d.docs[2].text, "two\nlines");
-  EXPECT_EQ(d.docs[2].line, 5u);
-  EXPECT_EQ(d.docs[3].text, "日本語のテキスト");
-  EXPECT_EQ(d.docs[3].line, 7u);
+  EXPECT_EQ(rows(d), (Rows{"plain text | a | 2", "with, comma and \"quotes\" | b | 3", "two\nlines | a | 5",
+                           "日本語のテキスト | c | 7"}));
   // an empty last field and quoted empty fields are fields
   const auto recs = data::parse_csv("a,\"\",\n", "x.csv");
   ASSERT_EQ(recs.size(), 1u);
@@ -118,10 +120,7 @@ TEST(DocsFolder, OneSubfolderPerLabel) {
   std::ofstream(dir + "/neg/x.txt") << "Dull.";
   std::ofstream(dir + "/.hidden/y.txt") << "never read";
   const data::LabeledDocs d = data::load_labeled_docs(dir);
-  ASSERT_EQ(d.docs.size(), 3u);
-  EXPECT_EQ(d.docs[0].label, "neg");
-  EXPECT_EQ(d.docs[1].text, "Loved it.");  // files in name order
-  EXPECT_EQ(d.docs[2].text, "Great film.");
+  EXPECT_EQ(rows(d), (Rows{"Dull. | neg | 0", "Loved it. | pos | 0", "Great film. | pos | 0"}));  // files in name order
   std::ofstream(dir + "/neg/empty.txt") << "  \n";
   EXPECT_NE(error_of([&] { data::load_doc_folder(dir); }).find("empty.txt"), std::string::npos);
   (void)std::system(("rm -rf " + dir).c_str());

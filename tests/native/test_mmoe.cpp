@@ -9,6 +9,7 @@
 #include "attnlab/data/mmoe_synthetic.hpp"
 #include "attnlab/models/mmoe.hpp"
 #include "attnlab/models/mmoe_experiment.hpp"
+#include "model_test_util.hpp"
 
 #include <algorithm>
 
@@ -18,7 +19,28 @@ using namespace attnlab::models;
 namespace {
 const GateKind kAll[] = {GateKind::SharedBottom, GateKind::OMoE, GateKind::Softmax,
                          GateKind::Attention, GateKind::AttentionX};
+
+// n samples of the synthetic tasks with m sine terms, drawn from `seed` (the rest at the
+// defaults)
+data::MMoESyntheticConfig synthetic_config(size_t n, int m, uint64_t seed) {
+  data::MMoESyntheticConfig c;
+  c.n = n;
+  c.m = m;
+  c.seed = seed;
+  return c;
 }
+
+// A short experiment on 10 inputs: n_train, n_val and n_test samples per run, `epochs` epochs
+MMoEExperimentConfig short_experiment(size_t n_train, size_t n_val, size_t n_test, size_t epochs) {
+  MMoEExperimentConfig c;
+  c.n_train = n_train;
+  c.n_val = n_val;
+  c.n_test = n_test;
+  c.epochs = epochs;
+  c.model.input_dim = 10;
+  return c;
+}
+}  // namespace
 
 TEST(MMoE, ParameterCountsMatchTheirFormulas) {
   MMoEConfig cfg;  // d = 100, 8 experts of 16, 2 towers of 8
@@ -41,12 +63,9 @@ TEST(MMoE, ParameterCountsMatchTheirFormulas) {
 
 TEST(MMoESynthetic, CorrelationApproachesPWithoutSines) {
   for (float p : {0.5f, 0.9f, -0.3f}) {
-    data::MMoESyntheticConfig cfg;
-    cfg.n = 100000;
+    data::MMoESyntheticConfig cfg = synthetic_config(100000, 0, 3);
     cfg.p = p;
-    cfg.m = 0;
     cfg.noise = 0.f;
-    cfg.seed = 3;
     const auto d = data::make_mmoe_synthetic(cfg);
     const double r = data::pearson(d.y.data(), d.y.data() + 1, d.n, 2, 2);
     EXPECT_NEAR(r, p, 0.01) << "p = " << p;
@@ -114,13 +133,8 @@ TEST(MMoE, GateWeightsAreDistributions) {
 // test requires that they stay rare.
 TEST(MMoE, GradientsMatchFiniteDifferences) {
   for (GateKind g : kAll) {
-    MMoEConfig cfg;
-    cfg.input_dim = 7;
-    cfg.experts = 3;
-    cfg.expert_units = 5;
-    cfg.tower_units = 4;
+    MMoEConfig cfg = attnlab::testing::mmoe_config(7, 3, 5, 4, g);
     cfg.att_dim = 6;
-    cfg.gate = g;
     cfg.gate_bias = true;
     MMoE m(cfg, 5);
     const size_t B = 4, K = cfg.tasks;
@@ -175,11 +189,8 @@ TEST(MMoE, LearnsTheSyntheticTasks) {
   // One sine term: y_k = w_k^T x + sin(w_k^T x + 1) + noise is learnable from
   // 2,500 samples; with all ten terms most of the variance is high-frequency
   // and a held-out threshold would test the data, not the model.
-  data::MMoESyntheticConfig dc;
-  dc.n = 3000;
+  data::MMoESyntheticConfig dc = synthetic_config(3000, 1, 1);
   dc.p = 0.9f;
-  dc.m = 1;
-  dc.seed = 1;
   const auto d = data::make_mmoe_synthetic(dc);
   for (GateKind g : {GateKind::Softmax, GateKind::Attention}) {
     MMoEConfig cfg;
@@ -225,15 +236,10 @@ TEST(MMoE, BadInputGivesClearErrors) {
 }
 
 TEST(MMoEExperiment, SummaryCsvAndPlot) {
-  MMoEExperimentConfig c;
+  MMoEExperimentConfig c = short_experiment(300, 100, 100, 3);
   c.ps = {0.5f, 1.0f};
   c.models = {GateKind::Softmax, GateKind::Attention};
   c.seeds = 3;
-  c.n_train = 300;
-  c.n_val = 100;
-  c.n_test = 100;
-  c.epochs = 3;
-  c.model.input_dim = 10;
   size_t calls = 0;
   const auto runs = run_mmoe_experiment(c, [&](size_t done, size_t total, const MMoERun&) {
     ++calls;
@@ -294,12 +300,9 @@ TEST(MMoE, SaveLoadRoundTripGivesIdenticalOutputs) {
 // The sine shapes: labels recomputed here from x, w and the reported alpha/beta; the index
 // shape is alpha_i = i, beta_i = i^2; random shapes follow the task seed; bad lists throw.
 TEST(MMoESynthetic, SineShapes) {
-  data::MMoESyntheticConfig cfg;
-  cfg.n = 200;
+  data::MMoESyntheticConfig cfg = synthetic_config(200, 3, 5);
   cfg.dim = 20;
-  cfg.m = 3;
   cfg.noise = 0.f;
-  cfg.seed = 5;
   auto check_labels = [](const data::MMoESyntheticData& d) {
     for (size_t s = 0; s < d.n; ++s) {
       double a1 = 0, a2 = 0;
@@ -471,13 +474,8 @@ TEST(MMoEExperiment, PairedStatsMatchHandComputation) {
 // A learning-rate grid keeps, per run, the rate with the lowest validation loss: the same as
 // training each rate alone (same data and initialisation) and picking by validation.
 TEST(MMoEExperiment, LearningRateChosenOnValidation) {
-  MMoEExperimentConfig c;
-  c.n_train = 400;
-  c.n_val = 200;
-  c.n_test = 200;
-  c.epochs = 4;
+  MMoEExperimentConfig c = short_experiment(400, 200, 200, 4);
   c.sine_terms = 3;
-  c.model.input_dim = 10;
   std::vector<MMoETrained> alone;
   const std::vector<float> lrs = {1e-4f, 3e-3f, 3e-2f};
   for (float lr : lrs) {

@@ -13,12 +13,14 @@
 #include "attnlab/nn/loss.hpp"
 #include "attnlab/models/toy_seq2seq.hpp"
 #include "attnlab/nn/train.hpp"
+#include "model_test_util.hpp"
 #include "nn_test_util.hpp"
 
 using namespace attnlab;
 using namespace attnlab::nn;
 using namespace attnlab::models;
 using namespace attnlab::testutil;
+using attnlab::testing::toy_config;
 
 TEST(TrainBatching, SeededShuffleCoversEverySampleOnce) {
   std::vector<size_t> lens(103);
@@ -90,12 +92,7 @@ TEST(TrainProgress, QuietAndVerbose) {
 }
 
 TEST(TrainToy, EndToEndGradientCheck) {
-  ToyConfig cfg;
-  cfg.vocab = 7;
-  cfg.emb = 4;
-  cfg.hidden = 5;
-  cfg.min_len = 1;
-  cfg.max_len = 4;
+  const ToyConfig cfg = toy_config(7, 4, 5, 1, 4);
   ToySeq2Seq m(cfg, 3);
   ParamList ps;
   m.collect(ps);
@@ -216,12 +213,7 @@ TEST(TrainCheckpoint, ResumeEqualsUninterruptedRun) {
 }
 
 TEST(TrainToy, TinyModelLearnsReverse) {
-  ToyConfig cfg;
-  cfg.vocab = 8;  // 5 symbols
-  cfg.emb = 16;
-  cfg.hidden = 32;
-  cfg.min_len = 2;
-  cfg.max_len = 5;
+  const ToyConfig cfg = toy_config(8, 16, 32, 2, 5);  // 5 symbols
   const ToyData train = make_toy_reverse(1024, cfg, 1);
   const ToyData val = make_toy_reverse(128, cfg, 2);
   ToySeq2Seq m(cfg, 7);

@@ -453,9 +453,7 @@ TEST(TransformerInference, QuantizedDecoderStepIsClose) {
 TEST(PositionalEncoding, SinusoidFormulaAndOffsets) {
   Rng rng(1);
   nn::PositionalEncoding pe(nn::PosKind::Sinusoidal, 50, 6, rng);
-  ParamList pl;
-  pe.collect(pl, "pos.");
-  EXPECT_EQ(pl.items().size(), 0u);
+  EXPECT_EQ(params_of(pe, "pos.").items().size(), 0u);
   std::vector<float> x(2 * 3 * 6, 0.f);
   pe.forward(2, 3, x.data(), 7);  // positions 7, 8, 9
   for (size_t b = 0; b < 2; ++b)
@@ -472,8 +470,7 @@ TEST(PositionalEncoding, SinusoidFormulaAndOffsets) {
 TEST(PositionalEncoding, LearnedGradient) {
   Rng rng(2);
   nn::PositionalEncoding pe(nn::PosKind::Learned, 6, 4, rng);
-  ParamList pl;
-  pe.collect(pl, "pos.");
+  ParamList pl = params_of(pe, "pos.");
   ASSERT_EQ(pl.items().size(), 1u);
   EXPECT_EQ(pl.items()[0].first, "pos.weight");
   const size_t B = 2, T = 3, D = 4, start = 2;

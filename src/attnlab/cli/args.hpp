@@ -30,6 +30,12 @@ inline FlagSpec json_flag(std::string help = "print one JSON object on stdout") 
 }
 // The --model PATH flag of the commands that read a model file; `what` says which file.
 inline FlagSpec model_flag(std::string what) { return {"model", "PATH", "", std::move(what)}; }
+// The --file PATH flag of the commands that read their input from a file or, given '-', from
+// stdin (read_input_file); `what` says what is read, e.g. "read the message from a file".
+inline FlagSpec file_flag(const std::string& what) { return {"file", "PATH", "", what + " ('-' = stdin)"}; }
+// The --seed of the evaluations that draw fresh samples, with one default for every model kind;
+// `help` says what it draws.
+inline FlagSpec eval_seed_flag(std::string help) { return {"seed", "N", "12345", std::move(help)}; }
 
 class Args {
  public:

@@ -9,15 +9,14 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <iterator>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "attnlab/cli/args.hpp"
 #include "attnlab/cli/commands.hpp"
+#include "attnlab/cli/train_scaffold.hpp"
 #include "attnlab/core/error.hpp"
 #include "attnlab/data/cmudict.hpp"
 #include "attnlab/data/spam_assassin.hpp"
@@ -67,24 +66,6 @@ std::unique_ptr<models::Translator> seq2seq_of(const models::ModelFile& f) {
   } catch (const Error& e) {
     throw Error(f.source + ": " + e.what());
   }
-}
-
-std::string read_input(const Args& a) {
-  std::string text = a.get("input");
-  if (a.has("file") && !a.get("file").empty()) {
-    std::ostringstream ss;
-    if (a.get("file") == "-") {
-      ss << std::cin.rdbuf();
-    } else {
-      std::ifstream in(a.get("file"), std::ios::binary);
-      if (!in) throw Error("cannot read '" + a.get("file") + "'");
-      ss << in.rdbuf();
-    }
-    text += ss.str();
-  }
-  for (const auto& p : a.positional()) text += (text.empty() ? "" : " ") + p;
-  if (text.empty()) throw UsageError("predict needs an input: --input TEXT (or --file PATH for HAN)");
-  return text;
 }
 
 std::string fmt(double v, const char* f = "%.3f") {
@@ -187,7 +168,7 @@ bool wants_attribution(const Argv& argv) {
 int cmd_predict_attribution(const models::ModelFile& f, const Argv& argv) {
   Args a("predict", with_attribution_flags({model_flag("HAN or seq2seq (RNN or Transformer) model file"),
                                             {"input", "TEXT", "", "the message (HAN) or the word (seq2seq)"},
-                                            {"file", "PATH", "", "HAN: read the message from a file ('-' = stdin)"},
+                                            file_flag("HAN: read the message from a file"),
                                             {"top", "N", "5", "words or inputs listed (text output)"}}));
   if (a.parse_or_help(argv, "attnlab predict --model PATH --attribution grad|ig [--steps N] (--input TEXT | --file PATH)",
                             "Explains one prediction: the attribution of every input token to the log-probability\n"
@@ -196,7 +177,7 @@ int cmd_predict_attribution(const models::ModelFile& f, const Argv& argv) {
                             "removing the top-k tokens by attention and by attribution.")) return 0;
   const explain::Options o = read_options(a);
   const size_t top = a.u64("top", 0, 1000);
-  const std::string text = read_input(a);
+  const std::string text = input_text(a, "predict needs an input: --input TEXT (or --file PATH for HAN)");
   if (f.kind->name == "han") {
     auto m = han_of(f);
     const explain::HANExplained r = explain::classify_explained(*m, text, o);

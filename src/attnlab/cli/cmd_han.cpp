@@ -124,10 +124,7 @@ std::vector<FlagSpec> han_train_flags() {
   d.out_help = "model file; rewritten whenever the validation loss improves (best model)";
   d.dtype = "f16";
   d.seed_help = "seed of initialisation and batch order";
-  d.epochs = "8";
-  d.batch = "32";
-  d.lr = "0.002";
-  d.warmup = "50";
+  d.trainer_flags = {"8", "32", "0.002", "50"};  // epochs, batch size, lr, warm-up steps
   std::vector<FlagSpec> own = han_data_flags(kDefaultDataDir);
   for (FlagSpec& f : flag_specs(han_model_flags())) own.push_back(std::move(f));
   return with_common_train_flags(own, d);
@@ -527,17 +524,14 @@ int cmd_eval_han(const models::ModelFile& f, const Argv& argv) {
 int cmd_predict_han(const models::ModelFile& f, const Argv& argv) {
   Args a("predict", {model_flag("HAN model file"),
                      {"input", "TEXT", "", "the message text"},
-                     {"file", "PATH", "", "read the message from a file ('-' = stdin)"},
+                     file_flag("read the message from a file"),
                      {"top", "N", "5", "words listed per sentence (text output)"},
                      json_flag("print label, probabilities and every weight as JSON")});
   if (a.parse_or_help(argv, "attnlab predict --model HAN.safetensors (--input TEXT | --file PATH)",
                             "Classifies one message and shows the sentence weights and, per sentence,\n"
                             "the words with the highest sqrt(p_sentence) * p_word.")) return 0;
   auto m = load_han_file(f);
-  std::string text = a.get("input");
-  if (!a.get("file").empty()) text += read_input_file(a.get("file"));
-  for (const auto& p : a.positional()) text += (text.empty() ? "" : " ") + p;
-  if (text.empty()) throw UsageError("predict needs a message: --input TEXT or --file PATH");
+  const std::string text = input_text(a, "predict needs a message: --input TEXT or --file PATH");
   const models::HANClassification r = m->classify(text);
   if (a.flag("json")) {
     std::cout << r.to_json().dump() << std::endl;

@@ -286,7 +286,7 @@ int cmd_eval_mmoe(const models::ModelFile& f, const Argv& argv) {
   Args a("eval", {model_flag("MMoE model file written by 'attnlab train mmoe'"),
                   {"samples", "N", "0",
                    "fresh samples of the same two tasks (0 = the test split of the training run)"},
-                  {"seed", "N", "12345", "seed of the fresh samples"},
+                  eval_seed_flag("seed of the fresh samples"),
                   json_flag()});
   if (a.parse_or_help(argv, "attnlab eval --model MMOE.safetensors [flags]",
                             "MSE per task on the synthetic data the file records (p, task seed, sine\n"

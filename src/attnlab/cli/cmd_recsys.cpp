@@ -135,7 +135,7 @@ int eval_file(const models::ModelFile& f, const Argv& argv, const std::string& m
               const std::string& kind, const std::string& about, const Fields& fields, Score score) {
   Args a("eval", {model_flag(model + " model file written by 'attnlab train " + kind + "'"),
                   {"samples", "N", "0", "fresh test samples (0 = the recorded test set)"},
-                  {"seed", "N", "12345", "seed of fresh samples"},
+                  eval_seed_flag("seed of fresh samples"),
                   json_flag()});
   std::string file = kind;
   for (char& c : file) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));

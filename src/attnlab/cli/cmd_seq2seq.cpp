@@ -127,15 +127,11 @@ models::DecodePrecision parse_precision(const std::string& s) {
 const char* precision_name(models::DecodePrecision p) { return models::decode_precision_name(p); }
 
 std::vector<FlagSpec> rnn_train_flags(const std::string& task) {
-  TrainFlagDefaults d;
-  d.out = "";
+  TrainFlagDefaults d;  // --out empty by default: the task names the file
   d.out_help = "model file to write, rewritten at every validation (default: <task>.safetensors)";
   d.dtype = "f16";
   d.seed_help = "seed of the initialisation and the batch order";
-  d.epochs = "10";
-  d.batch = "64";
-  d.lr = "0.002";
-  d.warmup = "200";
+  d.trainer_flags = {"10", "64", "0.002", "200"};  // epochs, batch size, lr, warm-up steps
   d.checkpoint_every = "500";
   d.checkpoint_every_help = "steps between checkpoints";
   const FlagSpec arch = {"arch", "rnn|transformer", "rnn",

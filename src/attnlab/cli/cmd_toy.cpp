@@ -186,7 +186,7 @@ int cmd_train_toy(const Argv& argv) {
 int cmd_eval_toy(const models::ModelFile& f, const Argv& argv) {
   Args a("eval", {model_flag("toy-reverse model file"),
                   {"samples", "N", "512", "generated evaluation sequences"},
-                  {"seed", "N", "12345", "seed of the evaluation data"},
+                  eval_seed_flag("seed of the evaluation data"),
                   json_flag()});
   if (a.parse_or_help(argv, "attnlab eval --model TOY.safetensors [flags]",
                             "Evaluates a toy-reverse model on freshly generated data: token\n"

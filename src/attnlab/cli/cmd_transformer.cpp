@@ -61,11 +61,7 @@ TrainFlagDefaults transformer_defaults() {
   d.out_help = "model file (rewritten at every validation)";
   d.dtype = "f16";
   d.seed_help = "seed of the initialisation, dropout and the batch order";
-  d.epochs = "30";
-  d.batch = "64";
-  d.lr = "0.001";
-  d.warmup = "2000";
-  d.clip = "1";
+  d.trainer_flags = {"30", "64", "0.001", "2000", "1"};  // epochs, batch size, lr, warm-up steps, clip
   d.checkpoint_every = "500";
   return d;
 }

@@ -56,7 +56,7 @@ std::string kinds_help(bool eval) {
 int predict_json(const models::ModelFile& f, const Argv& argv) {
   Args a("predict", {model_flag("model file"),
                      {"input", "JSON", "", "the input as JSON (see below)"},
-                     {"file", "PATH", "", "read the JSON input from a file ('-' = stdin)"},
+                     file_flag("read the JSON input from a file"),
                      json_flag("print compact JSON (default: indented)")});
   if (a.parse_or_help(argv, "attnlab predict --model PATH --input JSON",
                             "Runs a " + f.kind->title + " model on one input and prints the output\n"

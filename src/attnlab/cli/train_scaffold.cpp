@@ -35,6 +35,14 @@ std::string read_input_file(const std::string& path) {
   return ss.str();
 }
 
+std::string input_text(const Args& a, const std::string& missing) {
+  std::string text = a.get("input");
+  if (a.has("file") && !a.get("file").empty()) text += read_input_file(a.get("file"));
+  for (const auto& p : a.positional()) text += (text.empty() ? "" : " ") + p;
+  if (text.empty()) throw UsageError(missing);
+  return text;
+}
+
 int example_command(const std::vector<std::string>& argv, const std::string& name,
                     std::vector<FlagSpec> flags, const std::string& usage, const std::string& about,
                     const std::function<std::string(const Args&)>& make) {
@@ -53,11 +61,11 @@ int example_command(const std::vector<std::string>& argv, const std::string& nam
 std::vector<FlagSpec> with_common_train_flags(std::vector<FlagSpec> f, const TrainFlagDefaults& d) {
   if (d.trainer) {
     std::vector<FlagSpec> t = {
-        {"epochs", "N", d.epochs, "passes over the training set"},
-        {"batch-size", "N", d.batch, "samples per step"},
-        {"lr", "F", d.lr, "peak learning rate"},
-        {"warmup", "N", d.warmup, "linear warm-up steps"},
-        {"clip", "F", d.clip, "clip gradients to this global L2 norm (0 = off)"},
+        {"epochs", "N", d.trainer_flags.epochs, "passes over the training set"},
+        {"batch-size", "N", d.trainer_flags.batch, "samples per step"},
+        {"lr", "F", d.trainer_flags.lr, "peak learning rate"},
+        {"warmup", "N", d.trainer_flags.warmup, "linear warm-up steps"},
+        {"clip", "F", d.trainer_flags.clip, "clip gradients to this global L2 norm (0 = off)"},
     };
     f.insert(f.end(), t.begin(), t.end());
   }

@@ -34,6 +34,13 @@
 
 namespace attnlab::cli {
 
+// Defaults of the flags of commands trained by nn::Trainer, in the order of the flags:
+// --epochs --batch-size --lr --warmup --clip. A command sets them together, e.g.
+// `d.trainer_flags = {"8", "32", "0.002", "50"};` (clip stays 5).
+struct TrainerFlagDefaults {
+  std::string epochs = "10", batch = "32", lr = "0.01", warmup = "20", clip = "5";
+};
+
 // Defaults of the shared flags that differ between commands.
 struct TrainFlagDefaults {
   std::string out;                 // --out
@@ -42,7 +49,7 @@ struct TrainFlagDefaults {
   std::string seed_help = "seed for data, initialisation and shuffling";
   // Flags of commands trained by nn::Trainer (false: only seed/out/dtype/json/quiet).
   bool trainer = true;
-  std::string epochs = "10", batch = "32", lr = "0.01", warmup = "20", clip = "5";
+  TrainerFlagDefaults trainer_flags;
   std::string checkpoint_every = "0";
   std::string checkpoint_every_help = "steps between checkpoints (0 = every epoch)";
   // With trainer false: the resumable-run flags all the same (a command with its own loop).
@@ -75,6 +82,9 @@ double seconds_since(std::chrono::steady_clock::time_point t0);
 std::string join_args(const std::vector<std::string>& v);
 // the text of --file PATH ("-" = stdin); a file that cannot be read is an Error
 std::string read_input_file(const std::string& path);
+// A predict command's text: --input, then the text of --file (if the command has the flag),
+// then the positional arguments, each joined by a space; none of them: a UsageError `missing`.
+std::string input_text(const Args& a, const std::string& missing);
 // example-pairs / example-docs: the command's flags and --out parsed (no positional arguments;
 // --help prints usage and about), then the text make(args) generates written to --out PATH
 // (atomic) or, without --out, to stdout. Returns the exit code.
