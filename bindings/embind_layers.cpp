@@ -68,6 +68,15 @@ const char* slot_name(int s) {
                                       "q", "k", "v", "mask", "wq", "wk", "va"};
   return names[s];
 }
+// "<slot name>.shape", for the messages about a slot's dimensions (built once)
+const char* slot_shape_name(int s) {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n;
+    for (int i = 0; i < kSlots; ++i) n.push_back(std::string(slot_name(i)) + ".shape");
+    return n;
+  }();
+  return names[static_cast<size_t>(s)].c_str();
+}
 
 // A buffer of doubles seen by JS as floats: the staging buffer of the current call's
 // inputs, and the output buffer attention.scaledDot writes into (plain storage: no
@@ -167,7 +176,8 @@ void check_finite(const float* p, size_t n, const char* what) {
 }
 
 // The call's arguments: a record per tensor or mask present (a call carries a few of the
-// kSlots), its data seen in place in the staging buffer (checked finite for tensors).
+// kSlots), its data seen in place in the staging buffer (checked finite for tensors). Each
+// slot is read once per call: the readers below move the record's shape out (no copy).
 struct Record {
   int slot = 0, kind = 0;
   std::vector<size_t> shape;
@@ -184,32 +194,35 @@ struct Args {
       if (r.slot == slot && (r.kind != 0) == is_mask) return &r;
     return nullptr;
   }
+  Record* find(int slot, bool is_mask) {
+    return const_cast<Record*>(static_cast<const Args*>(this)->find(slot, is_mask));
+  }
   // the tensor in `slot`, copied (empty when the call has none)
-  m::LayerArray tensor(int slot) const {
-    const Record* r = find(slot, false);
+  m::LayerArray tensor(int slot) {
+    Record* r = find(slot, false);
     if (!r) return {};
-    return m::LayerArray{r->shape, std::vector<float>(r->p, r->p + r->count)};
+    return m::LayerArray{std::move(r->shape), std::vector<float>(r->p, r->p + r->count)};
   }
   // the tensor in `slot` read in place (valid until the call returns)
-  m::LayerArray in_place(int slot) const {
-    const Record* r = find(slot, false);
+  m::LayerArray in_place(int slot) {
+    Record* r = find(slot, false);
     m::LayerArray a;
     if (!r) return a;
-    a.shape = r->shape;
+    a.shape = std::move(r->shape);
     a.view = r->p;
     a.view_size = r->count;
     return a;
   }
-  m::ArrayView view(int slot) const {
-    const Record* r = find(slot, false);
+  m::ArrayView view(int slot) {
+    Record* r = find(slot, false);
     if (!r) return {};
-    return m::ArrayView{r->shape, r->p, r->count};
+    return m::ArrayView{std::move(r->shape), r->p, r->count};
   }
-  m::LayerMask mask(int slot) const {
-    const Record* r = find(slot, true);
+  m::LayerMask mask(int slot) {
+    Record* r = find(slot, true);
     m::LayerMask mk;
     if (!r) return mk;
-    mk.shape = r->shape;
+    mk.shape = std::move(r->shape);
     mk.data.assign(r->p, r->p + r->count);
     mk.boolean = r->kind == 1;
     return mk;
@@ -250,8 +263,7 @@ Args read_meta(double meta_len, size_t nflags) {
     ATTNLAB_CHECK(rank >= 1 && rank <= kMaxRank, name, ".shape: expected 1 to ", kMaxRank,
                   " dimensions, got ", rank);
     ATTNLAB_CHECK(!a.find(r.slot, r.kind != 0), "layer call: internal: ", name, " given twice");
-    char sw[48] = {};  // "<name>.shape", without an allocation (slot names are short)
-    std::strncat(std::strncat(sw, name, 40), ".shape", 7);
+    const char* sw = slot_shape_name(r.slot);
     r.shape.resize(rank);
     for (size_t d = 0; d < rank; ++d)
       r.shape[d] = static_cast<size_t>(attnlab::checked_whole(sw, next("dims"), 0, attnlab::kMaxElements));
@@ -323,7 +335,7 @@ template <class Body>
 double staged_call(double meta, size_t nflags, Body body) {
   return guard([&] {
     EndCall end;
-    const Args a = read_meta(meta, nflags);
+    Args a = read_meta(meta, nflags);
     return body(a);
   });
 }
@@ -348,7 +360,7 @@ class JsLayer {
   }
   // flags: isCausal, needWeights, averageAttnWeights, batchFirst
   double forward_mha(double meta) {
-    return staged_call(meta, 4, [&](const Args& a) {
+    return staged_call(meta, 4, [&](Args& a) {
       const m::MhaCall c{a.in_place(kQuery),        a.in_place(kKey),  a.in_place(kValue),
                          a.mask(kKeyPaddingMask),   a.mask(kAttnMask), a.flag(0) /* is_causal */,
                          a.flag(1) /* need_weights */, a.flag(2) /* average_attn_weights */,
@@ -360,7 +372,7 @@ class JsLayer {
   }
   // flags: batchFirst; lengths: undefined or an array of whole numbers
   double forward_rnn(double meta, val lengths) {
-    return staged_call(meta, 1, [&](const Args& a) {
+    return staged_call(meta, 1, [&](Args& a) {
       m::RnnCall c;
       c.x = a.in_place(kInput);
       c.h0 = a.in_place(kH0);
@@ -378,7 +390,7 @@ class JsLayer {
   }
   // flags: selfCausal, batchFirst
   double forward_transformer(double meta) {
-    return staged_call(meta, 2, [&](const Args& a) {
+    return staged_call(meta, 2, [&](Args& a) {
       const m::TransformerCall c{a.in_place(kX),      a.in_place(kMemory),
                                  a.mask(kSelfMask),   a.mask(kSelfKeyPadding),
                                  a.flag(0) /* self_causal */, a.mask(kMemoryMask),
@@ -395,7 +407,7 @@ class JsLayer {
 
 // flags: causal, needWeights, scale (0 = 1/sqrt(D))
 double attention_call(double meta, bool additive) {
-  return staged_call(meta, 3, [&](const Args& a) {
+  return staged_call(meta, 3, [&](Args& a) {
     const bool causal = a.flag(0);
     const char* who = additive ? "attention.additive: " : "attention.scaledDot: ";
     const int required[] = {kQ, kK, kV, kWq, kWk, kVa};  // the last three: additive only
