@@ -8,12 +8,19 @@
 // Prints ms per call side by side and the ratio (goal: <= 1.05), also for the public call
 // writing into arrays the caller reuses (opts.into: no output array allocated per call).
 //   node bench/wasm/layers_overhead.mjs [--cpu-ms 300] [--rounds 3]
+// --against DIR: the public call (with opts.into) of this package against another build of it
+// (e.g. a copy of build/pkg made before a change), both loaded in this process, the two
+// alternating over 9 rounds; prints the median CPU time of each and the ratio (other / this:
+// above 1 means this build is faster).
+//   node bench/wasm/layers_overhead.mjs --against DIR
 import { loadPkg, opt } from './common.mjs';
 
 const CPU_MS = Number(opt('--cpu-ms', 300));
 const ROUNDS = Number(opt('--rounds', 3));
+const AGAINST = opt('--against', '');
 const al = await loadPkg();
 const raw = al.module;
+const other = AGAINST ? await loadPkg(AGAINST) : null;
 
 // deterministic uniform [0,1) numbers (xorshift32)
 let seed = 2463534242;
@@ -115,6 +122,38 @@ const cases = [
   { name: 'attention.scaledDot B=1 T=128 D=64 (no weights)', op: 'sdpa', B: 1, T: 128, D: 64, H: 1 },
   { name: 'attention.scaledDot B=1 T=32 D=32 (no weights)', op: 'sdpa', B: 1, T: 32, D: 32, H: 1 },
 ];
+
+// --against: the case's call with opts.into on each package, alternating -> median CPU ms each
+function against(c) {
+  const x = input([c.B, c.T, c.D]);
+  const make = (pkg) => {
+    const l = c.layer ? pkg.layers.fromBytes(c.layer()) : null;
+    const call = l ? (e) => c.call(l, x, e) : (e) => pkg.attention.scaledDot(x, x, x, { needWeights: false, ...e });
+    const first = call();
+    const outs = first.data ? { out: first } : first;
+    const into = Object.fromEntries(Object.entries(outs).filter(([, t]) => t).map(([k, t]) => [k, new Float32Array(t.data.length)]));
+    return { run: (n) => { for (let i = 0; i < n; ++i) call({ into }); }, l };
+  };
+  const mine = make(al), theirs = make(other);
+  const t = [[], []];
+  for (let r = 0; r < 9; ++r) {
+    for (const k of r % 2 ? [1, 0] : [0, 1]) t[k].push(cpuMsPerCall([mine, theirs][k].run));
+  }
+  mine.l?.delete();
+  theirs.l?.delete();
+  const med = (a) => [...a].sort((p, q) => p - q)[a.length >> 1];
+  return [med(t[0]), med(t[1])];
+}
+if (other) {
+  console.log(`layer API (opts.into), this build against ${AGAINST}, Node ${process.version}; median CPU ms per call of 9 alternating rounds`);
+  console.log('| computation | this ms | other ms | other / this |');
+  console.log('|---|---:|---:|---:|');
+  for (const c of cases) {
+    const [m, o] = against(c);
+    console.log(`| ${c.name} | ${m.toFixed(4)} | ${o.toFixed(4)} | ${(o / m).toFixed(3)} |`);
+  }
+  process.exit(0);
+}
 
 const rows = [];
 for (const c of cases) {
