@@ -6,8 +6,8 @@
 // after the call: the starting worker's thread is busy (its modules downloading, the .wasm
 // compiled as it streams in), and its own download of the model started up to 300 ms after the
 // call was sent. On later visits the worker starts from the cache and is waiting for the call
-// while the page's thread is the busy one: the worker downloads (a same-run A/B of the page's
-// thread doing it there took 1.23x as long to the first translation).
+// while the page's thread is the busy one: the worker downloads (in one same-run A/B on a loaded
+// machine, the page's thread doing it there too made warm visits x0.81 as fast: no gain there).
 import { MODEL_FILE_OPS, fileBytes } from './offline.js';
 
 export class WorkerClient {
