@@ -123,15 +123,22 @@ const cases = [
   { name: 'attention.scaledDot B=1 T=32 D=32 (no weights)', op: 'sdpa', B: 1, T: 32, D: 32, H: 1 },
 ];
 
+// The case's public call on input x through package pkg: { call(extraOpts), into (arrays for
+// opts.into, sized by a first call), l (the layer, to delete; null for attention.scaledDot) }
+function publicCall(pkg, c, x) {
+  const l = c.layer ? pkg.layers.fromBytes(c.layer()) : null;
+  const call = l ? (e) => c.call(l, x, e) : (e) => pkg.attention.scaledDot(x, x, x, { needWeights: false, ...e });
+  const first = call();
+  const outs = first.data ? { out: first } : first;
+  const into = Object.fromEntries(Object.entries(outs).filter(([, t]) => t).map(([k, t]) => [k, new Float32Array(t.data.length)]));
+  return { call, into, l };
+}
+
 // --against: the case's call with opts.into on each package, alternating -> median CPU ms each
 function against(c) {
   const x = input([c.B, c.T, c.D]);
   const make = (pkg) => {
-    const l = c.layer ? pkg.layers.fromBytes(c.layer()) : null;
-    const call = l ? (e) => c.call(l, x, e) : (e) => pkg.attention.scaledDot(x, x, x, { needWeights: false, ...e });
-    const first = call();
-    const outs = first.data ? { out: first } : first;
-    const into = Object.fromEntries(Object.entries(outs).filter(([, t]) => t).map(([k, t]) => [k, new Float32Array(t.data.length)]));
+    const { call, into, l } = publicCall(pkg, c, x);
     return { run: (n) => { for (let i = 0; i < n; ++i) call({ into }); }, l };
   };
   const mine = make(al), theirs = make(other);
@@ -158,12 +165,8 @@ if (other) {
 const rows = [];
 for (const c of cases) {
   const x = input([c.B, c.T, c.D]);
-  const l = c.layer ? al.layers.fromBytes(c.layer()) : null;
-  const call = l ? (e) => c.call(l, x, e) : (e) => al.attention.scaledDot(x, x, x, { needWeights: false, ...e });
   // (1b) the same call writing into arrays the caller reuses (opts.into): no output allocated
-  const first = call();
-  const outs = first.data ? { out: first } : first;
-  const into = Object.fromEntries(Object.entries(outs).filter(([, t]) => t).map(([k, t]) => [k, new Float32Array(t.data.length)]));
+  const { call, into, l } = publicCall(al, c, x);
   const apiN = (n) => { for (let i = 0; i < n; ++i) call(); };
   const intoN = (n) => { for (let i = 0; i < n; ++i) call({ into }); };
   const o = { op: c.op, B: c.B, T: c.T, D: c.D, heads: c.H };
