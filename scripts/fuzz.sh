@@ -8,9 +8,10 @@
 #                                   in all, over as many runs as it takes (the documented
 #                                   long run, resumable: see fuzz/LONG_RUN.md)
 #   scripts/fuzz.sh --report        the executions recorded per target
-# Every run appends a line per target to build/fuzz/executions.tsv (UTC time, target,
-# executions, seconds, ok / interrupted / crash): a run stopped with SIGINT still counts the
-# executions it made (libFuzzer prints them as it exits).
+# Every run appends a line per target (UTC time, target, executions, seconds, ok / interrupted /
+# crash) to a record: the long run's (--total) to fuzz/executions.tsv, which is committed so the
+# run survives the machine, the others to build/fuzz/executions.tsv. A run stopped with SIGINT
+# still counts the executions it made (libFuzzer prints them as it exits).
 # Corpora grow in build/fuzz/corpus/<target> (seeded from fuzz/corpus and the
 # shipped models); a crash leaves its input in build/fuzz/crashes/<target>/. An input that
 # took over 10 s of wall time (libFuzzer's slow-unit-*) is not a crash: it is moved to
@@ -20,9 +21,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
+RECORD=fuzz/executions.tsv  # the long run's
 LOG=build/fuzz/executions.tsv
-# executions recorded for a target (every run that ended without a crash)
-recorded() { [[ -f $LOG ]] && awk -F'\t' -v t="$1" '$2 == t && $5 != "crash" { s += $3 } END { print s + 0 }' "$LOG" || echo 0; }
+# executions the long run recorded for a target (every run that ended without a crash)
+recorded() { awk -F'\t' -v t="$1" '$2 == t && $5 != "crash" { s += $3 } END { print s + 0 }' "$RECORD"; }
 ALL=(fuzz_safetensors fuzz_load_seq2seq fuzz_load_han fuzz_load_mmoe fuzz_load_autoint
      fuzz_load_transformer fuzz_load_lm fuzz_email fuzz_translate fuzz_labeled_docs)
 if [[ "${1:-}" == --report ]]; then
@@ -39,6 +41,7 @@ if [[ "${1:-}" == --runs ]]; then
 elif [[ "${1:-}" == --total ]]; then
   TOTAL=$2
   WHAT="up to $2 executions in all"
+  LOG=$RECORD
   shift
 fi
 shift || true
