@@ -455,11 +455,26 @@ def model_file_parts(model):
     return kind, meta, tensors
 
 
+def safetensors_bytes(tensors, metadata):
+    """tensors: list of (name, float32 contiguous tensor) -> bytes of a safetensors file (the one
+    writer of them: export_torch.py's layer and model files too)."""
+    header = {"__metadata__": metadata}
+    blobs = []
+    off = 0
+    for name, t in tensors:
+        b = t.detach().cpu().to(torch.float32).contiguous().numpy().astype("<f4").tobytes()
+        header[name] = {"dtype": "F32", "shape": list(t.shape), "data_offsets": [off, off + len(b)]}
+        blobs.append(b)
+        off += len(b)
+    h = json.dumps(header, separators=(",", ":")).encode("utf-8")
+    h += b" " * ((8 - len(h) % 8) % 8)
+    return struct.pack("<Q", len(h)) + h + b"".join(blobs)
+
+
 def save_attnlab(model, path, src_vocab=None, tgt_vocab=None):
     """Writes `model` as an attnlab model file (safetensors, float32). src_vocab / tgt_vocab
     (lists of token strings, or Vocab) replace the ones the model was built with; they must
     have the same sizes. Returns the number of bytes written."""
-    import export_torch  # the one writer of safetensors files
     if src_vocab is not None or tgt_vocab is not None:
         for attr, v in (("src_vocab", src_vocab), ("tgt_vocab", tgt_vocab)):
             if v is None:
@@ -469,7 +484,8 @@ def save_attnlab(model, path, src_vocab=None, tgt_vocab=None):
                 raise ValueError("%s has %d tokens, the model was built with %d" % (
                     attr, len(v), len(getattr(model, attr))))
             setattr(model, attr, v)
-    data = export_torch.export(model)[2]
+    _, meta, tensors = model_file_parts(model)
+    data = safetensors_bytes(tensors, meta)
     with open(path, "wb") as f:
         f.write(data)
     return len(data)

@@ -26,11 +26,11 @@ reason. Dropout is dropped (attnlab runs the layer for inference).
 The file: safetensors, float32, tensors named as the module's state_dict; __metadata__
 {"format": "attnlab-layer", "kind": class name, "config": JSON of the constructor
 arguments}. Load it with al.layers.fromBytes(bytes) (JS) or
-attnlab::models::load_layer (C++). Written with struct + json (no safetensors package).
+attnlab::models::load_layer (C++). Written by attnlab_torch.safetensors_bytes (struct + json, no
+safetensors package).
 """
 import argparse
 import json
-import struct
 import sys
 
 import os
@@ -145,21 +145,6 @@ def config_of_state_dict(sd, a):
                   "norm_first": a.norm_first, "batch_first": a.batch_first}
 
 
-def safetensors_bytes(tensors, metadata):
-    """tensors: list of (name, float32 contiguous tensor) -> bytes of a safetensors file."""
-    header = {"__metadata__": metadata}
-    blobs = []
-    off = 0
-    for name, t in tensors:
-        b = t.detach().cpu().to(torch.float32).contiguous().numpy().astype("<f4").tobytes()
-        header[name] = {"dtype": "F32", "shape": list(t.shape), "data_offsets": [off, off + len(b)]}
-        blobs.append(b)
-        off += len(b)
-    h = json.dumps(header, separators=(",", ":")).encode("utf-8")
-    h += b" " * ((8 - len(h) % 8) % 8)
-    return struct.pack("<Q", len(h)) + h + b"".join(blobs)
-
-
 def export(obj, args=None):
     """A module or a state_dict (+ args) -> (kind, config, bytes of the file): a layer file,
     or a model file for attnlab_torch's Seq2Seq / TransformerSeq2Seq."""
@@ -168,7 +153,7 @@ def export(obj, args=None):
             kind, meta, tensors = attnlab_torch.model_file_parts(obj)
         except (TypeError, ValueError) as e:
             raise ExportError(str(e))
-        return kind, obj.config, safetensors_bytes(tensors, meta)
+        return kind, obj.config, attnlab_torch.safetensors_bytes(tensors, meta)
     if isinstance(obj, nn.Module):
         kind, config = config_of_module(obj)
         sd = obj.state_dict()
@@ -186,7 +171,7 @@ def export(obj, args=None):
     meta = {"format": "attnlab-layer", "kind": kind,
             "config": json.dumps(config, separators=(",", ":")),
             "exported_by": "scripts/export_torch.py (torch %s)" % torch.__version__}
-    return kind, config, safetensors_bytes(tensors, meta)
+    return kind, config, attnlab_torch.safetensors_bytes(tensors, meta)
 
 
 def main(argv=None):
