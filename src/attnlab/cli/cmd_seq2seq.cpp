@@ -385,6 +385,32 @@ int eval_pairs_model(const Args& a, const io::SafeTensors& st, const models::Tra
   return 0;
 }
 
+// --predictions: one line per word of the split, in its order: the word, its references
+// (' | ' between them), then per decoder (greedy, and beam when it ran) the output, whether it
+// is correct (1/0: equal to a reference) and its edit distance to the closest reference
+void write_g2p_predictions(const std::string& path, const data::CmuDict& dict,
+                           const std::vector<size_t>& entries, const G2PEval& g, const G2PEval* b) {
+  auto phones = [](const data::Pron& p) {
+    std::string s;
+    for (const std::string& ph : p) s += (s.empty() ? "" : " ") + ph;
+    return s;
+  };
+  std::string out = "word\treferences\tgreedy\tgreedy_correct\tgreedy_edits";
+  out += b ? "\tbeam\tbeam_correct\tbeam_edits\n" : "\n";
+  for (size_t i = 0; i < g.outputs.size(); ++i) {
+    const data::CmuEntry& en = dict.entries[entries[i]];
+    out += en.word + "\t";
+    for (size_t r = 0; r < en.prons.size(); ++r) out += (r ? " | " : "") + phones(en.prons[r]);
+    for (const G2PEval* e : {&g, b}) {
+      if (!e) continue;
+      out += "\t" + phones(e->outputs[i]) + "\t" + (e->scored[i].correct ? "1" : "0") + "\t" +
+             std::to_string(e->scored[i].edits);
+    }
+    out += "\n";
+  }
+  io::write_text(path, out);
+}
+
 // eval of a G2P model: WER and PER on its CMUdict split, greedy and (unless --beam 0) with beam search
 int eval_g2p_model(const Args& a, const io::SafeTensors& st, const models::Translator& m, json j,
                    models::DecodePrecision prec, float alpha, size_t limit, size_t beam) {
@@ -410,6 +436,10 @@ int eval_g2p_model(const Args& a, const io::SafeTensors& st, const models::Trans
     if (beam) j["beam"]["stripped"] = {{"wer", b.stripped.wer()}, {"per", b.stripped.per()}};
   }
   if (a.flag("heads")) j["heads"] = head_similarity(m, gd, entries, limit);
+  if (a.given("predictions")) {
+    write_g2p_predictions(a.get("predictions"), gd.dict, entries, g, beam ? &b : nullptr);
+    j["predictions_out"] = a.get("predictions");
+  }
   if (a.flag("json")) {
     std::cout << j.dump() << std::endl;
   } else {
@@ -497,6 +527,9 @@ int cmd_eval_seq2seq(const models::ModelFile& file, const Argv& argv) {
                                                           "or float32"},
                   {"heads", "", "", "Transformer: also measure how alike the heads are on the "
                                     "split (attention maps and outputs, per attention)"},
+                  {"predictions", "PATH", "", "g2p: write each word's output (greedy, and beam "
+                                              "unless --beam 0) beside its references, with "
+                                              "whether it is correct and its phone edits (TSV)"},
                   json_flag("print one JSON object")});
   if (a.parse_or_help(argv, "attnlab eval --model PATH [flags]",
                             "G2P: word and phoneme error rate (any alternate pronunciation counts\n"
@@ -522,6 +555,9 @@ int cmd_eval_seq2seq(const models::ModelFile& file, const Argv& argv) {
   const char* pname = precision_name(prec);
   json j = {{"model", path}, {"split", which}, {"split_seed", split_seed}, {"precision", pname},
             {"kind", m->kind()}, {"config", json::parse(m->config_json())}};
+  if (a.given("predictions") && st.meta("data") != "cmudict")
+    throw UsageError("--predictions writes the words of a G2P model's split; this model was trained on " +
+                     st.meta("data"));
   if (st.meta("data") == "cmudict") return eval_g2p_model(a, st, *m, j, prec, alpha, limit, beam);
   if (st.meta("data") == "dates") return eval_dates_model(a, *m, j, prec, alpha, limit, beam);
   if (st.meta("data") == "tsv") return eval_pairs_model(a, st, *m, j, prec, alpha, limit, beam);

@@ -229,8 +229,9 @@ G2PEval eval_g2p(const models::Translator& m, const data::CmuDict& dict, const s
     const data::CmuEntry& en = dict.entries[entries[i]];
     data::Pron hyp;
     if (en.word.size() <= m.max_src_len()) hyp = m.translate(en.word, o).tokens;
-    e.score.add(hyp, en.prons);
+    e.scored.push_back(e.score.add(hyp, en.prons));
     if (dict.keep_stress) e.stripped.add(strip_pron(hyp), strip_prons(en.prons));
+    e.outputs.push_back(std::move(hyp));
   }
   e.words = n;
   e.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -105,6 +105,9 @@ struct G2PEval {
   eval::G2PScore stripped;
   size_t words = 0;
   double seconds = 0;
+  // per word, in the split's order: the output and its score (as `score` counts it)
+  std::vector<data::Pron> outputs;
+  std::vector<eval::G2PWordScore> scored;
 };
 G2PEval eval_g2p(const models::Translator& m, const data::CmuDict& dict, const std::vector<size_t>& entries,
                  size_t limit, size_t beam, float alpha = 0.6f,
