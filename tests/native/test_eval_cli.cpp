@@ -83,3 +83,43 @@ TEST_F(EvalCli, PredictionsAreForG2PModels) {
   expect_error("eval --model " + kModels + "dates/model.safetensors --predictions p.tsv", 2,
                {"--predictions", "dates"});
 }
+
+// --ensemble: n-best rescoring by the sum of both models' log-probabilities. Of a model with
+// itself it picks its own best hypothesis by log-probability: the beam's own output when the
+// beam ranks by log-probability alone (--alpha 0) and both score in float32. Of two models it
+// is the same in either order, and its outputs are written beside the others.
+TEST_F(EvalCli, EnsembleRescoresBothModelsHypotheses) {
+  const std::string gru = kModels + "g2p-cmudict/model.safetensors", tf = kModels + "g2p-transformer/model.safetensors";
+  const std::string common = " --data " + kDict + " --limit 40 --beam 3 --json";
+  CliRun r = run("eval --model " + gru + " --ensemble " + gru + common + " --alpha 0 --precision f32 --predictions s.tsv");
+  ASSERT_EQ(r.code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["ensemble"]["beam"], 3);
+  EXPECT_DOUBLE_EQ(j["ensemble"]["wer"].get<double>(), j["beam"]["wer"].get<double>());
+  std::ifstream f(dir_ + "/s.tsv");
+  std::string line;
+  ASSERT_TRUE(std::getline(f, line));
+  EXPECT_NE(line.find("\tensemble\tensemble_correct\tensemble_edits"), std::string::npos) << line;
+  size_t rows = 0, same = 0;
+  while (std::getline(f, line)) {
+    const std::vector<std::string> c = split(line, "\t");
+    ASSERT_EQ(c.size(), 11u) << line;
+    ++rows;
+    same += c[5] == c[8];  // beam output == ensemble output
+  }
+  EXPECT_EQ(rows, 40u);
+  EXPECT_GE(same, 39u);  // float noise may flip a near-tie between the two scorings, no more
+  // two models: either order gives the same ensemble
+  r = run("eval --model " + gru + " --ensemble " + tf + common);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json ab = nlohmann::json::parse(r.out);
+  r = run("eval --model " + tf + " --ensemble " + gru + common);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json ba = nlohmann::json::parse(r.out);
+  EXPECT_DOUBLE_EQ(ab["ensemble"]["wer"].get<double>(), ba["ensemble"]["wer"].get<double>());
+  EXPECT_DOUBLE_EQ(ab["ensemble"]["per"].get<double>(), ba["ensemble"]["per"].get<double>());
+  // refused: a model of another task, on either side
+  expect_error("eval --model " + gru + " --ensemble " + kModels + "dates/model.safetensors --limit 3", 2,
+               {"--ensemble", "not a G2P model"});
+  expect_error("eval --model " + kModels + "dates/model.safetensors --ensemble " + gru, 2, {"--ensemble", "dates"});
+}

@@ -386,26 +386,26 @@ int eval_pairs_model(const Args& a, const io::SafeTensors& st, const models::Tra
 }
 
 // --predictions: one line per word of the split, in its order: the word, its references
-// (' | ' between them), then per decoder (greedy, and beam when it ran) the output, whether it
-// is correct (1/0: equal to a reference) and its edit distance to the closest reference
+// (' | ' between them), then per decoder that ran (greedy; beam; the --ensemble) its output,
+// whether it is correct (1/0: equal to a reference) and its edit distance to the closest one
 void write_g2p_predictions(const std::string& path, const data::CmuDict& dict,
-                           const std::vector<size_t>& entries, const G2PEval& g, const G2PEval* b) {
+                           const std::vector<size_t>& entries,
+                           const std::vector<std::pair<std::string, const G2PEval*>>& decoders) {
   auto phones = [](const data::Pron& p) {
     std::string s;
     for (const std::string& ph : p) s += (s.empty() ? "" : " ") + ph;
     return s;
   };
-  std::string out = "word\treferences\tgreedy\tgreedy_correct\tgreedy_edits";
-  out += b ? "\tbeam\tbeam_correct\tbeam_edits\n" : "\n";
-  for (size_t i = 0; i < g.outputs.size(); ++i) {
+  std::string out = "word\treferences";
+  for (const auto& [name, e] : decoders) out += "\t" + name + "\t" + name + "_correct\t" + name + "_edits";
+  out += "\n";
+  for (size_t i = 0; i < entries.size() && i < decoders[0].second->outputs.size(); ++i) {
     const data::CmuEntry& en = dict.entries[entries[i]];
     out += en.word + "\t";
     for (size_t r = 0; r < en.prons.size(); ++r) out += (r ? " | " : "") + phones(en.prons[r]);
-    for (const G2PEval* e : {&g, b}) {
-      if (!e) continue;
+    for (const auto& [name, e] : decoders)
       out += "\t" + phones(e->outputs[i]) + "\t" + (e->scored[i].correct ? "1" : "0") + "\t" +
              std::to_string(e->scored[i].edits);
-    }
     out += "\n";
   }
   io::write_text(path, out);
@@ -419,6 +419,20 @@ int eval_g2p_model(const Args& a, const io::SafeTensors& st, const models::Trans
   const uint64_t split_seed = j["split_seed"].get<uint64_t>();
   const char* pname = precision_name(prec);
   const bool stress = st.meta("stress", "0") == "1";
+  // --ensemble's model, checked before the dictionary is read
+  std::unique_ptr<models::Translator> m2;
+  if (a.given("ensemble")) {
+    const std::string other = a.get("ensemble");
+    const io::SafeTensors st2 = io::read_file(other);
+    if (st2.meta("data") != "cmudict")
+      throw UsageError("--ensemble " + other + ": not a G2P model (its data is '" + st2.meta("data") + "')");
+    if (st2.meta("split_seed", "1234") != std::to_string(split_seed) || (st2.meta("stress", "0") == "1") != stress)
+      throw UsageError("--ensemble " + other + ": trained on another split or phoneme set (split seed " +
+                       st2.meta("split_seed", "1234") + ", stress " + st2.meta("stress", "0") + "; this model: " +
+                       std::to_string(split_seed) + ", " + (stress ? "1" : "0") +
+                       "): its training words may be this split's " + which + " words");
+    m2 = models::load_translator(st2);
+  }
   const G2PData gd = load_g2p(a.get("data"), split_seed, stress);
   const auto& entries = which == "test" ? gd.split.test : gd.split.valid;
   if (entries.empty())
@@ -436,8 +450,18 @@ int eval_g2p_model(const Args& a, const io::SafeTensors& st, const models::Trans
     if (beam) j["beam"]["stripped"] = {{"wer", b.stripped.wer()}, {"per", b.stripped.per()}};
   }
   if (a.flag("heads")) j["heads"] = head_similarity(m, gd, entries, limit);
+  G2PEval ens;
+  if (m2) {
+    ens = eval_g2p_ensemble(m, *m2, gd.dict, entries, limit, beam, alpha, prec);
+    j["ensemble"] = {{"with", a.get("ensemble")}, {"beam", std::max<size_t>(beam, 1)}, {"wer", ens.score.wer()},
+                     {"per", ens.score.per()}, {"seconds", ens.seconds}};
+    if (stress) j["ensemble"]["stripped"] = {{"wer", ens.stripped.wer()}, {"per", ens.stripped.per()}};
+  }
   if (a.given("predictions")) {
-    write_g2p_predictions(a.get("predictions"), gd.dict, entries, g, beam ? &b : nullptr);
+    std::vector<std::pair<std::string, const G2PEval*>> decoders = {{"greedy", &g}};
+    if (beam) decoders.emplace_back("beam", &b);
+    if (a.given("ensemble")) decoders.emplace_back("ensemble", &ens);
+    write_g2p_predictions(a.get("predictions"), gd.dict, entries, decoders);
     j["predictions_out"] = a.get("predictions");
   }
   if (a.flag("json")) {
@@ -457,6 +481,11 @@ int eval_g2p_model(const Args& a, const io::SafeTensors& st, const models::Trans
     char name[64];
     std::snprintf(name, sizeof name, "beam %zu (alpha %.2f):", beam, alpha);
     if (beam) line(name, b);
+    if (m2) {
+      std::printf("  ensemble with %s (both models' beam %zu hypotheses rescored by their summed log-probability):\n",
+                  a.get("ensemble").c_str(), std::max<size_t>(beam, 1));
+      line("         ", ens);
+    }
     if (j.contains("heads")) {
       std::printf("  head similarity (mean over pairs of distinct heads and layers; 1 = identical):\n");
       for (const char* att : {"enc_self", "dec_self", "cross"})
@@ -527,9 +556,13 @@ int cmd_eval_seq2seq(const models::ModelFile& file, const Argv& argv) {
                                                           "or float32"},
                   {"heads", "", "", "Transformer: also measure how alike the heads are on the "
                                     "split (attention maps and outputs, per attention)"},
-                  {"predictions", "PATH", "", "g2p: write each word's output (greedy, and beam "
-                                              "unless --beam 0) beside its references, with "
-                                              "whether it is correct and its phone edits (TSV)"},
+                  {"predictions", "PATH", "", "g2p: write each word's output (greedy, beam unless "
+                                              "--beam 0, and --ensemble's) beside its references, "
+                                              "with whether it is correct and its phone edits (TSV)"},
+                  {"ensemble", "PATH", "", "g2p: also score this model and the G2P model at PATH "
+                                           "together: each word's beam hypotheses of both "
+                                           "rescored by the sum of the two models' "
+                                           "log-probabilities (same split and phoneme set)"},
                   json_flag("print one JSON object")});
   if (a.parse_or_help(argv, "attnlab eval --model PATH [flags]",
                             "G2P: word and phoneme error rate (any alternate pronunciation counts\n"
@@ -555,6 +588,8 @@ int cmd_eval_seq2seq(const models::ModelFile& file, const Argv& argv) {
   const char* pname = precision_name(prec);
   json j = {{"model", path}, {"split", which}, {"split_seed", split_seed}, {"precision", pname},
             {"kind", m->kind()}, {"config", json::parse(m->config_json())}};
+  if (a.given("ensemble") && st.meta("data") != "cmudict")
+    throw UsageError("--ensemble combines G2P models; this model was trained on " + st.meta("data"));
   if (a.given("predictions") && st.meta("data") != "cmudict")
     throw UsageError("--predictions writes the words of a G2P model's split; this model was trained on " +
                      st.meta("data"));

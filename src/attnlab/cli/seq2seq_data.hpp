@@ -112,6 +112,15 @@ struct G2PEval {
 G2PEval eval_g2p(const models::Translator& m, const data::CmuDict& dict, const std::vector<size_t>& entries,
                  size_t limit, size_t beam, float alpha = 0.6f,
                  models::DecodePrecision precision = models::DecodePrecision::Int8);
+// The ensemble of two G2P models by n-best rescoring: per word, the hypotheses of both beam
+// searches (width beam; 1 = the two greedy outputs) are scored by each model (teacher-forced
+// log-probability, </s> included) and the one with the highest sum is the output. The models
+// must share the phoneme vocabulary (an Error otherwise); a word over either model's length
+// limit gets an empty output, as eval_g2p gives it.
+G2PEval eval_g2p_ensemble(const models::Translator& a, const models::Translator& b,
+                          const data::CmuDict& dict, const std::vector<size_t>& entries, size_t limit,
+                          size_t beam, float alpha = 0.6f,
+                          models::DecodePrecision precision = models::DecodePrecision::Int8);
 struct DateEval {
   eval::ExactMatch em;
   double seconds = 0;
