@@ -7,7 +7,8 @@
 #   scripts/fuzz.sh --total 10000000 each target until it has ten million executions
 #                                   in all, over as many runs as it takes (the documented
 #                                   long run, resumable: see fuzz/LONG_RUN.md)
-#   scripts/fuzz.sh --report        the executions recorded per target
+#   scripts/fuzz.sh --report        the executions recorded per target (--report --runs: and each
+#                                   run's executions, seconds and rate)
 # Every run appends a line per target (UTC time, target, executions, seconds, ok / interrupted /
 # crash) to a record: the long run's (--total) to fuzz/executions.tsv, which is committed so the
 # run survives the machine, the others to build/fuzz/executions.tsv. A run stopped with SIGINT
@@ -27,8 +28,17 @@ LOG=build/fuzz/executions.tsv
 recorded() { awk -F'\t' -v t="$1" '$2 == t && $5 != "crash" { s += $3 } END { print s + 0 }' "$RECORD"; }
 ALL=(fuzz_safetensors fuzz_load_seq2seq fuzz_load_han fuzz_load_mmoe fuzz_load_autoint
      fuzz_load_transformer fuzz_load_lm fuzz_email fuzz_translate fuzz_labeled_docs)
+# per run of a target: executions, seconds and the rate (where the seconds were written down)
+runs_of() {
+  awk -F'\t' -v t="$1" '$2 == t && $5 != "crash" {
+    r = ($4 ~ /^[0-9]+$/ && $4 > 0) ? sprintf(" in %d s (%d/s)", $4, $3 / $4) : ""
+    printf "%s%s %s%s, %s", sep, substr($1, 1, 10), $3, r, $5; sep = "; " }' "$RECORD"
+}
 if [[ "${1:-}" == --report ]]; then
-  for t in "${ALL[@]}"; do printf '%-22s %12s executions recorded\n' "$t" "$(recorded "$t")"; done
+  for t in "${ALL[@]}"; do
+    printf '%-22s %12s executions recorded\n' "$t" "$(recorded "$t")"
+    [[ "${2:-}" == --runs ]] && printf '    runs: %s\n' "$(runs_of "$t")"
+  done
   exit 0
 fi
 LIMIT=(-max_total_time="${1:-20}")
