@@ -391,15 +391,11 @@ int eval_pairs_model(const Args& a, const io::SafeTensors& st, const models::Tra
 void write_g2p_predictions(const std::string& path, const data::CmuDict& dict,
                            const std::vector<size_t>& entries,
                            const std::vector<std::pair<std::string, const G2PEval*>>& decoders) {
-  auto phones = [](const data::Pron& p) {
-    std::string s;
-    for (const std::string& ph : p) s += (s.empty() ? "" : " ") + ph;
-    return s;
-  };
+  auto phones = [](const data::Pron& p) { return data::join_tokens(p, data::TokenUnit::Word); };
   std::string out = "word\treferences";
   for (const auto& [name, e] : decoders) out += "\t" + name + "\t" + name + "_correct\t" + name + "_edits";
   out += "\n";
-  for (size_t i = 0; i < entries.size() && i < decoders[0].second->outputs.size(); ++i) {
+  for (size_t i = 0; i < decoders[0].second->outputs.size(); ++i) {  // the words scored (--limit)
     const data::CmuEntry& en = dict.entries[entries[i]];
     out += en.word + "\t";
     for (size_t r = 0; r < en.prons.size(); ++r) out += (r ? " | " : "") + phones(en.prons[r]);
@@ -460,7 +456,7 @@ int eval_g2p_model(const Args& a, const io::SafeTensors& st, const models::Trans
   if (a.given("predictions")) {
     std::vector<std::pair<std::string, const G2PEval*>> decoders = {{"greedy", &g}};
     if (beam) decoders.emplace_back("beam", &b);
-    if (a.given("ensemble")) decoders.emplace_back("ensemble", &ens);
+    if (m2) decoders.emplace_back("ensemble", &ens);
     write_g2p_predictions(a.get("predictions"), gd.dict, entries, decoders);
     j["predictions_out"] = a.get("predictions");
   }

@@ -219,16 +219,19 @@ models::DecodeOptions scoring_options(size_t beam, float alpha, models::DecodePr
 }
 }  // namespace
 
-G2PEval eval_g2p(const models::Translator& m, const data::CmuDict& dict, const std::vector<size_t>& entries,
-                 size_t limit, size_t beam, float alpha, models::DecodePrecision precision) {
+namespace {
+// The words of the split (the first `limit`, 0 = all) scored as eval_g2p scores them; output(word)
+// gives each word's output, or none when the word is over `max_len` letters.
+template <class Output>
+G2PEval score_g2p_words(const data::CmuDict& dict, const std::vector<size_t>& entries, size_t limit,
+                        size_t max_len, Output output) {
   G2PEval e;
   const auto t0 = std::chrono::steady_clock::now();
-  const models::DecodeOptions o = scoring_options(beam, alpha, precision);
   const size_t n = limit ? std::min(limit, entries.size()) : entries.size();
   for (size_t i = 0; i < n; ++i) {
     const data::CmuEntry& en = dict.entries[entries[i]];
     data::Pron hyp;
-    if (en.word.size() <= m.max_src_len()) hyp = m.translate(en.word, o).tokens;
+    if (en.word.size() <= max_len) hyp = output(en.word);
     e.scored.push_back(e.score.add(hyp, en.prons));
     if (dict.keep_stress) e.stripped.add(strip_pron(hyp), strip_prons(en.prons));
     e.outputs.push_back(std::move(hyp));
@@ -237,6 +240,14 @@ G2PEval eval_g2p(const models::Translator& m, const data::CmuDict& dict, const s
   e.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return e;
 }
+}  // namespace
+
+G2PEval eval_g2p(const models::Translator& m, const data::CmuDict& dict, const std::vector<size_t>& entries,
+                 size_t limit, size_t beam, float alpha, models::DecodePrecision precision) {
+  const models::DecodeOptions o = scoring_options(beam, alpha, precision);
+  return score_g2p_words(dict, entries, limit, m.max_src_len(),
+                         [&](const std::string& word) { return m.translate(word, o).tokens; });
+}
 
 G2PEval eval_g2p_ensemble(const models::Translator& a, const models::Translator& b,
                           const data::CmuDict& dict, const std::vector<size_t>& entries, size_t limit,
@@ -244,46 +255,37 @@ G2PEval eval_g2p_ensemble(const models::Translator& a, const models::Translator&
   if (a.tgt_vocab().tokens() != b.tgt_vocab().tokens())
     throw Error("the two models' output vocabularies differ: an ensemble needs models trained on the "
                 "same phoneme set (the same --stress setting)");
-  G2PEval e;
-  const auto t0 = std::chrono::steady_clock::now();
   models::DecodeOptions o = scoring_options(std::max<size_t>(beam, 1), alpha, precision);
   o.n_best = beam > 1;
-  const size_t n = limit ? std::min(limit, entries.size()) : entries.size();
   std::vector<float> logp, attn;
-  for (size_t i = 0; i < n; ++i) {
-    const data::CmuEntry& en = dict.entries[entries[i]];
-    data::Pron hyp;
-    if (en.word.size() <= a.max_src_len() && en.word.size() <= b.max_src_len()) {
-      // the candidates: each model's hypotheses, each output once
-      std::vector<std::vector<int>> cand;
-      for (const models::Translator* m : {&a, &b}) {
-        const models::Translation t = m->translate(en.word, o);
-        auto add = [&](const std::vector<int>& ids) {
-          if (std::find(cand.begin(), cand.end(), ids) == cand.end()) cand.push_back(ids);
-        };
-        add(t.ids);
-        for (const models::Translation& h : t.n_best) add(h.ids);
-      }
-      std::vector<size_t> idx(cand.size());
-      for (size_t k = 0; k < idx.size(); ++k) idx[k] = k;
-      std::vector<double> total(cand.size(), 0.0);
-      for (const models::Translator* m : {&a, &b}) {
-        const std::vector<std::vector<int>> src(cand.size(), m->encode_input(en.word));
-        const models::Seq2SeqBatch batch = models::make_seq2seq_batch(src, cand, idx);
-        m->score_batch(batch, logp, attn);
-        for (size_t k = 0; k < cand.size(); ++k)
-          for (size_t t = 0; t < batch.tgt_len[k]; ++t) total[k] += logp[k * batch.T + t];
-      }
-      const size_t best = size_t(std::max_element(total.begin(), total.end()) - total.begin());
-      for (int id : cand[best]) hyp.push_back(a.tgt_vocab().token(id));
+  std::vector<std::vector<int>> cand;
+  auto add = [&](const std::vector<int>& ids) {  // each output once
+    if (std::find(cand.begin(), cand.end(), ids) == cand.end()) cand.push_back(ids);
+  };
+  return score_g2p_words(dict, entries, limit, std::min(a.max_src_len(), b.max_src_len()), [&](const std::string& word) {
+    // the candidates: each model's hypotheses
+    cand.clear();
+    for (const models::Translator* m : {&a, &b}) {
+      const models::Translation t = m->translate(word, o);
+      add(t.ids);
+      for (const models::Translation& h : t.n_best) add(h.ids);
     }
-    e.scored.push_back(e.score.add(hyp, en.prons));
-    if (dict.keep_stress) e.stripped.add(strip_pron(hyp), strip_prons(en.prons));
-    e.outputs.push_back(std::move(hyp));
-  }
-  e.words = n;
-  e.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return e;
+    std::vector<size_t> idx(cand.size());
+    for (size_t k = 0; k < idx.size(); ++k) idx[k] = k;
+    // each scored by both: teacher-forced log-probability, </s> included, summed
+    std::vector<double> total(cand.size(), 0.0);
+    for (const models::Translator* m : {&a, &b}) {
+      const std::vector<std::vector<int>> src(cand.size(), m->encode_input(word));
+      const models::Seq2SeqBatch batch = models::make_seq2seq_batch(src, cand, idx);
+      m->score_batch(batch, logp, attn);
+      for (size_t k = 0; k < cand.size(); ++k)
+        for (size_t t = 0; t < batch.tgt_len[k]; ++t) total[k] += logp[k * batch.T + t];
+    }
+    const size_t best = size_t(std::max_element(total.begin(), total.end()) - total.begin());
+    data::Pron hyp;
+    for (int id : cand[best]) hyp.push_back(a.tgt_vocab().token(id));
+    return hyp;
+  });
 }
 
 DateEval eval_dates(const models::Translator& m, const std::vector<data::DatePair>& pairs, size_t limit,
