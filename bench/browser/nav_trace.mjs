@@ -14,8 +14,8 @@
 //   node bench/browser/nav_trace.mjs [--out DIR]     (after scripts/build.sh wasm site)
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { spawn } from 'node:child_process';
 import { launchChromium, ROOT, SITE } from '../../tests/browser/helpers.mjs';
+import { serveApart } from './serve_apart.mjs';
 
 const at = process.argv.indexOf('--out');
 const OUT = at > 0 ? process.argv[at + 1] : join(ROOT, 'build', 'nav-trace');
@@ -23,16 +23,8 @@ if (!existsSync(join(SITE, 'index.html'))) throw new Error('no site: run scripts
 mkdirSync(OUT, { recursive: true });
 
 // the site from scripts/serve.mjs in a process of its own, as navigation.mjs serves it
-const server = spawn(process.execPath, [join(ROOT, 'scripts/serve.mjs'), SITE, '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
-const base = await new Promise((ok, fail) => {
-  let out = '';
-  server.on('exit', (code) => fail(new Error(`scripts/serve.mjs exited (${code})`)));
-  server.stdout.on('data', (d) => {
-    out += d;
-    const m = /http:\/\/127\.0\.0\.1:\d+\//.exec(out);
-    if (m) ok(m[0]);
-  });
-});
+const server = await serveApart(SITE);
+const { base } = server;
 await new Promise((ok) => setTimeout(ok, 3000));  // the server compresses every file as it starts
 
 const CATEGORIES = ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8', 'v8.execute', 'v8.wasm',
@@ -127,5 +119,5 @@ try {
   summarize(warmPath, 'warm visit', warm);
 } finally {
   await browser.close();
-  server.kill();
+  server.close();
 }

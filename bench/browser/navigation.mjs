@@ -22,8 +22,8 @@ import { loadavg } from 'node:os';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawn } from 'node:child_process';
-import { launchChromium, ROOT, SITE } from '../../tests/browser/helpers.mjs';
+import { launchChromium, SITE } from '../../tests/browser/helpers.mjs';
+import { serveApart } from './serve_apart.mjs';
 
 const arg = (name, dflt) => {
   const i = process.argv.indexOf(name);
@@ -65,20 +65,6 @@ if (new URLSearchParams(location.search).has('worker')) {
 `);
   writeFileSync(join(dir, 'floor-worker.js'), 'postMessage(1);\n');
   return dir;
-}
-
-// scripts/serve.mjs on dir in a process of its own, on a free port -> { base, close }
-function serveApart(dir) {
-  const child = spawn(process.execPath, [join(ROOT, 'scripts/serve.mjs'), dir, '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((ok, fail) => {
-    let out = '';
-    child.on('exit', (code) => fail(new Error(`scripts/serve.mjs ${dir} exited (${code})`)));
-    child.stdout.on('data', (d) => {
-      out += d;
-      const m = /http:\/\/127\.0\.0\.1:\d+\//.exec(out);
-      if (m) ok({ base: m[0], close: () => child.kill() });
-    });
-  });
 }
 
 if (!existsSync(join(SITE, 'index.html'))) throw new Error('no site: run scripts/build.sh wasm site');
