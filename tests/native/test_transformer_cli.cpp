@@ -82,3 +82,95 @@ TEST_F(TransformerCli, ResumedRunEqualsUninterruptedRun) {
   // a resumed run with other flags is refused
   EXPECT_EQ(run(flags + " --max-steps 30 --lr 0.01 --out d.safetensors --resume b.ckpt"), 1);
 }
+
+// --init-from: a Transformer run starts from a model file's weights (checked: same kind and
+// config); with --lr 0 the one step taken changes nothing, so the file written equals the one
+// it started from, and a fresh run with the same seed does not.
+TEST_F(TransformerCli, InitFromStartsFromTheFilesWeights) {
+  const std::string flags = "train g2p --arch transformer --data " + dict_ +
+                            " --d-model 16 --heads 2 --ff 32 --enc-layers 1 --dec-layers 1 --max-train 200"
+                            " --epochs 1 --batch-size 16 --val-size 5 --dtype f32 --quiet";
+  ASSERT_EQ(run(flags + " --max-steps 5 --out a.safetensors"), 0);
+  ASSERT_EQ(run(flags + " --max-steps 1 --lr 0 --seed 7 --init-from a.safetensors --out b.safetensors"), 0);
+  ASSERT_EQ(run(flags + " --max-steps 1 --lr 0 --seed 7 --out c.safetensors"), 0);
+  using namespace attnlab;
+  const io::SafeTensors a = io::read_file(dir_ + "/a.safetensors"), b = io::read_file(dir_ + "/b.safetensors"),
+                        c = io::read_file(dir_ + "/c.safetensors");
+  size_t same_b = 0, same_c = 0;
+  for (const auto& t : a.tensors) {
+    same_b += t.data == b.get(t.name).data;
+    same_c += t.data == c.get(t.name).data;
+  }
+  EXPECT_EQ(same_b, a.tensors.size());
+  EXPECT_LT(same_c, a.tensors.size() / 2);
+  EXPECT_EQ(b.meta("init_from"), "a.safetensors");
+  std::string err;
+  EXPECT_EQ(run(flags + " --d-model 32 --max-steps 1 --init-from a.safetensors --out d.safetensors", nullptr, &err), 1);
+  EXPECT_NE(err.find("config differs"), std::string::npos) << err;
+  ASSERT_EQ(run("train g2p --data " + dict_ + " --emb 8 --hidden 8 --combine 8 --max-train 50 --epochs 1"
+                " --max-steps 1 --val-size 5 --quiet --out rnn.safetensors"), 0);
+  EXPECT_EQ(run(flags + " --max-steps 1 --init-from rnn.safetensors --out e.safetensors", nullptr, &err), 1);
+  EXPECT_NE(err.find("a seq2seq model; this run trains a transformer-seq2seq model"), std::string::npos) << err;
+}
+
+// --distill: the training words listed in a predictions file (eval --split train) are trained
+// on its outputs. Checked before training: only training words (a test word is refused: it
+// would leak), known phones, the column named; counted in the notes; recorded in the file
+// and in the run id (a checkpoint of a run on other targets is not resumed).
+TEST_F(TransformerCli, DistillTrainsOnAPredictionsFilesOutputs) {
+  std::string out, err;
+  const std::string gru = std::string(ATTNLAB_SOURCE_DIR) + "/models/g2p-cmudict/model.safetensors";
+  ASSERT_EQ(run("eval --model " + gru + " --data " + dict_ + " --split train --limit 30 --beam 0 --predictions p.tsv"), 0);
+  ASSERT_EQ(run("eval --model " + gru + " --data " + dict_ + " --split test --limit 3 --beam 0 --predictions t.tsv"), 0);
+  // a copy of p.tsv whose outputs are all "K AE T": each word's output is none of its references
+  // (no training word of these 30 is pronounced so), then the same with a test word appended
+  {
+    std::ifstream in(dir_ + "/p.tsv");
+    std::ofstream cat(dir_ + "/cat.tsv"), leak(dir_ + "/leak.tsv"), bad(dir_ + "/bad.tsv");
+    std::string line;
+    for (size_t n = 0; std::getline(in, line); ++n) {
+      if (n) {
+        const size_t t1 = line.find('\t'), t2 = line.find('\t', t1 + 1), t3 = line.find('\t', t2 + 1);
+        line = line.substr(0, t2 + 1) + "K AE T" + line.substr(t3);
+      }
+      cat << line << "\n";
+      leak << line << "\n";
+      bad << (n == 5 ? line.substr(0, line.find('\t')) + "\tX\tQQ\t0\t1" : line) << "\n";
+    }
+    std::ifstream tin(dir_ + "/t.tsv");
+    std::getline(tin, line);
+    std::getline(tin, line);
+    leak << line << "\n";
+  }
+  const std::string flags = "train g2p --arch transformer --data " + dict_ +
+                            " --d-model 16 --heads 2 --ff 32 --enc-layers 1 --dec-layers 1 --epochs 1"
+                            " --batch-size 16 --val-size 5 --dtype f32 --max-train 100 --checkpoint-every 2";
+  ASSERT_EQ(run(flags + " --distill cat.tsv --distill-column greedy --max-steps 2 --out a.safetensors --checkpoint a.ckpt",
+                &out, &err), 0) << err;
+  EXPECT_NE(err.find("30 of 111,528 training words listed, 30 with an output that is none of their pronunciations "
+                     "(replacing them)"), std::string::npos) << err;
+  const attnlab::io::SafeTensors a = attnlab::io::read_file(dir_ + "/a.safetensors");
+  EXPECT_EQ(a.meta("distill"), "cat.tsv");
+  EXPECT_EQ(a.meta("distill_column"), "greedy");
+  EXPECT_EQ(a.meta("distill_fnv1a64").size(), 16u);
+  ASSERT_EQ(run(flags + " --distill cat.tsv --distill-column greedy --distill-refs --max-steps 1 --out r.safetensors",
+                &out, &err), 0);
+  EXPECT_NE(err.find("30 with an output that is none of their pronunciations (added beside them)"), std::string::npos)
+      << err;
+  // the p.tsv outputs are the model's own: a resumed run must read the same targets
+  EXPECT_EQ(run(flags + " --distill p.tsv --distill-column greedy --max-steps 4 --out b.safetensors --resume a.ckpt",
+                nullptr, &err), 1);
+  EXPECT_NE(err.find("run"), std::string::npos) << err;
+  EXPECT_EQ(run(flags + " --distill leak.tsv --distill-column greedy --out c.safetensors", nullptr, &err), 1);
+  EXPECT_NE(err.find("line 32"), std::string::npos) << err;
+  EXPECT_NE(err.find("is not a training word"), std::string::npos) << err;
+  EXPECT_EQ(run(flags + " --distill bad.tsv --distill-column greedy --out c.safetensors", nullptr, &err), 1);
+  EXPECT_NE(err.find("line 6"), std::string::npos) << err;
+  EXPECT_NE(err.find("QQ"), std::string::npos) << err;
+  EXPECT_EQ(run(flags + " --distill cat.tsv --out c.safetensors", nullptr, &err), 1);
+  EXPECT_NE(err.find("no column 'ensemble'"), std::string::npos) << err;
+  EXPECT_EQ(run(flags + " --distill-refs --out c.safetensors", nullptr, &err), 2);
+  EXPECT_NE(err.find("--distill PATH"), std::string::npos) << err;
+  EXPECT_EQ(run(flags + " --distill nowhere.tsv --out c.safetensors", nullptr, &err), 1);
+  EXPECT_NE(err.find("nowhere.tsv"), std::string::npos) << err;
+}

@@ -153,8 +153,7 @@ std::vector<FlagSpec> rnn_train_flags(const std::string& task) {
       schedule_flag(),
       label_smoothing_flag("0"),
       eval_every_flag(),
-      {"init-from", "PATH", "", "start from the weights of a model file with the same config (a "
-                                "new run: fresh optimizer and schedule; recorded in the file)"},
+      init_from_flag(),
   };
   return seq2seq_train_flags(arch, task, model, d);
 }
@@ -179,22 +178,6 @@ Seq2SeqConfig seq2seq_config_from(const Args& a, const std::string& task) {
     throw UsageError(e.what());
   }
   return cfg;
-}
-
-// --init-from: the weights of a model file whose config equals this run's (vocab sizes aside).
-void init_from(const std::string& path, const Seq2SeqConfig& cfg, const ParamList& ps,
-               std::map<std::string, std::string>& meta) {
-  const io::SafeTensors init = io::read_file(path);
-  const Seq2SeqConfig ic = Seq2SeqConfig::from_json(io::model_info(init).config);
-  Seq2SeqConfig want = cfg;
-  want.src_vocab = ic.src_vocab;
-  want.tgt_vocab = ic.tgt_vocab;
-  if (ic.to_json() != want.to_json())
-    throw Error("--init-from " + path + ": its config differs from this run's:\n  file: " +
-                ic.to_json() + "\n  run:  " + want.to_json());
-  io::load_params(init, ps);
-  meta["init_from"] = path;
-  meta["init_from_run"] = init.meta("run");
 }
 
 const char* kSeq2SeqAbout =
@@ -237,7 +220,7 @@ int train_seq2seq(const std::string& task, const Argv& argv) {
   Seq2Seq m(cfg, t.sv, t.tv, seed);
   ParamList ps;
   m.collect(ps);
-  if (!a.get("init-from").empty()) init_from(a.get("init-from"), cfg, ps, t.meta);
+  if (!a.get("init-from").empty()) init_from(a.get("init-from"), "seq2seq", cfg, ps, t.meta);
   nn::LrSchedule sched = run.schedule(a);
   sched.min_lr = sched.base_lr * 0.02f;
   nn::Adam opt(ps, sched.base_lr);
@@ -255,7 +238,7 @@ int train_seq2seq(const std::string& task, const Argv& argv) {
                    {"clip", a.get("clip")}, {"label_smoothing", a.get("label-smoothing")},
                    {"init_from", a.get("init-from")}};
   if (task == "g2p" && a.flag("stress")) run_json["stress"] = true;  // only when set: older runs keep their ids
-  if (task == "seq2seq") run_json["data"] = t.meta;
+  record_data_in_run(run_json, t);
   run.set_run_id(run_json);
   to.checkpoint_meta["run"] = run.run_id();
   nn::Trainer trainer(ps, opt, sched, batcher, to);
@@ -430,7 +413,7 @@ int eval_g2p_model(const Args& a, const io::SafeTensors& st, const models::Trans
     m2 = models::load_translator(st2);
   }
   const G2PData gd = load_g2p(a.get("data"), split_seed, stress);
-  const auto& entries = which == "test" ? gd.split.test : gd.split.valid;
+  const auto& entries = which == "test" ? gd.split.test : which == "train" ? gd.split.train : gd.split.valid;
   if (entries.empty())
     throw Error(a.get("data") + ": the " + which + " split (seed " + std::to_string(split_seed) +
                 ") holds no words, so there is nothing to score");
@@ -538,7 +521,9 @@ int cmd_eval_seq2seq(const models::ModelFile& file, const Argv& argv) {
   Args a("eval", {model_flag("seq2seq model file"),
                   {"data", "PATH", data::kCmudictRelPath, "g2p: CMUdict text"},
                   {"split", "NAME", "test", "test or valid (g2p, dates; and seq2seq from your pairs: "
-                                            "the parts of the split or the files the model records)"},
+                                            "the parts of the split or the files the model records); "
+                                            "g2p also train (the words it was trained on: the outputs "
+                                            "for --distill, not a score of the model)"},
                   {"test", "PATH", "", "seq2seq from your pairs: the pairs to score (UTF-8, "
                                        "'source<TAB>target'); default: the model's test file or "
                                        "the test part of its recorded --split"},
@@ -577,7 +562,11 @@ int cmd_eval_seq2seq(const models::ModelFile& file, const Argv& argv) {
                      st.meta("data") + " (use --split test|valid)");
   const uint64_t split_seed = std::stoull(st.meta("split_seed", "1234"));
   const std::string which = a.get("split");
-  if (which != "test" && which != "valid") throw UsageError("--split must be test or valid");
+  if (which == "train" && st.meta("data") != "cmudict")
+    throw UsageError("--split train is for G2P models (their training words, for 'train g2p --distill'); this "
+                     "model was trained on " + st.meta("data") + ": use --split test or valid");
+  if (which != "test" && which != "valid" && which != "train")
+    throw UsageError("--split must be test or valid (or train for a G2P model), got '" + which + "'");
   const size_t limit = a.u64("limit"), beam = a.u64("beam", 0, 64);
   const float alpha = static_cast<float>(a.num("alpha", 0, 10));
   const models::DecodePrecision prec = parse_precision(a.get("precision"));

@@ -49,6 +49,7 @@ const std::vector<ConfigFlag<models::TransformerConfig>>& transformer_model_flag
       {{"disagree-on", "LIST", "enc,dec,cross", "attentions the penalties apply to (comma list of "
                                                 "enc, dec, cross)"}},
       eval_every_flag(),
+      {init_from_flag()},
   };
   return flags;
 }
@@ -155,6 +156,7 @@ int cmd_train_transformer(const std::vector<std::string>& argv) {
   models::TransformerSeq2Seq m(cfg, data.sv, data.tv, seed);
   ParamList ps;
   m.collect(ps);
+  if (!a.get("init-from").empty()) init_from(a.get("init-from"), "transformer-seq2seq", cfg, ps, data.meta);
   nn::LrSchedule sched = run.schedule(a);
   sched.min_lr = sched.base_lr * 0.02f;
   nn::Adam opt(ps, sched.base_lr, 0.9f, 0.98f, 1e-9f);
@@ -174,7 +176,8 @@ int cmd_train_transformer(const std::vector<std::string>& argv) {
                          {"clip", a.get("clip")},  {"label_smoothing", a.get("label-smoothing")},
                          {"disagree", {w.subspace, w.position, w.output}},
                          {"disagree_on", a.get("disagree-on")}};
-  if (task == "seq2seq") run_json["data"] = data.meta;
+  if (!a.get("init-from").empty()) run_json["init_from"] = a.get("init-from");  // only when set: older runs keep their ids
+  record_data_in_run(run_json, data);
   run.set_run_id(run_json);
   const std::string run_id = run.run_id();
   to.checkpoint_meta["run"] = run_id;

@@ -69,7 +69,14 @@ std::vector<FlagSpec> seq2seq_data_flags(const std::string& task) {
             {"split-seed", "N", "1234", "seed of the train/valid/test split (90/5/5 by word)"},
             {"stress", "", "", "keep CMUdict's stress digits (vowels as AH0/AH1/AH2)"},
             {"max-train", "N", "0", "use only a seeded sample of N training pairs (0 = all)"},
-            {"val-size", "N", "1000", "validation words used during training (greedy WER)"}};
+            {"val-size", "N", "1000", "validation words used during training (greedy WER)"},
+            {"distill", "PATH", "", "sequence-level distillation (Kim and Rush 2016): each training word "
+                                    "listed in PATH, a predictions file of 'attnlab eval --split train "
+                                    "--predictions', is trained on its output there (column "
+                                    "--distill-column) instead of its dictionary pronunciations"},
+            {"distill-column", "NAME", "ensemble", "the column of --distill's file (greedy, beam or ensemble)"},
+            {"distill-refs", "", "", "with --distill: keep the dictionary pronunciations too (a word's "
+                                     "output is added unless it is one of them)"}};
   if (task == "dates")
     return {{"split-seed", "N", "1234", "seed of the train/valid/test split (90/5/5 by date)"},
             {"max-train", "N", "0", "use only a seeded sample of N training pairs (0 = all)"},
@@ -135,7 +142,9 @@ void reject_foreign_data_flags(const std::string& task, const std::vector<std::s
 
 void check_data_files(const Args& a, const std::string& task) {
   const std::vector<const char*> flags =
-      task == "seq2seq" ? std::vector<const char*>{"train", "valid", "test"} : task == "g2p" ? std::vector<const char*>{"data"} : std::vector<const char*>{};
+      task == "seq2seq" ? std::vector<const char*>{"train", "valid", "test"}
+      : task == "g2p"   ? std::vector<const char*>{"data", "distill"}
+                        : std::vector<const char*>{};
   for (const char* f : flags) {
     if (!a.given(f) || a.get(f).empty()) continue;
     std::ifstream in(a.get(f), std::ios::binary);
@@ -305,6 +314,92 @@ DateEval eval_dates(const models::Translator& m, const std::vector<data::DatePai
 // ---------------------------------------------------------------- loading
 namespace {
 
+// --distill: the outputs of a predictions file (attnlab eval --split train --predictions) as the
+// training targets of the words it lists. Only training words may appear (a validation or test
+// word would leak into training); each phone must be in the phoneme set; an empty output (a word
+// over the model's length limit) leaves the word's pronunciations as they are. `dict` is the
+// training copy of the dictionary: the listed words' pronunciations are replaced, or with `keep`
+// the output is added unless it is one of them. Returns the counts for the run's notes and the
+// FNV-1a hash of the file (the run id records it: a resumed run must read the same targets).
+struct DistillStats {
+  size_t words = 0, changed = 0, empty = 0;
+  std::string hash;
+};
+DistillStats apply_distill(const std::string& path, const std::string& column, bool keep,
+                           data::CmuDict& dict, const std::vector<size_t>& train, const data::Vocab& tv) {
+  const std::string text = read_input_file(path);
+  DistillStats st;
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char ch : text) h = (h ^ ch) * 0x100000001b3ull;
+  char hb[20];
+  std::snprintf(hb, sizeof hb, "%016llx", static_cast<unsigned long long>(h));
+  st.hash = hb;
+  std::vector<char> is_train(dict.entries.size(), 0), seen(dict.entries.size(), 0);
+  for (size_t i : train) is_train[i] = 1;
+  auto fields = [](const std::string& line) {
+    std::vector<std::string> f;
+    size_t b = 0;
+    for (size_t e; (e = line.find('\t', b)) != std::string::npos; b = e + 1) f.push_back(line.substr(b, e - b));
+    f.push_back(line.substr(b));
+    return f;
+  };
+  const std::string where = "--distill " + path;
+  size_t pos = 0, lineno = 0, col = 0, ncols = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(pos, end - pos);
+    pos = end + 1;
+    ++lineno;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    const std::vector<std::string> f = fields(line);
+    if (lineno == 1) {  // the header: word, references, then per decoder its columns
+      if (f.empty() || f[0] != "word")
+        throw Error(where + ": not a predictions file (its first line should start with 'word<TAB>'; write one "
+                            "with 'attnlab eval --model M --split train --predictions PATH')");
+      ncols = f.size();
+      for (col = 1; col < f.size() && f[col] != column; ++col) {}
+      if (col == f.size()) {
+        std::string have;
+        for (size_t i = 2; i < f.size(); i += 3) have += (have.empty() ? "" : ", ") + f[i];
+        throw Error(where + ": no column '" + column + "' (--distill-column; this file has " +
+                    (have.empty() ? std::string("none") : have) + ")");
+      }
+      continue;
+    }
+    if (line.empty()) continue;
+    const std::string at = where + " line " + std::to_string(lineno);
+    if (f.size() != ncols)
+      throw Error(at + ": " + std::to_string(f.size()) + " columns, the header has " + std::to_string(ncols));
+    const long e = dict.find(f[0]);
+    if (e < 0) throw Error(at + ": '" + f[0] + "' is not a word of the dictionary");
+    if (!is_train[size_t(e)])
+      throw Error(at + ": '" + f[0] + "' is not a training word of this split (a validation or test word's "
+                                      "output would leak into training; write the file with --split train "
+                                      "and the same --split-seed)");
+    if (seen[size_t(e)]) throw Error(at + ": '" + f[0] + "' appears twice");
+    seen[size_t(e)] = 1;
+    ++st.words;
+    const data::Pron out = data::split_tokens(f[col], data::TokenUnit::Word);
+    if (out.empty()) {
+      ++st.empty;
+      continue;
+    }
+    try {
+      data::encode_pron(tv, out);
+    } catch (const Error& x) {
+      throw Error(at + ": " + x.what());
+    }
+    auto& prons = dict.entries[size_t(e)].prons;
+    const bool known = std::find(prons.begin(), prons.end(), out) != prons.end();
+    if (!known) ++st.changed;
+    if (!keep) prons = {out};
+    else if (!known) prons.push_back(out);
+  }
+  if (lineno == 0) throw Error(where + ": the file is empty");
+  return st;
+}
+
 void load_g2p(const Args& a, Seq2SeqData& d, size_t val_size) {
   const bool stress = a.flag("stress");
   const uint64_t split_seed = a.u64("split-seed");
@@ -317,7 +412,26 @@ void load_g2p(const Args& a, Seq2SeqData& d, size_t val_size) {
   d.meta["data"] = "cmudict";
   d.meta["stress"] = stress ? "1" : "0";
   d.meta["data_stats"] = data::cmudict_stats_json(data::cmudict_stats(*dict, split), -1);
-  for (const auto& p : data::make_g2p_pairs(*dict, split.train, d.sv, d.tv)) {
+  const data::CmuDict* train_dict = dict.get();
+  data::CmuDict distilled;
+  if (!a.get("distill").empty()) {
+    distilled = *dict;
+    const DistillStats ds =
+        apply_distill(a.get("distill"), a.get("distill-column"), a.flag("distill-refs"), distilled, split.train, d.tv);
+    train_dict = &distilled;
+    d.meta["distill"] = a.get("distill");
+    d.meta["distill_column"] = a.get("distill-column");
+    d.meta["distill_refs"] = a.flag("distill-refs") ? "1" : "0";
+    d.meta["distill_fnv1a64"] = ds.hash;
+    d.notes.push_back("distilled targets (" + a.get("distill-column") + " of " + a.get("distill") + "): " +
+                      count_str(ds.words) + " of " + count_str(split.train.size()) + " training words listed, " +
+                      count_str(ds.changed) + " with an output that is none of their pronunciations" +
+                      (a.flag("distill-refs") ? " (added beside them)" : " (replacing them)") +
+                      (ds.empty ? ", " + count_str(ds.empty) + " empty (kept as they were)" : ""));
+  } else if (a.given("distill-column") || a.flag("distill-refs")) {
+    throw UsageError("--distill-column and --distill-refs go with --distill PATH");
+  }
+  for (const auto& p : data::make_g2p_pairs(*train_dict, split.train, d.sv, d.tv)) {
     if (p.src.size() > d.max_src_len || p.tgt.size() > d.max_tgt_len) continue;
     d.src.push_back(p.src);
     d.tgt.push_back(p.tgt);
@@ -508,6 +622,14 @@ Seq2SeqData load_seq2seq_data(const Args& a, const std::string& task, uint64_t s
     d.tgt.swap(t2);
   }
   return d;
+}
+
+void record_data_in_run(json& run_json, const Seq2SeqData& d) {
+  if (d.task == "seq2seq") run_json["data"] = d.meta;
+  auto it = d.meta.find("distill_fnv1a64");
+  if (it != d.meta.end())
+    run_json["distill"] = {{"fnv1a64", it->second}, {"column", d.meta.at("distill_column")},
+                           {"refs", d.meta.at("distill_refs") == "1"}};
 }
 
 // What a run of any seq2seq architecture does after training: the user's pairs are scored

@@ -21,6 +21,7 @@
 #include "attnlab/eval/bleu.hpp"
 #include "attnlab/eval/mt_metrics.hpp"
 #include "attnlab/eval/seq_metrics.hpp"
+#include "attnlab/io/safetensors.hpp"
 #include "attnlab/models/seq2seq.hpp"
 #include "attnlab/nn/train.hpp"
 
@@ -131,6 +132,32 @@ DateEval eval_dates(const models::Translator& m, const std::vector<data::DatePai
 
 // Reads the task's data flags (a must hold seq2seq_data_flags(task)); `seed` seeds --max-train.
 Seq2SeqData load_seq2seq_data(const Args& a, const std::string& task, uint64_t seed);
+
+// What a run id records of the data beyond the flags: the user's pairs (their hash and
+// files) and --distill's targets (the file's hash), each only when there are some, so that a
+// run without them keeps its id.
+void record_data_in_run(nlohmann::json& run_json, const Seq2SeqData& d);
+
+// --init-from: the weights of a model file of the same kind whose config equals this run's
+// (vocabulary sizes aside); recorded in `meta`. A new run: fresh optimizer and schedule.
+template <class Config>
+void init_from(const std::string& path, const std::string& kind, const Config& cfg, const ParamList& ps,
+               std::map<std::string, std::string>& meta) {
+  const io::SafeTensors init = io::read_file(path);
+  const io::ModelInfo info = io::model_info(init);
+  if (info.kind != kind)
+    throw Error("--init-from " + path + ": a " + info.kind + " model; this run trains a " + kind + " model");
+  const Config ic = Config::from_json(info.config);
+  Config want = cfg;
+  want.src_vocab = ic.src_vocab;
+  want.tgt_vocab = ic.tgt_vocab;
+  if (ic.to_json() != want.to_json())
+    throw Error("--init-from " + path + ": its config differs from this run's:\n  file: " + ic.to_json() +
+                "\n  run:  " + want.to_json());
+  io::load_params(init, ps);
+  meta["init_from"] = path;
+  meta["init_from_run"] = init.meta("run");
+}
 
 class TrainScaffold;
 // The end of a run on the user's pairs: greedy scores on the test pairs (the validation pairs

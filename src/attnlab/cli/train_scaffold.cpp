@@ -96,6 +96,10 @@ FlagSpec label_smoothing_flag(std::string def) {
   return {"label-smoothing", "F", std::move(def), "label smoothing of the token cross-entropy"};
 }
 FlagSpec eval_every_flag(std::string help) { return {"eval-every", "N", "0", std::move(help)}; }
+FlagSpec init_from_flag() {
+  return {"init-from", "PATH", "", "start from the weights of a model file with the same config (a new run: "
+                                   "fresh optimizer and schedule; recorded in the file)"};
+}
 
 io::DType dtype_flag(const Args& a) {
   try {

@@ -71,6 +71,8 @@ std::vector<FlagSpec> with_common_train_flags(std::vector<FlagSpec> own,
 FlagSpec schedule_flag();
 FlagSpec label_smoothing_flag(std::string def);
 FlagSpec eval_every_flag(std::string help = "validate every N steps (0 = every epoch)");
+// --init-from PATH (seq2seq models: the weights of a model file with this run's config)
+FlagSpec init_from_flag();
 
 // A usage error for a bad --dtype.
 io::DType dtype_flag(const Args& a);
