@@ -37,6 +37,10 @@ build_site() {
     --external:./worker-main.js --log-level=warning --allow-overwrite --outfile=build/site/worker.js
   node_modules/.bin/esbuild build/site/worker-main.js --bundle --format=esm --target=es2020 \
     --log-level=warning --allow-overwrite --outfile=build/site/worker-main.js
+  # boot.js with the three small modules it imports (the early worker and first model): it
+  # must run as soon as it arrives, not after a chain of imports
+  node_modules/.bin/esbuild build/site/boot.js --bundle --format=esm --target=es2020 \
+    --log-level=warning --allow-overwrite --outfile=build/site/boot.js
   # the page's modules (app.js, its views and lib/) in one file: a visit asks for one module
   # instead of twenty (each through the service worker on later visits). lib/ and views/ stay
   # in the site unbundled, not precached: the page does not load them (tests import them).

@@ -59,9 +59,8 @@ route();
 // the skip link goes to the shown view's heading (its own href would change the route)
 $('#skip-link').addEventListener('click', (ev) => { ev.preventDefault(); focusHeading(); });
 
-// models/index.json lists the shipped models the views can load
-const manifest = fetch('models/index.json')
-  .then((r) => (r.ok ? r.json() : []), () => [])
+// models/index.json lists the shipped models the views can load (boot.js asked for it already)
+const manifest = (client.bootManifest ?? fetch('models/index.json').then((r) => (r.ok ? r.json() : [])))
   .catch((e) => {
     setStatus(`could not read the model list: ${e.message}`, true);
     return [];

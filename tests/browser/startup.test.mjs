@@ -2,7 +2,8 @@
 // request, not one per module and level), boot.js starts the compute worker before
 // app.js has loaded and app.js takes that worker (one worker, not two), and a model asked for
 // before the module is ready is downloaded once, not again when the module is ready; the built
-// worker is one file (scripts/build.sh bundles the package modules it imports).
+// worker is one file (scripts/build.sh bundles the package modules it imports); on a first visit
+// of #translate, boot.js starts the first model's download before app.js has arrived.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -38,8 +39,10 @@ test('the built app.js is one bundle of the modules it imports; index.html loads
   // and runs before it: both deferred modules, which run in document order (an async boot.js
   // ran after the one-file app.js at times, which then started a second worker)
   assert.match(html, /<script type="module" src="boot.js"><\/script>/);
-  // boot.js imports nothing: it must run as soon as it arrives
-  assert.deepEqual(importGraph('boot.js'), ['boot.js']);
+  // the built boot.js imports nothing: it must run as soon as it arrives
+  const bootBuilt = readFileSync(join(SITE, 'boot.js'), 'utf8');
+  assert.deepEqual([...bootBuilt.matchAll(/^\s*import\b.*$/gm)].map((m) => m[0]), [], 'the built boot.js imports nothing');
+  for (const f of importGraph('boot.js')) assert.ok(bootBuilt.includes(`site/${f}`) || f === 'boot.js', `${f} bundled into boot.js`);
 });
 
 const ctx = browserForTests();
@@ -79,3 +82,43 @@ test('a first visit: one compute worker (the early one), each model downloaded o
     await context.close();
   }
 });
+
+// A first visit with app.js held back 1.5 s: the model of the first translation must be asked
+// for before app.js is served (by boot.js), once, and used.
+async function firstModelBeforeApp(hash, wantModel, ready) {
+  const context = await ctx.browser.newContext();  // empty cache, no service worker
+  try {
+    const page = await context.newPage();
+    const errors = watchErrors(page);
+    const events = [];
+    let appServed = false;
+    await context.route('**/app.js', async (route) => {
+      await new Promise((f) => setTimeout(f, 1500));
+      events.push('app.js served');
+      appServed = true;
+      await route.continue();
+    });
+    const gets = [];
+    context.on('request', (r) => {
+      if (r.method() !== 'GET' || r.serviceWorker()) return;
+      const path = new URL(r.url()).pathname;
+      if (path.endsWith('.safetensors')) { gets.push(path); events.push(`${path} asked${appServed ? ' after app.js' : ''}`); }
+    });
+    await page.goto(`${ctx.base}${hash}`);
+    await pageReady(page, 30000);
+    await ready(page);
+    assert.deepEqual(gets, [wantModel], JSON.stringify(events));
+    assert.equal(events[0], `${wantModel} asked`, JSON.stringify(events));
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+}
+
+test('a first visit: boot.js downloads the model the URL names before app.js has arrived', () =>
+  firstModelBeforeApp('#translate?model=g2p-cmudict&input=PHONE', '/models/g2p-cmudict/model.safetensors',
+    (page) => waitForData(page, '#tr-heatmap', 'cols', '5', 30000)));
+
+test('a first visit of another view: boot.js downloads the first translation\'s model (the list\'s first)', () =>
+  firstModelBeforeApp('#engine', '/models/dates/model.safetensors',
+    (page) => waitForData(page, '#tr-output', 'text', undefined, 30000)));

@@ -6,6 +6,7 @@
 import { heatmap, download, weightColor } from '../lib/plot.js';
 import { textOn, weightRgb } from '../lib/color.js';
 import { bindState } from '../lib/urlstate.js';
+import { translateModels, modelSlug } from '../lib/manifest.js';
 import { onModelFile } from '../lib/modelfile.js';
 import { ATTENTIONS, renderHeads } from './heads.js';
 import { renderNBest } from '../lib/nbest.js';
@@ -35,12 +36,10 @@ export function dateProblem(text) {
 
 // typed arrays as plain arrays in JSON exports
 const plainJson = (v) => JSON.stringify(v, (_k, x) => (ArrayBuffer.isView(x) ? Array.from(x) : x), 1);
-// a model's name in the URL: its folder (models/<name>/model.safetensors); a local file has none
-const slugOf = (m) => (m.file ? null : m.url.replace(/^models\//, '').replace(/\/model\.safetensors$/, '').replace(/\.safetensors$/, ''));
 
 export function init(call, manifest) {
   // RNN and Transformer seq2seq models share the view; Transformers add the head view
-  const models = manifest.filter((m) => m.kind === 'seq2seq' || m.kind === 'transformer-seq2seq');
+  const models = translateModels(manifest);
   const sel = $('#tr-model');
   if (!models.length) {
     $('#tr-body').hidden = true;
@@ -271,8 +270,8 @@ export function init(call, manifest) {
 
   // the URL holds the model (its path under models/), the input and the decoding options
   const url_ = bindState('translate', {
-    model: { el: sel, get: () => slugOf(models[Number(sel.value)]), set: (v) => {
-      const i = v == null ? 0 : models.findIndex((m) => slugOf(m) === v);
+    model: { el: sel, get: () => modelSlug(models[Number(sel.value)]), set: (v) => {
+      const i = v == null ? 0 : models.findIndex((m) => modelSlug(m) === v);
       if (i >= 0) { sel.value = String(i); current = models[i]; examples(); }
     } },
     input: { el: '#tr-input', get: () => $('#tr-input').value,
