@@ -10,6 +10,8 @@
 #include <sstream>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "attnlab/io/safetensors.hpp"
 #include "cli_test_util.hpp"
 
@@ -104,6 +106,13 @@ TEST_F(TransformerCli, InitFromStartsFromTheFilesWeights) {
   EXPECT_EQ(same_b, a.tensors.size());
   EXPECT_LT(same_c, a.tensors.size() / 2);
   EXPECT_EQ(b.meta("init_from"), "a.safetensors");
+  // the dropout rate is a training setting: a fine-tune may use another (the same weights start it)
+  ASSERT_EQ(run(flags + " --max-steps 1 --lr 0 --seed 7 --dropout 0 --init-from a.safetensors --out f.safetensors"), 0);
+  const io::SafeTensors f = io::read_file(dir_ + "/f.safetensors");
+  size_t same_f = 0;
+  for (const auto& t : a.tensors) same_f += t.data == f.get(t.name).data;
+  EXPECT_EQ(same_f, a.tensors.size());
+  EXPECT_EQ(nlohmann::json::parse(io::model_info(f).config).at("dropout").get<double>(), 0.0);
   std::string err;
   EXPECT_EQ(run(flags + " --d-model 32 --max-steps 1 --init-from a.safetensors --out d.safetensors", nullptr, &err), 1);
   EXPECT_NE(err.find("config differs"), std::string::npos) << err;

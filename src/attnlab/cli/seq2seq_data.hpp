@@ -10,6 +10,7 @@
 #include <memory>
 #include <map>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -138,8 +139,15 @@ Seq2SeqData load_seq2seq_data(const Args& a, const std::string& task, uint64_t s
 // run without them keeps its id.
 void record_data_in_run(nlohmann::json& run_json, const Seq2SeqData& d);
 
+// A config with a dropout rate (the Transformer's): a training setting, not part of the weights.
+template <class C, class = void>
+struct HasDropout : std::false_type {};
+template <class C>
+struct HasDropout<C, std::void_t<decltype(std::declval<C&>().dropout)>> : std::true_type {};
+
 // --init-from: the weights of a model file of the same kind whose config equals this run's
-// (vocabulary sizes aside); recorded in `meta`. A new run: fresh optimizer and schedule.
+// (vocabulary sizes aside, and the dropout rate: a run may fine-tune with another); recorded
+// in `meta`. A new run: fresh optimizer and schedule.
 template <class Config>
 void init_from(const std::string& path, const std::string& kind, const Config& cfg, const ParamList& ps,
                std::map<std::string, std::string>& meta) {
@@ -151,6 +159,7 @@ void init_from(const std::string& path, const std::string& kind, const Config& c
   Config want = cfg;
   want.src_vocab = ic.src_vocab;
   want.tgt_vocab = ic.tgt_vocab;
+  if constexpr (HasDropout<Config>::value) want.dropout = ic.dropout;
   if (ic.to_json() != want.to_json())
     throw Error("--init-from " + path + ": its config differs from this run's:\n  file: " + ic.to_json() +
                 "\n  run:  " + want.to_json());
