@@ -9,7 +9,7 @@
 // #translate that call came 250 ms after app.js had arrived). That first call is the translate
 // view's first translation, whichever view is shown (lib/manifest.js: firstTranslateModel);
 // the views' other calls download their models as before.
-// The site build bundles this module with the two small ones it imports (scripts/build.sh):
+// The site build bundles this module with the three small ones it imports (scripts/build.sh):
 // the built boot.js imports nothing and runs as soon as it arrives.
 import { fileBytes } from './lib/offline.js';
 import { parseHash } from './lib/urlstate.js';

@@ -3,7 +3,8 @@
 // app.js has loaded and app.js takes that worker (one worker, not two), and a model asked for
 // before the module is ready is downloaded once, not again when the module is ready; the built
 // worker is one file (scripts/build.sh bundles the package modules it imports); on a first visit
-// of #translate, boot.js starts the first model's download before app.js has arrived.
+// of any view, boot.js starts the download of the first translation's model before app.js has
+// arrived.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
