@@ -6,6 +6,8 @@
 //   node bench/wasm/seq2seq.mjs [--runs 300] [--pkg build/pkg] [--precision int8,int16,f32]
 //     [--models en-zh-tatoeba,g2p-cmudict]   (only these models; default: all)
 //     [--against <other package dir>]         (G2P words and en-zh sentences, this build against another)
+//     [--against-file <model file>]           (the same, this package: each --models model's shipped
+//                                              file against this other file of the same task)
 import { readFileSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ROOT, PKG, loadPkg, opt, asJson } from './common.mjs';
@@ -13,6 +15,7 @@ import { ROOT, PKG, loadPkg, opt, asJson } from './common.mjs';
 const RUNS = Number(opt('--runs', 300));
 const al = await loadPkg(resolve(opt('--pkg', PKG)));
 const AGAINST = opt('--against', '');
+const AGAINST_FILE = opt('--against-file', '');
 const PRECISIONS = opt('--precision', 'int8,int16,f32').split(',');
 const ONLY = opt('--models', '') ? opt('--models', '').split(',') : null;
 const wanted = (name) => !ONLY || ONLY.includes(name);
@@ -24,7 +27,9 @@ const dictWords = () => readFileSync(join(ROOT, 'node_modules', '@stdlib', 'data
 // typical words, 7 passes; English -> Chinese: the sentences below, 151 passes) is decoded
 // (int8, the default) by both in turn, the order alternating; the mean over the inputs of
 // each one's median in-wasm time, the ratio (other / this: above 1 means this build is
-// faster) and how many outputs differ.
+// faster) and how many outputs differ. --against-file FILE: the same comparison in this
+// package, between the shipped model file and FILE (e.g. an earlier model of the same
+// architecture: its speed can differ, e.g. gemm_i8_sparse follows its ReLU zeros).
 const cases = [
   ['g2p-cmudict', ['cat', 'attention', 'pronunciation']],
   ['g2p-cmudict-stress', ['attention']],
@@ -36,17 +41,19 @@ const cases = [
   ['en-zh-tatoeba', ['I am Chinese.', 'My mother made a sweater for me.']],
   ['en-zh-tatoeba-gru', ['I am Chinese.', 'My mother made a sweater for me.']],
 ];
-if (AGAINST) {
-  const other = await loadPkg(resolve(AGAINST));
+if (AGAINST || AGAINST_FILE) {
+  const other = AGAINST ? await loadPkg(resolve(AGAINST)) : al;
+  const otherBytes = AGAINST_FILE ? readFileSync(resolve(AGAINST_FILE)) : null;
   const dict = dictWords();
   const median = (x) => [...x].sort((p, q) => p - q)[x.length >> 1];
-  console.log(`seq2seq decode, int8, this build against ${AGAINST} (ratio = other / this):`);
+  console.log(AGAINST ? `seq2seq decode, int8, this build against ${AGAINST} (ratio = other / this):`
+    : `seq2seq decode, int8, the shipped file against ${AGAINST_FILE} (ratio = other / this):`);
   // G2P: the typical words; English -> Chinese: the sentences of the cases above, more passes
   for (const name of ['g2p-cmudict', 'g2p-cmudict-fast', 'g2p-transformer', 'en-zh-tatoeba', 'en-zh-tatoeba-gru'].filter(wanted)) {
     const words = name.startsWith('g2p') ? dict : cases.find(([n]) => n === name)[1];
     const passes = Math.max(7, Math.ceil(300 / words.length)) | 1;
     const bytes = readFileSync(join(ROOT, 'models', name, 'model.safetensors'));
-    const pair = [al.Seq2Seq.fromBytes(bytes), other.Seq2Seq.fromBytes(bytes)];
+    const pair = [al.Seq2Seq.fromBytes(bytes), other.Seq2Seq.fromBytes(otherBytes || bytes)];
     for (const beam of [1, 4]) {
       const o = { beam, heads: false };
       for (const w of words) for (const m of pair) m.translate(w, o);  // warm-up
