@@ -6,8 +6,8 @@
 //   node bench/wasm/seq2seq.mjs [--runs 300] [--pkg build/pkg] [--precision int8,int16,f32]
 //     [--models en-zh-tatoeba,g2p-cmudict]   (only these models; default: all)
 //     [--against <other package dir>]         (G2P words and en-zh sentences, this build against another)
-//     [--against-file <model file>]           (the same, this package: each --models model's shipped
-//                                              file against this other file of the same task)
+//     [--against-file <model file>]           (the same, this package: the one --models model's
+//                                              shipped file against this other file of its task)
 import { readFileSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ROOT, PKG, loadPkg, opt, asJson } from './common.mjs';
@@ -15,10 +15,13 @@ import { ROOT, PKG, loadPkg, opt, asJson } from './common.mjs';
 const RUNS = Number(opt('--runs', 300));
 const al = await loadPkg(resolve(opt('--pkg', PKG)));
 const AGAINST = opt('--against', '');
-const AGAINST_FILE = opt('--against-file', '');
 const PRECISIONS = opt('--precision', 'int8,int16,f32').split(',');
 const ONLY = opt('--models', '') ? opt('--models', '').split(',') : null;
 const wanted = (name) => !ONLY || ONLY.includes(name);
+const AGAINST_FILE = opt('--against-file', '');
+if (AGAINST_FILE && (AGAINST || !ONLY || ONLY.length !== 1)) {
+  throw new Error('--against-file FILE compares one model: give --models with its one name (e.g. --models g2p-transformer), and no --against');
+}
 const dictWords = () => readFileSync(join(ROOT, 'node_modules', '@stdlib', 'datasets-cmudict', 'data', 'dict.txt'), 'latin1')
   .split('\n').map((l) => l.split(/\s+/)[0]).filter((w) => /^[A-Z]+$/.test(w)).filter((_, i) => i % 400 === 0);
 
