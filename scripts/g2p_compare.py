@@ -8,16 +8,27 @@ writes for each on the same split:
 
 Prints, per decoder (greedy, and beam when both files have it): each model's WER, the words
 both get wrong (the WER of an oracle that picks the right one of the two: a floor for any
-combination of them), the words only one of them gets right, how often their outputs are the
-same, and each model's WER by word length.
+combination of them), the words only one of them gets right (with McNemar's test on those
+counts: are the two models' error rates different?), how often their outputs are the same,
+and each model's WER by word length.
 """
 import csv
+import math
 import sys
 
 
 def read(path):
     with open(path, encoding="utf-8", newline="") as f:
         return list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
+
+
+def mcnemar_p(b, c):
+    """Two-sided p of McNemar's test with continuity correction on the discordant counts b, c
+    (chi-square with 1 degree of freedom: p = erfc(sqrt(chi2 / 2)))."""
+    if b + c == 0:
+        return 1.0
+    chi2 = max(abs(b - c) - 1, 0) ** 2 / (b + c)
+    return math.erfc(math.sqrt(chi2 / 2))
 
 
 def main(argv):
@@ -42,12 +53,14 @@ def main(argv):
         cb = [r[dec + "_correct"] == "1" for r in b]
         print("%s, %d words:" % (dec, n))
         print("  WER %s %.2f%%, %s %.2f%%" % (na, pct(n - sum(ca)), nb, pct(n - sum(cb))))
+        only_a = sum(x and not y for x, y in zip(ca, cb))
+        only_b = sum(y and not x for x, y in zip(ca, cb))
         print("  both wrong %.2f%% (the oracle of the two); only %s right %.2f%%; only %s right %.2f%%; "
               "same output %.1f%%" % (
-                  pct(sum(not x and not y for x, y in zip(ca, cb))), na,
-                  pct(sum(x and not y for x, y in zip(ca, cb))), nb,
-                  pct(sum(y and not x for x, y in zip(ca, cb))),
+                  pct(sum(not x and not y for x, y in zip(ca, cb))), na, pct(only_a), nb, pct(only_b),
                   pct(sum(r[dec] == s[dec] for r, s in zip(a, b)))))
+        print("  words only one model gets right: %d / %d (McNemar, continuity-corrected: p = %.3f)"
+              % (only_a, only_b, mcnemar_p(only_a, only_b)))
         groups = ((1, 5), (6, 8), (9, 11), (12, 99))
         for lo, hi in groups:
             idx = [i for i, r in enumerate(a) if lo <= len(r["word"]) <= hi]

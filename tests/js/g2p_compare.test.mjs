@@ -1,6 +1,6 @@
 // scripts/g2p_compare.py on two small files in the format of `attnlab eval --predictions`:
-// the oracle and one-side counts, the same-output share and the per-length WER it prints
-// follow from the rows; files of different words are refused.
+// the oracle and one-side counts, McNemar's test on the latter, the same-output share and the
+// per-length WER it prints follow from the rows; files of different words are refused.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -26,9 +26,17 @@ test('g2p_compare.py counts where two models differ', () => {
     assert.match(r.stdout, /greedy, 4 words:/);
     assert.match(r.stdout, /WER a\.tsv 50\.00%, b\.tsv 50\.00%/);
     assert.match(r.stdout, /both wrong 25\.00% \(the oracle of the two\); only a\.tsv right 25\.00%; only b\.tsv right 25\.00%; same output 25\.0%/);
+    assert.match(r.stdout, /words only one model gets right: 1 \/ 1 \(McNemar, continuity-corrected: p = 1\.000\)/);
     assert.match(r.stdout, /1-5 letters\s+3 words: WER a\.tsv 33\.3%, b\.tsv 33\.3%/);
     assert.match(r.stdout, /9-11 letters\s+1 words: WER a\.tsv 100\.0%, b\.tsv 100\.0%/);
     assert.doesNotMatch(r.stdout, /^beam/m);  // no beam columns in these files
+    // 10 words only a gets right, none only b: chi2 = (10 - 1)^2 / 10 = 8.1, p = erfc(sqrt(4.05)) = 0.0044
+    const ten = Array.from({ length: 10 }, (_, i) => `W${'ABCDEFGHIJ'[i]}`);
+    writeFileSync(join(dir, 'a10.tsv'), rows(ten.map((w) => [w, 'W', 'W', 1])));
+    writeFileSync(join(dir, 'b10.tsv'), rows(ten.map((w) => [w, 'W', 'V', 0])));
+    const r10 = spawnSync('python3', [join(ROOT, 'scripts', 'g2p_compare.py'), 'a10.tsv', 'b10.tsv'], { cwd: dir, encoding: 'utf8' });
+    assert.equal(r10.status, 0, r10.stderr);
+    assert.match(r10.stdout, /words only one model gets right: 10 \/ 0 \(McNemar, continuity-corrected: p = 0\.004\)/);
     writeFileSync(join(dir, 'c.tsv'), rows([['CAT', 'K AE T', 'K AE T', 1]]));
     const bad = spawnSync('python3', [join(ROOT, 'scripts', 'g2p_compare.py'), 'a.tsv', 'c.tsv'], { cwd: dir, encoding: 'utf8' });
     assert.equal(bad.status, 1);
