@@ -59,24 +59,23 @@ inline void load_w(const int16_t* a, __m128i& lo, __m128i& hi) { lo = load16(a);
 
 #if ATTNLAB_I8_SIMD  // int8 weights need the int8 -> int16 extension of SSE4.1
 namespace {
-// int8 -> int16, low and high halves. SIMD128 extends the high half in one instruction;
-// the SSE form (a byte shift, then the low extension) stays a shuffle there.
-inline __m128i ext_lo(__m128i a) { return _mm_cvtepi8_epi16(a); }
-#if defined(__wasm_simd128__)
-inline __m128i ext_hi(__m128i a) { return (__m128i)wasm_i16x8_extend_high_i8x16((v128_t)a); }
-#else
-inline __m128i ext_hi(__m128i a) { return _mm_cvtepi8_epi16(_mm_srli_si128(a, 8)); }
-#endif
 constexpr size_t kChunk8 = 1024;  // 127 * 11585 * (1024 / 4) < 2^31
 static_assert(127.0 * kQmaxInput * (kChunk8 / 4) < 2147483647.0, "int32 overflow");
+// 8 int8 weights loaded and extended to int16 in one step: SIMD128's v128.load8x8_s (one
+// pmovsxbw from memory on x86), where a 16-byte load needs two extensions after it
+#if defined(__wasm_simd128__)
+inline __m128i load_ext8(const int8_t* a) { return (__m128i)wasm_i16x8_load8x8(a); }
+#else
+inline __m128i load_ext8(const int8_t* a) {
+  return _mm_cvtepi8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(a)));
+}
+#endif
 inline __m128i madd16(__m128i acc, const int8_t* a, __m128i x0, __m128i x1) {
-  const __m128i w = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a));
-  return _mm_add_epi32(acc, _mm_add_epi32(_mm_madd_epi16(ext_lo(w), x0), _mm_madd_epi16(ext_hi(w), x1)));
+  return _mm_add_epi32(acc, _mm_add_epi32(_mm_madd_epi16(load_ext8(a), x0), _mm_madd_epi16(load_ext8(a + 8), x1)));
 }
 inline void load_w(const int8_t* a, __m128i& lo, __m128i& hi) {
-  const __m128i w = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a));
-  lo = ext_lo(w);
-  hi = ext_hi(w);
+  lo = load_ext8(a);
+  hi = load_ext8(a + 8);
 }
 }  // namespace
 #endif
