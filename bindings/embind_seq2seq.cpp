@@ -71,7 +71,8 @@ class JsSeq2Seq {
   }
 
   // text, {beam, maxLen, alpha, precision: "int8" | "int16" | "f32", heads, nBest} -> {tokens, text,
-  // probs, attention (rows*cols), rows, cols, inputTokens, logprob, score, eosProb, ms, nBest?}
+  // probs, attention (rows*cols), rows, cols, inputTokens, logprob, score, eosProb, ms, nBest?,
+  // heads?, headsMs?}
   val translate(val text_, val opts) const {
     return guard([&] {
       // a word-token model's words can be long: 64 code units a token before the copy;
@@ -89,7 +90,8 @@ class JsSeq2Seq {
       val ins = val::array();
       for (size_t i = 0; i < t.input_tokens.size(); ++i) ins.set(i, t.input_tokens[i]);
       out.set("inputTokens", ins);
-      out.set("ms", ms);
+      // the decode's own time; the head maps' pass (Transformer, heads: true) apart
+      out.set("ms", ms - t.head_maps_ms);
       // nBest: every finished hypothesis of the beam, best first
       if (o.n_best) {
         val list = val::array();
@@ -112,6 +114,7 @@ class JsSeq2Seq {
         heads.set("encSelf", maps(t.enc_self));
         heads.set("decSelf", maps(t.dec_self));
         out.set("heads", heads);
+        out.set("headsMs", t.head_maps_ms);
       }
       return out;
     });

@@ -115,7 +115,8 @@ const ops = {
       r.rollout = { rows: e.rows, cols: e.cols, values: m.rollout(e.data, e.layers, e.heads, e.rows) };
     }
     if (!tasks.has(m)) tasks.set(m, m.info().config?.task ?? '');
-    return { ...r, ms: performance.now() - t0, task: tasks.get(m) };
+    // r.ms: the decode in wasm; r.headsMs: the head maps' pass; wallMs: this whole call
+    return { ...r, wallMs: performance.now() - t0, task: tasks.get(m) };
   },
 
   // Train your own seq2seq: pairs as TSV text; a new call replaces the previous model

@@ -440,7 +440,10 @@ export interface TranslateOptions {
    * throughout, the same arithmetic as training.
    */
   precision?: 'int8' | 'int16' | 'f32';
-  /** Transformer models: return every layer's and head's attention (default true) */
+  /**
+   * Transformer models: return every layer's and head's attention (default true); they come
+   * from a float32 pass after the decode, which costs more than the decode (Translation.headsMs)
+   */
   heads?: boolean;
   /** beam search: also return every finished hypothesis, best first, in `nBest` (default false) */
   nBest?: boolean;
@@ -507,8 +510,14 @@ export interface Translation extends Hypothesis {
    * outside the vocabulary
    */
   inputTokens: string[];
-  /** time spent in wasm, milliseconds */
+  /** time spent decoding in wasm, milliseconds (the head maps' pass, `headsMs`, not included) */
   ms: number;
+  /**
+   * with `heads` (Transformer models; the default): the time the per-head maps took in wasm,
+   * milliseconds, a float32 pass teacher-forced on the output after decoding; about 2-3x the
+   * decode's own time for the G2P model: pass `heads: false` when only the output is needed
+   */
+  headsMs?: number;
   /** with TranslateOptions.nBest: every finished hypothesis, best first, each output once (nBest[0] is this output) */
   nBest?: Hypothesis[];
   /**

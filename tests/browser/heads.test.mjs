@@ -14,12 +14,15 @@ viewTest(ctx, 'head view: thumbnails per head, enlarge, attention kinds, all lay
   await page.selectOption('#tr-model', options.find((o) => !/Transformer/.test(o.text)).value);
   await waitForData(page, '#tr-output', 'text');
   assert.equal(await page.isHidden('#tr-heads'), true);
+  assert.doesNotMatch(await page.textContent('#tr-latency'), /head maps/);
 
   await page.selectOption('#tr-model', tf[0].value);
   await page.fill('#tr-input', 'PHONEME');
   await page.waitForSelector('#tr-heads:not([hidden]) #hv-main .head-thumb', { timeout: 20000 });
   await page.waitForFunction(() => document.querySelector('#tr-output').dataset.text !== '' &&
     document.querySelector('#tr-input').value === 'PHONEME', null, { timeout: 20000 });
+  // the decode's time and the head maps' pass apart (an RNN model's line has no maps part)
+  assert.match(await page.textContent('#tr-latency'), /^\d+\.\d\d ms in wasm \(greedy, int8 weights\) \+ \d+\.\d\d ms for the head maps \(float32\)/);
   const heads = await page.$$eval('#hv-main .head-thumb', (b) => b.length);
   assert.ok(heads >= 2, `one thumbnail per head (got ${heads})`);
   // cross-attention of layer 1: each map is outputs x inputs; the similarity is a number in [0, 1]

@@ -181,7 +181,8 @@ export function init(call, manifest) {
       if (r.task === 'dates') out.dataset.dateValid = warning ? '0' : '1';
       else delete out.dataset.dateValid;
       const how = beam > 1 ? `beam ${beam}, ${r.nBest?.length ?? 1} finished hypotheses` : 'greedy';
-      $('#tr-latency').textContent = `${r.ms.toFixed(2)} ms in wasm (${how}, ${precision} weights) · ` +
+      const maps = r.headsMs !== undefined ? ` + ${r.headsMs.toFixed(2)} ms for the head maps (float32)` : '';
+      $('#tr-latency').textContent = `${r.ms.toFixed(2)} ms in wasm (${how}, ${precision} weights)${maps} · ` +
         `log p = ${r.logprob.toFixed(3)} · p(end) = ${r.eosProb.toFixed(3)}`;
       // with no map on screen yet (the first result, or the first after an error), the output
       // tokens are painted first and the map and the rest drawn after that frame, not in the
@@ -197,7 +198,7 @@ export function init(call, manifest) {
         text: output, tokens: r.tokens, probs: r.probs, logprob: r.logprob, eosProb: r.eosProb, inputTokens: r.inputTokens,
         attention: { rows: r.rows, cols: r.cols, values: r.attention }, ...(r.heads ? { heads: r.heads } : {}),
         ...(r.nBest ? { nBest: r.nBest.map(({ tokens, logprob, score, eosProb, probs }) => ({ tokens, logprob, score, eosProb, probs })) } : {}),
-      }, ...(warning ? { warning } : {}), ms: r.ms };
+      }, ...(warning ? { warning } : {}), ms: r.ms, ...(r.headsMs !== undefined ? { headsMs: r.headsMs } : {}) };
       exportsOn(true);
       // hovering a cell (or moving the keyboard cursor) marks its output token
       const hl = (row) => out.querySelectorAll('.tok').forEach((t, i) => t.classList.toggle('hl', i === row));

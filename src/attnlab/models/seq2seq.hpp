@@ -151,6 +151,9 @@ struct Translation {
   // layer and head; `attention` above is then the last layer's cross-attention averaged
   // over heads.
   HeadMaps cross, enc_self, dec_self;
+  // the time those maps took, milliseconds: a float32 teacher-forced pass on the output after
+  // the decode (DecodeOptions::head_maps), the larger part of such a call (0 without maps)
+  double head_maps_ms = 0;
   double score = 0;                  // the beam's ranking score (logprob, length-normalized)
   // DecodeOptions::n_best: every finished hypothesis, best first, each output once (ids,
   // tokens, text, probs, attention, logprob, score, eos_prob each; no head maps, no n_best)

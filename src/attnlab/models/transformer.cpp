@@ -1,6 +1,7 @@
 #include "attnlab/models/transformer.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <initializer_list>
 #include <limits>
@@ -513,7 +514,11 @@ Translation TransformerSeq2Seq::decode(const std::vector<int>& src, const Decode
   }
   Translation r = translation_from(beam_search(bs, o.beam, max_len, o.length_alpha), o.n_best, src,
                                    src_, tgt_, cfg_.output_sep);
-  if (o.head_maps) attention_maps(src, r.ids, r);
+  if (o.head_maps) {
+    const auto t0 = std::chrono::steady_clock::now();
+    attention_maps(src, r.ids, r);
+    r.head_maps_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  }
   return r;
 }
 
