@@ -455,8 +455,9 @@ void DecoderLayerState::reorder(const std::vector<size_t>& parents, size_t E) {
 }
 
 void TransformerDecoderLayer::start(const float* memory, size_t S, size_t n, size_t cap,
-                                    DecoderLayerState& st, const DecoderLayerQuant* q) const {
-  // memory: (S,E) -> st.mk, st.mv: (S,E) cross-attention keys and values
+                                    DecoderLayerState& st, const DecoderLayerQuant* q,
+                                    InferScratch* scratch) const {
+  // memory: (S,E) -> st.mkv: (S,2E) cross-attention keys | values
   const size_t E = cfg_.d_model;
   ATTNLAB_CHECK(S > 0 && n > 0 && cap > 0, "TransformerDecoderLayer::start: expected S, n, cap > 0");
   st.n = n;
@@ -465,21 +466,16 @@ void TransformerDecoderLayer::start(const float* memory, size_t S, size_t n, siz
   st.S = S;
   st.k.assign(n * cap * E, 0.f);
   st.v.assign(n * cap * E, 0.f);
-  st.mk.resize(S * E);
-  st.mv.resize(S * E);
+  st.mkv.resize(S * 2 * E);
   const float* W = multihead_attn.in_proj_weight.value.data();
   const float* b = multihead_attn.in_proj_bias.value.data();
-  if (q) {  // keys and values in one product: (S, 2E), then split
-    std::vector<float> kv(S * 2 * E);
-    q->cross_kv.apply(S, memory, E, kv.data(), 2 * E);
-    for (size_t i = 0; i < S; ++i) {
-      std::copy(kv.begin() + long(i * 2 * E), kv.begin() + long(i * 2 * E + E), st.mk.begin() + long(i * E));
-      std::copy(kv.begin() + long(i * 2 * E + E), kv.begin() + long((i + 1) * 2 * E), st.mv.begin() + long(i * E));
-    }
+  if (q) {  // keys and values in one product
+    InferScratch& sc = scratch ? *scratch : st.scratch;
+    q->cross_kv.apply(S, memory, E, st.mkv.data(), 2 * E, sc.qx, sc.sx);
     return;
   }
-  detail::linear_forward(S, E, E, memory, E, W + E * E, b + E, st.mk.data(), E);
-  detail::linear_forward(S, E, E, memory, E, W + 2 * E * E, b + 2 * E, st.mv.data(), E);
+  detail::linear_forward(S, E, E, memory, E, W + E * E, b + E, st.mkv.data(), 2 * E);
+  detail::linear_forward(S, E, E, memory, E, W + 2 * E * E, b + 2 * E, st.mkv.data() + E, 2 * E);
 }
 
 DecoderLayerQuant TransformerDecoderLayer::quantize(bool int8) const {
@@ -536,8 +532,8 @@ void TransformerDecoderLayer::step(const float* x, float* y, DecoderLayerState& 
   r.project(q ? &q->cross_q : nullptr, E, E, s, E, multihead_attn.in_proj_weight.value.data(),
             multihead_attn.in_proj_bias.value.data(), qkv, E);
   for (size_t h = 0; h < H; ++h)
-    sdpa_raw(n, S, Dh, Dh, scale, qkv + h * Dh, E, st.mk.data() + h * Dh, E,
-             st.mv.data() + h * Dh, E, nullptr, 0, ctx + h * Dh, E,
+    sdpa_raw(n, S, Dh, Dh, scale, qkv + h * Dh, E, st.mkv.data() + h * Dh, 2 * E,
+             st.mkv.data() + E + h * Dh, 2 * E, nullptr, 0, ctx + h * Dh, E,
              cross_w ? cross_w + h * S : nullptr, H * S, work);
   r.out_proj(q ? &q->cross_out : nullptr, multihead_attn, ctx, a);
   r.residual(norm2, h1, a, h2);

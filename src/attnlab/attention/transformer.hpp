@@ -124,7 +124,7 @@ struct DecoderLayerState {
   size_t n = 0, cap = 0, len = 0;  // hypotheses, capacity (positions), positions stored
   std::vector<float> k, v;         // (n, cap, E); rows at or past len are not read
   size_t S = 0;
-  std::vector<float> mk, mv;       // (S, E), shared by every hypothesis
+  std::vector<float> mkv;          // (S, 2E): keys | values of the source, shared by every hypothesis
   InferScratch scratch;            // step()'s buffers when it is given none
   std::vector<float> spare_k, spare_v;  // reorder()'s target, swapped with k, v
   // keep hypotheses parents[0..m) (indices into the current n) in that order
@@ -158,8 +158,9 @@ class TransformerDecoderLayer {
 
   // ---- incremental decoding (inference; dropout off)
   // memory: (S,E) of one source -> st with n hypotheses and room for cap positions
+  // (scratch: the quantized product's buffers, st.scratch when none is given)
   void start(const float* memory, size_t S, size_t n, size_t cap, DecoderLayerState& st,
-             const DecoderLayerQuant* q = nullptr) const;
+             const DecoderLayerQuant* q = nullptr, InferScratch* scratch = nullptr) const;
   // x: (n,E) the rows at position st.len -> y: (n,E) (may alias x); appends to the cache.
   // self_w (n,H,len+1) and cross_w (n,H,S) optional.
   // q: quantized matrices (nullptr = float32).

@@ -30,6 +30,7 @@ std::vector<BeamHyp> beam_search(const BeamStepper& dec, size_t K, size_t max_le
   std::vector<int> prev, order;
   std::vector<float> w, lp;
   std::vector<Cand> cands;
+  std::vector<size_t> uses;
   for (size_t t = 0; t <= max_len && !alive.empty(); ++t) {
     const size_t n = alive.size();
     prev.resize(n);
@@ -55,9 +56,13 @@ std::vector<BeamHyp> beam_search(const BeamStepper& dec, size_t K, size_t max_le
                      [](const Cand& a, const Cand& b) { return a.logp > b.logp; });
     std::vector<BeamHyp> next;
     std::vector<size_t> parents;
+    // candidates left per hypothesis: its last one takes it over instead of a copy (greedy:
+    // every step); not at the last step, whose cut keeps the alive hypotheses
+    uses.assign(n, last ? cands.size() + 1 : 0);
+    for (const Cand& c : cands) ++uses[c.hyp];
     for (const Cand& c : cands) {
       if (next.size() + finished.size() >= K) break;  // the beam shrinks as hypotheses finish
-      BeamHyp h = alive[c.hyp];
+      BeamHyp h = --uses[c.hyp] == 0 ? std::move(alive[c.hyp]) : alive[c.hyp];
       h.logp = c.logp;
       const float p = std::exp(lp[c.hyp * V + size_t(c.tok)]);
       if (c.tok == kEos) {

@@ -157,11 +157,13 @@ const TransformerSeq2Seq::QuantPlan* TransformerSeq2Seq::quant_plan(DecodePrecis
   return slot.get();
 }
 
-void TransformerSeq2Seq::project(size_t n, const float* h, float* logits, const QuantPlan* q) const {
+void TransformerSeq2Seq::project(size_t n, const float* h, float* logits, const QuantPlan* q,
+                                 attention::InferScratch* scratch) const {
   // h: (n,E) -> logits: (n,V)
   const size_t E = cfg_.d_model, V = tgt_.size();
   if (q) {
-    q->out.apply(n, h, E, logits, V);
+    if (scratch) q->out.apply(n, h, E, logits, V, scratch->qx, scratch->sx);
+    else q->out.apply(n, h, E, logits, V);
     return;
   }
   for (size_t r = 0; r < n; ++r)
@@ -450,7 +452,7 @@ Translation TransformerSeq2Seq::decode(const std::vector<int>& src, const Decode
   // head-averaged last-layer cross-attention (n,H,S) -> (n,S); logits -> log-probabilities
   auto finish = [&](size_t n, float* h, float* w, float* lp) {
     if (cfg_.norm_first) final_norm(dec_norm_, n, h, nullptr, nullptr, n, 1);
-    project(n, h, lp, qp);
+    project(n, h, lp, qp, &scratch);
     k::log_softmax_rows(n, V, lp, lp);
     std::fill(w, w + n * S, 0.f);
     for (size_t i = 0; i < n; ++i)
@@ -465,7 +467,7 @@ Translation TransformerSeq2Seq::decode(const std::vector<int>& src, const Decode
   std::vector<float> x;  // (n,E) the step's rows, through every layer; outlives the steppers
   if (kv_cache) {
     for (size_t l = 0; l < Ld; ++l)
-      dec_[l].start(memory.data(), S, 1, max_len + 1, st[l], qp ? &qp->dec[l] : nullptr);
+      dec_[l].start(memory.data(), S, 1, max_len + 1, st[l], qp ? &qp->dec[l] : nullptr, &scratch);
     bs.step = [&](size_t n, const int* prev, float* w, float* lp) {
       const size_t t = st[0].len;
       x.resize(n * E);

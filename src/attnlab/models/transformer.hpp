@@ -151,7 +151,8 @@ class TransformerSeq2Seq : public TranslatorOf<TransformerConfig> {
                                 const QuantPlan* q = nullptr,
                                 attention::InferScratch* scratch = nullptr) const;
   // rows (n,E) -> logits (n,V)
-  void project(size_t n, const float* h, float* logits, const QuantPlan* q = nullptr) const;
+  void project(size_t n, const float* h, float* logits, const QuantPlan* q = nullptr,
+               attention::InferScratch* scratch = nullptr) const;
   const float* out_weight() const;
 
   nn::Embedding src_emb_, tgt_emb_;
