@@ -107,7 +107,6 @@ const ops = {
   // seq2seq: translate a word or a date with a shipped model
   async translate(al, { url, text, beam, precision = 'int8', attribution, steps, rollout }) {
     const m = await cachedModel(al, 'Seq2Seq', url);
-    const t0 = performance.now();
     const r = m.translate(text, { beam, precision, nBest: beam > 1, ...(attribution ? { attribution, steps } : {}) });
     // Transformer models: attention rollout of the encoder self-attention (inputs x inputs)
     if (rollout && r.heads) {
@@ -115,8 +114,8 @@ const ops = {
       r.rollout = { rows: e.rows, cols: e.cols, values: m.rollout(e.data, e.layers, e.heads, e.rows) };
     }
     if (!tasks.has(m)) tasks.set(m, m.info().config?.task ?? '');
-    // r.ms: the decode in wasm; r.headsMs: the head maps' pass; wallMs: this whole call
-    return { ...r, wallMs: performance.now() - t0, task: tasks.get(m) };
+    // r.ms: the decode in wasm; r.headsMs: the head maps' pass
+    return { ...r, task: tasks.get(m) };
   },
 
   // Train your own seq2seq: pairs as TSV text; a new call replaces the previous model

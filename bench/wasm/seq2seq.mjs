@@ -116,6 +116,7 @@ for (const [name, inputs] of cases) {
 // mean over the words of each word's median in-wasm time.
 const dictFile = join(ROOT, 'node_modules', '@stdlib', 'datasets-cmudict', 'data', 'dict.txt');
 const typical = [];
+let headsCost = null;
 // The RNN and Transformer G2P models on the same words in one run, interleaved: each pass
 // decodes every word with every model before the next pass (a slow spell of the shared
 // machine hits all models alike). Transformer models decode without head maps (heads:
@@ -148,6 +149,16 @@ if (existsSync(dictFile) && TYPICAL.length) {
       typical.push({ model, precision, beam, words: words.length, meanMs, meanLetters: letters[j] / words.length, meanSteps: steps[j] / words.length });
     }));
   }
+  // the Transformer with its head maps (heads: true, translate's default): the decode's own
+  // time (ms) and the float32 maps pass (headsMs), greedy, the first precision
+  const tf = loaded.find(({ model }) => model === 'g2p-transformer');
+  if (tf) {
+    const ms = words.map(() => []), maps = words.map(() => []);
+    for (let pass = 0; pass < 5; ++pass)
+      words.forEach((w, i) => { const r = tf.m.translate(w, { precision: PRECISIONS[0] }); ms[i].push(r.ms); maps[i].push(r.headsMs); });
+    const mean = (xs) => xs.reduce((a, x) => a + median(x), 0) / words.length;
+    headsCost = { precision: PRECISIONS[0], ms: mean(ms), headsMs: mean(maps) };
+  }
   for (const { m } of loaded) m.delete();
 }
 
@@ -167,4 +178,8 @@ for (const t of typical.filter((x) => x.model === 'g2p-transformer')) {
   const gru = typical.find((x) => x.model === 'g2p-cmudict' && x.precision === t.precision && x.beam === t.beam);
   if (gru) console.log(`  Transformer / GRU (g2p-cmudict), beam ${t.beam} ${t.precision}: x${(t.meanMs / gru.meanMs).toFixed(2)} the time per word`);
 }
-if (asJson) console.log(JSON.stringify({ results, typical }));
+if (headsCost) {
+  console.log(`  g2p-transformer with head maps (heads: true), greedy ${headsCost.precision}: decode ${headsCost.ms.toFixed(3)} ms + ` +
+    `maps ${headsCost.headsMs.toFixed(3)} ms per word (maps x${(headsCost.headsMs / headsCost.ms).toFixed(2)} the decode)`);
+}
+if (asJson) console.log(JSON.stringify({ results, typical, headsCost }));

@@ -58,11 +58,11 @@ std::vector<BeamHyp> beam_search(const BeamStepper& dec, size_t K, size_t max_le
     std::vector<size_t> parents;
     // candidates left per hypothesis: its last one takes it over instead of a copy (greedy:
     // every step); not at the last step, whose cut keeps the alive hypotheses
-    uses.assign(n, last ? cands.size() + 1 : 0);
+    uses.assign(n, 0);
     for (const Cand& c : cands) ++uses[c.hyp];
     for (const Cand& c : cands) {
       if (next.size() + finished.size() >= K) break;  // the beam shrinks as hypotheses finish
-      BeamHyp h = --uses[c.hyp] == 0 ? std::move(alive[c.hyp]) : alive[c.hyp];
+      BeamHyp h = --uses[c.hyp] == 0 && !last ? std::move(alive[c.hyp]) : alive[c.hyp];
       h.logp = c.logp;
       const float p = std::exp(lp[c.hyp * V + size_t(c.tok)]);
       if (c.tok == kEos) {
