@@ -26,7 +26,8 @@ const VIEWS = {
       await page.fill('#tr-input', 'PHONEME');
       await page.selectOption('#tr-beam', '4');
     },
-    shown: () => document.querySelector('#tr-input').value === 'PHONEME' && document.querySelector('#tr-output').dataset.text &&
+    shown: () => document.querySelector('#tr-output').dataset.input === 'PHONEME' && document.querySelector('#tr-output').dataset.beam === '4' &&
+      document.querySelector('#tr-output').dataset.text &&
       document.querySelector('#tr-heads:not([hidden]) #hv-main .head-thumb'),
   },
   han: {

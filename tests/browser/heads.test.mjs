@@ -2,7 +2,7 @@
 // one thumbnail per head of a layer on one colour scale, click to enlarge, every
 // attention kind and all layers, and a second model side by side on the same word.
 import assert from 'node:assert/strict';
-import { browserForTests, viewTest, waitForData, artifact } from './helpers.mjs';
+import { browserForTests, viewTest, waitForData, translated, artifact } from './helpers.mjs';
 
 const ctx = browserForTests();
 
@@ -19,8 +19,7 @@ viewTest(ctx, 'head view: thumbnails per head, enlarge, attention kinds, all lay
   await page.selectOption('#tr-model', tf[0].value);
   await page.fill('#tr-input', 'PHONEME');
   await page.waitForSelector('#tr-heads:not([hidden]) #hv-main .head-thumb', { timeout: 20000 });
-  await page.waitForFunction(() => document.querySelector('#tr-output').dataset.text !== '' &&
-    document.querySelector('#tr-input').value === 'PHONEME', null, { timeout: 20000 });
+  await translated(page, 'PHONEME');
   // the decode's time and the head maps' pass apart (an RNN model's line has no maps part)
   assert.match(await page.textContent('#tr-latency'), /^\d+\.\d\d ms in wasm \(greedy, int8 weights\) \+ \d+\.\d\d ms for the head maps \(float32\)/);
   const heads = await page.$$eval('#hv-main .head-thumb', (b) => b.length);

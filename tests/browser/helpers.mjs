@@ -89,6 +89,15 @@ export function waitForData(page, selector, key, want, timeout = 20000) {
   }, [selector, key, want], { timeout });
 }
 
+// Waits until the Translate view shows the result of this input (and beam, if given): an
+// earlier request's result, still on screen after the input changed, does not count.
+export function translated(page, input, { beam, timeout = 20000 } = {}) {
+  return page.waitForFunction(([i, b]) => {
+    const d = document.querySelector('#tr-output')?.dataset ?? {};
+    return Boolean(d.text) && d.input === i && (b === null || d.beam === b);
+  }, [input, beam === undefined ? null : String(beam)], { timeout });
+}
+
 // Waits until the element's text matches the regular expression.
 export function waitForText(page, selector, re, timeout = 20000) {
   return page.waitForFunction(([s, source, flags]) => new RegExp(source, flags).test(document.querySelector(s)?.textContent ?? ''),

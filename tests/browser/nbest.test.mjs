@@ -2,7 +2,7 @@
 // hypothesis with its score, best first, the first being the output; choosing one
 // shows its attention; greedy decoding has no list.
 import assert from 'node:assert/strict';
-import { browserForTests, viewTest, waitForData, chooseOption, download, artifact } from './helpers.mjs';
+import { browserForTests, viewTest, waitForData, translated, chooseOption, download, artifact } from './helpers.mjs';
 
 const ctx = browserForTests();
 
@@ -10,10 +10,10 @@ viewTest(ctx, 'n-best: beam 4 lists the finished hypotheses with scores, best fi
   await waitForData(page, '#tr-output', 'text');
   await chooseOption(page, '#tr-model', /^Spelling → pronunciation \(CMUdict, additive/);
   await page.fill('#tr-input', 'KNIGHT');
-  await page.waitForFunction(() => document.querySelector('#tr-output').dataset.text &&
-    document.querySelector('#tr-input').value === 'KNIGHT', null, { timeout: 20000 });
+  await translated(page, 'KNIGHT', { beam: 1 });
   assert.equal(await page.isHidden('#tr-nbest'), true, 'greedy: no list');
   await page.selectOption('#tr-beam', '4');
+  await translated(page, 'KNIGHT', { beam: 4 });
   await page.waitForSelector('#tr-nbest:not([hidden]) .nbest button', { timeout: 20000 });
   const list = await page.$$eval('#tr-nbest .nbest button', (bs) => bs.map((b) => ({
     text: b.dataset.text, score: Number(b.dataset.score), pressed: b.getAttribute('aria-pressed'), label: b.textContent,

@@ -3,7 +3,7 @@
 // the run and Train continues it; the trained model then translates in the view with its
 // attention heatmap.
 import assert from 'node:assert/strict';
-import { browserForTests, viewTest, waitForData, waitForText, artifact } from './helpers.mjs';
+import { browserForTests, viewTest, waitForData, waitForText, translated, artifact } from './helpers.mjs';
 
 const ctx = browserForTests();
 
@@ -35,8 +35,8 @@ viewTest(ctx, 'train your own: example data, live progress, stop and continue, t
   await page.click('#tt-use');
   await page.waitForFunction(() => /trained-in-this-tab/.test(document.querySelector('#tr-model').selectedOptions[0]?.textContent || ''), null, { timeout: 20000 });
   await page.fill('#tr-input', 'forty two');
-  await page.waitForFunction(() => document.querySelector('#tr-input').value === 'forty two' &&
-    document.querySelector('#tr-heatmap').dataset.cols === '2', null, { timeout: 20000 });
+  await translated(page, 'forty two');
+  assert.equal(await page.getAttribute('#tr-heatmap', 'data-cols'), '2');
   const out = await page.getAttribute('#tr-output', 'data-text');
   assert.match(out, /^\d+$/, `a number in digits, got '${out}'`);
   await artifact(page, 'translate-train-your-own');

@@ -127,6 +127,8 @@ export function init(call, manifest) {
     $('#tr-warning').textContent = '';
     $('#tr-output').replaceChildren();
     $('#tr-output').dataset.text = '';
+    delete $('#tr-output').dataset.input;
+    delete $('#tr-output').dataset.beam;
     delete $('#tr-output').dataset.dateValid;
     $('#tr-latency').textContent = '';
     nbestHolder().hidden = true;
@@ -149,6 +151,7 @@ export function init(call, manifest) {
     return el;
   }
   async function run() {
+    clearTimeout(timer);  // a typed input's pending run would repeat this one (which reads the input too)
     const m = models[Number(sel.value)];
     const text = $('#tr-input').value;
     const beam = Number($('#tr-beam').value);
@@ -216,7 +219,8 @@ export function init(call, manifest) {
       };
       drawMap(r, 0);
       renderNBest(nbestHolder(), beam > 1 ? r.nBest : null, { beam, join: m.join ?? ' ', onPick: drawMap });
-      out.dataset.text = output;
+      // which request the shown result answers (a test waits for its own, not an earlier one)
+      Object.assign(out.dataset, { input: text, beam: String(beam), text: output });
       hv.r = r;
       await runCompare(text, beam, my);
       if (my !== seq) return;
