@@ -4,6 +4,8 @@
 // LR schedules.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "attnlab/nn/loss.hpp"
@@ -81,6 +83,70 @@ TEST(NnLossGrad, CrossEntropyAndFriends) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("got 7 at row 2"), std::string::npos) << e.what();
   }
+}
+
+// Token-level distillation's target: q = (1-lam) ((1-eps) onehot + eps/C) + lam teacher.
+TEST(NnLossGrad, CrossEntropyWithATeacher) {
+  Rng rng(31);
+  const size_t N = 5, C = 4;
+  Tensor logits = random_tensor({N, C}, rng, 2.f);
+  const std::vector<int> tg = {1, 3, 3, 0, 2};  // ignore_index 3: rows 1 and 2
+  // teacher rows: softmax of random numbers
+  std::vector<float> q(N * C);
+  for (size_t i = 0; i < N; ++i) {
+    double s = 0;
+    for (size_t c = 0; c < C; ++c) s += q[i * C + c] = std::exp(2.f * rng.uniform(-1.f, 1.f));
+    for (size_t c = 0; c < C; ++c) q[i * C + c] = float(q[i * C + c] / s);
+  }
+  auto ce = [&](float ls, float lam, float* d) {
+    return cross_entropy(N, C, logits.data(), tg.data(), d, 3, ls, nullptr, q.data(), lam);
+  };
+  // lam = 0 is the plain loss, bit for bit; lam = 1 without smoothing is -sum q log p, computed here
+  for (float ls : {0.f, 0.15f}) EXPECT_EQ(ce(ls, 0.f, nullptr), cross_entropy(logits, tg, nullptr, 3, ls));
+  double want = 0;
+  for (size_t i : {size_t(0), size_t(3), size_t(4)}) {
+    double m = -1e30, z = 0;
+    for (size_t c = 0; c < C; ++c) m = std::max(m, double(logits(i, c)));
+    for (size_t c = 0; c < C; ++c) z += std::exp(double(logits(i, c)) - m);
+    for (size_t c = 0; c < C; ++c) want -= q[i * C + c] * (double(logits(i, c)) - m - std::log(z));
+  }
+  EXPECT_NEAR(ce(0.f, 1.f, nullptr), want / 3, 1e-5);
+  // linear in lam
+  for (float ls : {0.f, 0.15f})
+    EXPECT_NEAR(ce(ls, 0.3f, nullptr), 0.7 * ce(ls, 0.f, nullptr) + 0.3 * ce(ls, 1.f, nullptr), 1e-5);
+  // the gradient, by finite differences; ignored rows get none
+  for (float ls : {0.f, 0.15f})
+    for (float lam : {0.3f, 1.f}) {
+      Tensor d = zeros({N, C});
+      ce(ls, lam, d.data());
+      for (size_t c = 0; c < C; ++c) EXPECT_EQ(d(2, c), 0.f);
+      std::vector<GradTarget> t{tensor_target("logits", logits, d)};
+      std::printf("[grad] cross_entropy teacher ls=%.2f lam=%.1f %.3g\n", ls, lam,
+                  check_grads([&]() { return static_cast<double>(ce(ls, lam, nullptr)); }, t, 1e-2f));
+    }
+  // a teacher row that is not a distribution, or a weight outside [0, 1]: an error, and the
+  // gradient buffer untouched, repeatedly
+  std::vector<float> d(N * C, 7.f);
+  for (int rep = 0; rep < 50; ++rep) {
+    std::vector<float> bad = q;
+    bad[4 * C + 1] += 0.5f;  // row 4 sums to 1.5
+    try {
+      cross_entropy(N, C, logits.data(), tg.data(), d.data(), 3, 0.f, nullptr, bad.data(), 0.5f);
+      ADD_FAILURE() << "a row summing to 1.5 was accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("teacher row 4 sums to 1.5"), std::string::npos) << e.what();
+    }
+    bad = q;
+    bad[0] = -0.25f;
+    bad[1] += 0.25f;
+    EXPECT_THROW(cross_entropy(N, C, logits.data(), tg.data(), d.data(), 3, 0.f, nullptr, bad.data(), 0.5f), Error);
+    bad = q;
+    bad[1 * C] = 5.f;  // an ignored row is not read
+    EXPECT_NO_THROW(cross_entropy(N, C, logits.data(), tg.data(), nullptr, 3, 0.f, nullptr, bad.data(), 0.5f));
+    EXPECT_THROW(ce(0.f, 1.5f, d.data()), Error);
+    EXPECT_THROW(ce(0.f, -0.1f, d.data()), Error);
+  }
+  EXPECT_TRUE(std::all_of(d.begin(), d.end(), [](float v) { return v == 7.f; }));
 }
 
 namespace {

@@ -183,3 +183,55 @@ TEST_F(TransformerCli, DistillTrainsOnAPredictionsFilesOutputs) {
   EXPECT_EQ(run(flags + " --distill nowhere.tsv --out c.safetensors", nullptr, &err), 1);
   EXPECT_NE(err.find("nowhere.tsv"), std::string::npos) << err;
 }
+
+// --teacher: token-level distillation. Weight 0 trains exactly as without a teacher, weight 1
+// differently; the files' hashes are in the run id (a resume must read the same teachers); a
+// teacher of another kind, task, split or phoneme set is refused before training.
+TEST_F(TransformerCli, TeacherMixesAModelsDistributionIntoTheTarget) {
+  using namespace attnlab;
+  const std::string models = std::string(ATTNLAB_SOURCE_DIR) + "/models/";
+  const std::string gru = models + "g2p-cmudict/model.safetensors";
+  const std::string flags = "train g2p --arch transformer --data " + dict_ +
+                            " --d-model 16 --heads 2 --ff 32 --enc-layers 1 --dec-layers 1 --max-train 100"
+                            " --epochs 1 --batch-size 16 --val-size 5 --dtype f32 --dropout 0 --checkpoint-every 2";
+  std::string out, err;
+  ASSERT_EQ(run(flags + " --max-steps 3 --out plain.safetensors"), 0);
+  ASSERT_EQ(run(flags + " --max-steps 3 --teacher " + gru + " --teacher-weight 0 --out w0.safetensors"), 0);
+  ASSERT_EQ(run(flags + " --max-steps 2 --teacher " + gru + " --teacher-weight 1 --out w1.safetensors --checkpoint w1.ckpt",
+                &out, &err), 0) << err;
+  EXPECT_NE(err.find("token-level distillation: 1 teacher(s)"), std::string::npos) << err;
+  const io::SafeTensors p = io::read_file(dir_ + "/plain.safetensors"), w0 = io::read_file(dir_ + "/w0.safetensors"),
+                        w1 = io::read_file(dir_ + "/w1.safetensors");
+  size_t same0 = 0, same1 = 0;
+  for (const auto& t : p.tensors) {
+    same0 += t.data == w0.get(t.name).data;
+    same1 += t.data == w1.get(t.name).data;
+  }
+  EXPECT_EQ(same0, p.tensors.size());
+  EXPECT_LT(same1, p.tensors.size() / 2);
+  EXPECT_EQ(w1.meta("teacher"), gru);
+  EXPECT_EQ(w1.meta("teacher_weight"), "1");
+  EXPECT_TRUE(p.meta("teacher").empty());
+  // resumed with the same teacher: continues; with another list of teachers: refused
+  EXPECT_EQ(run(flags + " --max-steps 3 --teacher " + gru + " --teacher-weight 1 --out w1.safetensors --resume w1.ckpt",
+                nullptr, &err), 0) << err;
+  EXPECT_EQ(run(flags + " --max-steps 3 --teacher " + gru + "," + gru + " --teacher-weight 1 --out w2.safetensors"
+                " --resume w1.ckpt", nullptr, &err), 1);
+  EXPECT_NE(err.find("run"), std::string::npos) << err;
+  // refused teachers, each repeated: the run writes nothing
+  for (int rep = 0; rep < 3; ++rep) {
+    EXPECT_EQ(run(flags + " --teacher " + models + "han-spam/model.safetensors --out x.safetensors", nullptr, &err), 2);
+    EXPECT_NE(err.find("a teacher is a seq2seq model (RNN or Transformer); this file is kind 'han'"), std::string::npos) << err;
+    EXPECT_EQ(run(flags + " --teacher " + models + "dates/model.safetensors --out x.safetensors", nullptr, &err), 2);
+    EXPECT_NE(err.find("not a G2P model of this split and phoneme set (its data 'dates'"), std::string::npos) << err;
+    EXPECT_EQ(run(flags + " --teacher " + models + "g2p-cmudict-stress/model.safetensors --out x.safetensors", nullptr, &err), 2);
+    EXPECT_NE(err.find("stress 1"), std::string::npos) << err;
+    EXPECT_EQ(run(flags + " --teacher nowhere.safetensors --out x.safetensors", nullptr, &err), 1);
+    EXPECT_NE(err.find("--teacher nowhere.safetensors"), std::string::npos) << err;
+    EXPECT_EQ(run(flags + " --teacher-weight 0.5 --out x.safetensors", nullptr, &err), 2);
+    EXPECT_NE(err.find("--teacher-weight goes with --teacher PATH"), std::string::npos) << err;
+    EXPECT_EQ(run(flags + " --teacher " + gru + " --teacher-weight 1.5 --out x.safetensors", nullptr, &err), 2);
+    EXPECT_EQ(run(flags + " --teacher , --out x.safetensors", nullptr, &err), 2);
+  }
+  EXPECT_FALSE(std::ifstream(dir_ + "/x.safetensors").good());
+}

@@ -355,6 +355,50 @@ TEST(TransformerModelDecode, ProbabilitiesAndAttentionMatchTeacherForcing) {
   }
 }
 
+// next_token_probs (the teacher of token-level distillation), for both kinds: (B,T,V) rows that
+// are distributions at the targets, zero at <pad>, whose entry at the target is exp(score_batch's
+// logp); the decoder's probabilities of the greedy output for the Transformer.
+TEST(TransformerModelDecode, NextTokenProbsMatchTeacherForcing) {
+  const Trained& t = trained(true);
+  models::Seq2SeqConfig rc;
+  rc.emb = rc.enc_hidden = rc.combine = rc.attn_dim = 8;
+  const models::Seq2Seq rnn(rc, t.v, t.v, 3);
+  std::vector<std::vector<int>> xs(t.test_x.begin(), t.test_x.begin() + 3), ys(t.test_y.begin(), t.test_y.begin() + 3);
+  ys[1].push_back(5);  // lengths differ: <pad> rows
+  const auto b = models::make_seq2seq_batch(xs, ys, {0, 1, 2});
+  for (const models::Translator* m : {static_cast<const models::Translator*>(t.m.get()),
+                                      static_cast<const models::Translator*>(&rnn)}) {
+    SCOPED_TRACE(m->kind());
+    const size_t V = m->tgt_vocab().size();
+    std::vector<float> probs, logp, attn;
+    m->next_token_probs(b, probs);
+    m->score_batch(b, logp, attn);
+    ASSERT_EQ(probs.size(), b.B * b.T * V);
+    size_t pads = 0;
+    for (size_t i = 0; i < b.B * b.T; ++i) {
+      const float* row = probs.data() + i * V;
+      double s = 0;
+      for (size_t v = 0; v < V; ++v) s += row[v];
+      if (b.tgt_out[i] == data::Vocab::kPad) {
+        ++pads;
+        EXPECT_EQ(s, 0.0);
+        continue;
+      }
+      EXPECT_NEAR(s, 1.0, 1e-5);
+      EXPECT_NEAR(std::log(row[size_t(b.tgt_out[i])]), logp[i], 1e-4);
+    }
+    EXPECT_GT(pads, 0u);
+  }
+  models::DecodeOptions f32;
+  f32.precision = models::DecodePrecision::F32;
+  const auto r = t.m->decode(t.test_x[0], f32);
+  ASSERT_FALSE(r.ids.empty());
+  std::vector<float> probs;
+  t.m->next_token_probs(models::make_seq2seq_batch({t.test_x[0]}, {r.ids}, {0}), probs);
+  const size_t V = t.v.size();
+  for (size_t j = 0; j < r.ids.size(); ++j) EXPECT_NEAR(probs[j * V + size_t(r.ids[j])], r.probs[j], 1e-4);
+}
+
 TEST(TransformerModelDecode, BeamNotWorseThanGreedy) {
   const Trained& t = trained(false);
   TransformerSeq2Seq raw(t.m->config(), t.v, t.v, 11);

@@ -48,6 +48,12 @@ const std::vector<ConfigFlag<models::TransformerConfig>>& transformer_model_flag
       {{"disagree-output", "W", "0", "weight of the output similarity penalty"}},
       {{"disagree-on", "LIST", "enc,dec,cross", "attentions the penalties apply to (comma list of "
                                                 "enc, dec, cross)"}},
+      {{"teacher", "PATH", "", "token-level distillation (Hinton et al. 2015; for G2P Sun et al. 2019): "
+                               "the mean next-token distribution of these seq2seq model files (comma list; "
+                               "RNN or Transformer, this run's vocabularies and, for G2P, its split), "
+                               "teacher-forced on each training pair, mixed into the target"}},
+      {{"teacher-weight", "F", "0.5", "with --teacher: the teachers' share of the target (the rest: "
+                                      "the reference, label-smoothed)"}},
       eval_every_flag(),
       {init_from_flag()},
   };
@@ -105,6 +111,65 @@ models::TransformerLossOptions transformer_loss(const Args& a, attention::Disagr
   return lo;
 }
 
+// --teacher: the models whose mean next-token distribution is mixed into the target. Each
+// must read and write this run's vocabularies, and a G2P teacher must have been trained on
+// this split and phoneme set (its training words could be this split's validation or test
+// words otherwise). Returns the models; `hashes` receives each file's FNV-1a hash (the run id
+// records them: a resumed run must learn from the same teachers).
+std::vector<std::unique_ptr<models::Translator>> load_teachers(const Args& a, const std::string& task,
+                                                               const Seq2SeqData& data,
+                                                               std::vector<std::string>& hashes) {
+  std::vector<std::unique_ptr<models::Translator>> out;
+  std::string list = a.get("teacher") + ",", path;
+  for (char ch : list) {
+    if (ch != ',') {
+      path += ch;
+      continue;
+    }
+    if (path.empty()) continue;
+    const std::string where = "--teacher " + path;
+    io::SafeTensors st;
+    try {
+      const std::vector<uint8_t> bytes = io::read_bytes(path);
+      uint64_t h = 0xcbf29ce484222325ull;
+      for (uint8_t c : bytes) h = (h ^ c) * 0x100000001b3ull;
+      char hb[20];
+      std::snprintf(hb, sizeof hb, "%016llx", static_cast<unsigned long long>(h));
+      hashes.push_back(hb);
+      st = io::decode(bytes);
+    } catch (const Error& e) {
+      throw Error(where + ": " + e.what());
+    }
+    if (!models::is_translator_kind(st.meta("kind")))
+      throw UsageError(where + ": a teacher is a seq2seq model (RNN or Transformer); this file is kind '" +
+                       st.meta("kind") + "'");
+    if (task == "g2p") {
+      const std::string split = data.meta.count("split_seed") ? data.meta.at("split_seed") : "1234";
+      const std::string stress = data.meta.count("stress") ? data.meta.at("stress") : "0";
+      if (st.meta("data") != "cmudict" || st.meta("split_seed", "1234") != split || st.meta("stress", "0") != stress)
+        throw UsageError(where + ": not a G2P model of this split and phoneme set (its data '" + st.meta("data") +
+                         "', split seed " + st.meta("split_seed", "1234") + ", stress " + st.meta("stress", "0") +
+                         "; this run: cmudict, " + split + ", " + stress +
+                         "): its training words may be this split's validation or test words");
+    }
+    std::unique_ptr<models::Translator> t;
+    try {
+      t = models::load_translator(st);
+    } catch (const Error& e) {
+      throw Error(where + ": " + e.what());
+    }
+    if (t->src_vocab().tokens() != data.sv.tokens() || t->tgt_vocab().tokens() != data.tv.tokens())
+      throw UsageError(where + ": its vocabularies differ from this run's (source " +
+                       std::to_string(t->src_vocab().size()) + " and target " + std::to_string(t->tgt_vocab().size()) +
+                       " tokens against " + std::to_string(data.sv.size()) + " and " + std::to_string(data.tv.size()) +
+                       "): a teacher's distribution must be over the same tokens");
+    out.push_back(std::move(t));
+    path.clear();
+  }
+  if (out.empty()) throw UsageError("--teacher: expected one or more model files (a comma list)");
+  return out;
+}
+
 }  // namespace
 
 int cmd_train_transformer(const std::vector<std::string>& argv) {
@@ -152,6 +217,19 @@ int cmd_train_transformer(const std::vector<std::string>& argv) {
   const auto& tgt = data.tgt;
   const size_t max_train = a.u64("max-train");
   for (const auto& n : data.notes) run.note(n);
+  std::vector<std::string> teacher_hashes;
+  std::vector<std::unique_ptr<models::Translator>> teachers;
+  float teacher_weight = 0.f;
+  if (!a.get("teacher").empty()) {
+    teacher_weight = static_cast<float>(a.num("teacher-weight", 0, 1));
+    teachers = load_teachers(a, task, data, teacher_hashes);
+    data.meta["teacher"] = a.get("teacher");
+    data.meta["teacher_weight"] = a.get("teacher-weight");
+    run.note("token-level distillation: " + std::to_string(teachers.size()) + " teacher(s) (" + a.get("teacher") +
+             "), weight " + a.get("teacher-weight"));
+  } else if (a.given("teacher-weight")) {
+    throw UsageError("--teacher-weight goes with --teacher PATH");
+  }
 
   models::TransformerSeq2Seq m(cfg, data.sv, data.tv, seed);
   ParamList ps;
@@ -177,6 +255,7 @@ int cmd_train_transformer(const std::vector<std::string>& argv) {
                          {"disagree", {w.subspace, w.position, w.output}},
                          {"disagree_on", a.get("disagree-on")}};
   if (!a.get("init-from").empty()) run_json["init_from"] = a.get("init-from");  // only when set: older runs keep their ids
+  if (!teachers.empty()) run_json["teacher"] = {{"fnv1a64", teacher_hashes}, {"weight", a.get("teacher-weight")}};
   record_data_in_run(run_json, data);
   run.set_run_id(run_json);
   const std::string run_id = run.run_id();
@@ -198,8 +277,22 @@ int cmd_train_transformer(const std::vector<std::string>& argv) {
   };
   models::TransformerLossInfo last_info;
   nn::TrainHooks hooks = run.hooks(trainer);  // checkpoints, atomically, with the run id
+  std::vector<float> tprobs, tmean;
   hooks.step = [&](const std::vector<size_t>& idx, Rng& rng) {
-    return double(m.train_step(models::make_seq2seq_batch(src, tgt, idx), lo, rng, &last_info));
+    const models::Seq2SeqBatch b = models::make_seq2seq_batch(src, tgt, idx);
+    if (teachers.empty()) return double(m.train_step(b, lo, rng, &last_info));
+    // the teachers' mean next-token distribution (B,T,V), teacher-forced on the batch
+    for (size_t i = 0; i < teachers.size(); ++i) {
+      teachers[i]->next_token_probs(b, i ? tprobs : tmean);
+      if (i)
+        for (size_t j = 0; j < tmean.size(); ++j) tmean[j] += tprobs[j];
+    }
+    if (teachers.size() > 1)
+      for (float& p : tmean) p /= float(teachers.size());
+    models::TransformerLossOptions o = lo;
+    o.teacher = tmean.data();
+    o.teacher_weight = teacher_weight;
+    return double(m.train_step(b, o, rng, &last_info));
   };
   if (data.validate)  // validation in training arithmetic
     hooks.evaluate = [&]() { return data.validate(m, models::DecodePrecision::F32); };

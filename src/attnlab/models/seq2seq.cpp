@@ -316,10 +316,14 @@ void Seq2Seq::score_batch(const Seq2SeqBatch& b, std::vector<float>& logp,
                           std::vector<float>& attn) const {
   const_cast<Seq2Seq*>(this)->run(b, false, 0.f, &logp, &attn);
 }
+void Seq2Seq::next_token_probs(const Seq2SeqBatch& b, std::vector<float>& probs) const {
+  const_cast<Seq2Seq*>(this)->run(b, false, 0.f, nullptr, nullptr, &probs);
+}
 
 float Seq2Seq::run(const Seq2SeqBatch& b, bool bw, float smoothing, std::vector<float>* logp,
-                   std::vector<float>* attn) {
-  // src: (B,S), tgt_in/tgt_out: (B,T) -> mean token cross-entropy; logp (B,T), attn (B,T,S)
+                   std::vector<float>* attn, std::vector<float>* probs) {
+  // src: (B,S), tgt_in/tgt_out: (B,T) -> mean token cross-entropy; logp (B,T), attn (B,T,S),
+  // probs (B,T,V)
   const size_t B = b.B, S = b.S, T = b.T, C = cfg_.combine, V = tgt_.size();
   const size_t De = cfg_.enc_out(), Dh = cfg_.dec_hidden();
   check_seq2seq_batch(b, src_.size(), V, "seq2seq", /*lengths=*/true);
@@ -358,14 +362,19 @@ float Seq2Seq::run(const Seq2SeqBatch& b, bool bw, float smoothing, std::vector<
   out_.forward(N, att.data(), logits.data());
   const float loss = nn::cross_entropy(N, V, logits.data(), out_tm.data(),
                                        bw ? dlogits.data() : nullptr, data::Vocab::kPad, smoothing);
-  if (logp) {
+  if (logp || probs) {
     std::vector<float> ls(N * V);
     k::log_softmax_rows(N, V, logits.data(), ls.data());
-    logp->assign(B * T, 0.f);
+    if (logp) logp->assign(B * T, 0.f);
+    if (probs) probs->assign(B * T * V, 0.f);
     for (size_t t = 0; t < T; ++t)
       for (size_t r = 0; r < B; ++r) {
         const int y = out_tm[t * B + r];
-        if (y != data::Vocab::kPad) (*logp)[r * T + t] = ls[(t * B + r) * V + size_t(y)];
+        if (y == data::Vocab::kPad) continue;
+        const float* row = ls.data() + (t * B + r) * V;
+        if (logp) (*logp)[r * T + t] = row[y];
+        if (probs)
+          for (size_t v = 0; v < V; ++v) (*probs)[(r * T + t) * V + v] = std::exp(row[v]);
       }
   }
   if (!bw) return loss;

@@ -218,6 +218,10 @@ class Translator {
   // decoder layer's cross-attention averaged over heads.
   virtual void score_batch(const Seq2SeqBatch& b, std::vector<float>& logp,
                            std::vector<float>& attn) const = 0;
+  // Teacher-forced next-token probabilities (B,T,V): row (b,t) is the distribution of
+  // tgt_out[b,t] given the source and tgt_in[b,0..t], in float32 arithmetic without dropout;
+  // rows at <pad> are zero. (The teacher of token-level distillation.)
+  virtual void next_token_probs(const Seq2SeqBatch& b, std::vector<float>& probs) const = 0;
   // Attribution (explain/attribution.hpp), every kind through these. source_dim: E of a
   // source embedding row; source_embeddings: the rows x (S,E) attributions are taken on (each
   // kind documents where they enter); source_logp_grad: a teacher-forced pass of `b` with the
@@ -311,6 +315,7 @@ class Seq2Seq : public TranslatorOf<Seq2SeqConfig> {
   // attention weights (B,T,S). For tests and scoring.
   void score_batch(const Seq2SeqBatch& b, std::vector<float>& logp,
                    std::vector<float>& attn) const override;
+  void next_token_probs(const Seq2SeqBatch& b, std::vector<float>& probs) const override;
 
   // Text -> source ids (see the error contract above).
   // translate/decode build the quantized decode plan on first use (a few ms) and keep it;
@@ -391,7 +396,7 @@ class Seq2Seq : public TranslatorOf<Seq2SeqConfig> {
   void infer_step(size_t n, const int* prev, const InferCtx& ctx, float* h, float* c,
                   const float* feed, float* att, float* weights, float* logp) const;
   float run(const Seq2SeqBatch& b, bool backward, float smoothing, std::vector<float>* logp,
-            std::vector<float>* attn);
+            std::vector<float>* attn, std::vector<float>* probs = nullptr);
   void attribution_pass(const Seq2SeqBatch& b, std::vector<float>& logp,
                         std::vector<float>& attn) override;
   void add_params(ParamList& ps) override;

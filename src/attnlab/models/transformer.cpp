@@ -297,11 +297,16 @@ void TransformerSeq2Seq::score_batch(const Seq2SeqBatch& b, std::vector<float>& 
   o.training = false;
   const_cast<TransformerSeq2Seq*>(this)->run(b, false, o, nullptr, &logp, &attn, nullptr);
 }
+void TransformerSeq2Seq::next_token_probs(const Seq2SeqBatch& b, std::vector<float>& probs) const {
+  TransformerLossOptions o;
+  o.training = false;
+  const_cast<TransformerSeq2Seq*>(this)->run(b, false, o, nullptr, nullptr, nullptr, nullptr, &probs);
+}
 
 float TransformerSeq2Seq::run(const Seq2SeqBatch& b, bool bw, const TransformerLossOptions& o,
                               Rng* rng, std::vector<float>* logp, std::vector<float>* attn,
-                              TransformerLossInfo* info) {
-  // src: (B,S), tgt_in/tgt_out: (B,T) -> loss; logp (B,T), attn (B,T,S)
+                              TransformerLossInfo* info, std::vector<float>* probs) {
+  // src: (B,S), tgt_in/tgt_out: (B,T) -> loss; logp (B,T), attn (B,T,S), probs (B,T,V)
   const size_t B = b.B, S = b.S, T = b.T, E = cfg_.d_model, V = tgt_.size(), H = cfg_.nhead;
   check_seq2seq_batch(b, src_.size(), V, "transformer", /*lengths=*/false);
   ATTNLAB_CHECK(S <= src_pos_.max_len && T <= tgt_pos_.max_len, "transformer: batch of S=", S,
@@ -368,14 +373,18 @@ float TransformerSeq2Seq::run(const Seq2SeqBatch& b, bool bw, const TransformerL
   std::vector<float> logits(N * V), dlogits(bw ? N * V : 0);
   project(N, y.data(), logits.data());
   inf.ce = nn::cross_entropy(N, V, logits.data(), b.tgt_out.data(), bw ? dlogits.data() : nullptr,
-                             data::Vocab::kPad, o.label_smoothing);
-  if (logp) {
+                             data::Vocab::kPad, o.label_smoothing, nullptr, o.teacher, o.teacher_weight);
+  if (logp || probs) {
     std::vector<float> ls(N * V);
     k::log_softmax_rows(N, V, logits.data(), ls.data());
-    logp->assign(N, 0.f);
+    if (logp) logp->assign(N, 0.f);
+    if (probs) probs->assign(N * V, 0.f);
     for (size_t i = 0; i < N; ++i) {
       const int t = b.tgt_out[i];
-      if (t != data::Vocab::kPad) (*logp)[i] = ls[i * V + size_t(t)];
+      if (t == data::Vocab::kPad) continue;
+      if (logp) (*logp)[i] = ls[i * V + size_t(t)];
+      if (probs)
+        for (size_t v = 0; v < V; ++v) (*probs)[i * V + v] = std::exp(ls[i * V + v]);
     }
   }
   if (info) *info = inf;

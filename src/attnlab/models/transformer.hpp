@@ -60,6 +60,10 @@ struct TransformerConfig : TextSides {
 
 struct TransformerLossOptions {
   float label_smoothing = 0.f;
+  // token-level distillation: the teachers' next-token probabilities (B,T,V) for the batch
+  // (Translator::next_token_probs) mixed into the target with this weight (nn::cross_entropy)
+  const float* teacher = nullptr;
+  float teacher_weight = 0.f;
   // penalty weights, applied in every layer (zero = off)
   attention::DisagreementWeights enc_self, dec_self, cross;
   bool training = true;  // dropout on
@@ -93,6 +97,7 @@ class TransformerSeq2Seq : public TranslatorOf<TransformerConfig> {
   // layer's cross-attention averaged over heads (B,T,S).
   void score_batch(const Seq2SeqBatch& b, std::vector<float>& logp,
                    std::vector<float>& attn) const override;
+  void next_token_probs(const Seq2SeqBatch& b, std::vector<float>& probs) const override;
 
   // Attribution (explain/): x = the rows of src_emb.weight for the ids (S,E), BEFORE the
   // sqrt(E) scale and the positional encoding; the encoder reads x * sqrt(E) + PE (scale
@@ -127,7 +132,8 @@ class TransformerSeq2Seq : public TranslatorOf<TransformerConfig> {
  private:
   struct Cache;
   float run(const Seq2SeqBatch& b, bool backward, const TransformerLossOptions& o, Rng* rng,
-            std::vector<float>* logp, std::vector<float>* attn, TransformerLossInfo* info);
+            std::vector<float>* logp, std::vector<float>* attn, TransformerLossInfo* info,
+            std::vector<float>* probs = nullptr);
   void attribution_pass(const Seq2SeqBatch& b, std::vector<float>& logp,
                         std::vector<float>& attn) override;
   void add_params(ParamList& ps) override;

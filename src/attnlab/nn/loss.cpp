@@ -8,18 +8,33 @@ namespace attnlab::nn {
 
 namespace k = attnlab::kernels;
 
-// logits: (N,C), targets: (N) -> scalar; dlogits: (N,C)
+// logits: (N,C), targets: (N), teacher: (N,C) or null -> scalar; dlogits: (N,C)
 float cross_entropy(size_t N, size_t C, const float* logits, const int* targets, float* dlogits,
-                    int ignore_index, float label_smoothing, size_t* count) {
+                    int ignore_index, float label_smoothing, size_t* count, const float* teacher,
+                    float teacher_weight) {
   ATTNLAB_CHECK(C > 0, "cross_entropy: expected at least one class");
   ATTNLAB_CHECK(label_smoothing >= 0.f && label_smoothing <= 1.f,
                 "cross_entropy: expected label_smoothing in [0, 1], got ", label_smoothing);
+  ATTNLAB_CHECK(teacher_weight >= 0.f && teacher_weight <= 1.f,
+                "cross_entropy: expected teacher_weight in [0, 1], got ", teacher_weight);
+  const float lam = teacher ? teacher_weight : 0.f;
   size_t n = 0;
   for (size_t i = 0; i < N; ++i) {
     if (targets[i] == ignore_index) continue;
     ATTNLAB_CHECK(targets[i] >= 0 && static_cast<size_t>(targets[i]) < C,
                   "cross_entropy: expected targets in [0, ", C, ") or ignore_index ",
                   ignore_index, ", got ", targets[i], " at row ", i);
+    if (lam > 0.f) {  // a teacher row must be a distribution (checked before anything is written)
+      double s = 0.0;
+      for (size_t c = 0; c < C; ++c) {
+        const float q = teacher[i * C + c];
+        ATTNLAB_CHECK(q >= 0.f && q <= 1.f, "cross_entropy: teacher probability ", q,
+                      " outside [0, 1] at row ", i, ", class ", c);
+        s += q;
+      }
+      ATTNLAB_CHECK(std::fabs(s - 1.0) < 1e-3, "cross_entropy: teacher row ", i,
+                    " sums to ", s, ", expected 1");
+    }
     ++n;
   }
   if (count) *count = n;
@@ -34,20 +49,24 @@ float cross_entropy(size_t N, size_t C, const float* logits, const int* targets,
     if (y == ignore_index) continue;
     const float* x = logits + i * C;
     k::log_softmax_rows(1, C, x, lp.data());
-    double row = -(1.0 - eps) * lp[y];
+    // q = (1 - lam) ((1 - eps) onehot(y) + eps / C) + lam teacher
+    const float* tq = lam > 0.f ? teacher + i * C : nullptr;
+    double row = -(1.0 - lam) * (1.0 - eps) * lp[y];
     if (eps > 0.f) {
       double s = 0.0;
       for (size_t c = 0; c < C; ++c) s += lp[c];
-      row -= eps * s / static_cast<double>(C);
+      row -= (1.0 - lam) * eps * s / static_cast<double>(C);
     }
+    if (tq)
+      for (size_t c = 0; c < C; ++c) row -= double(lam) * tq[c] * lp[c];
     total += row;
     if (dlogits) {
       // d/dx = softmax - q, scaled by 1/n
       float* d = dlogits + i * C;
       const float sc = static_cast<float>(inv_n);
-      const float off = eps / static_cast<float>(C);
-      for (size_t c = 0; c < C; ++c) d[c] = (std::exp(lp[c]) - off) * sc;
-      d[y] -= (1.f - eps) * sc;
+      const float off = (1.f - lam) * eps / static_cast<float>(C);
+      for (size_t c = 0; c < C; ++c) d[c] = (std::exp(lp[c]) - off - (tq ? lam * tq[c] : 0.f)) * sc;
+      d[y] -= (1.f - lam) * (1.f - eps) * sc;
     }
   }
   return static_cast<float>(total * inv_n);

@@ -18,10 +18,14 @@ namespace attnlab::nn {
 float cross_entropy(const Tensor& logits, const std::vector<int>& targets, Tensor* dlogits,
                     int ignore_index = -100, float label_smoothing = 0.f,
                     size_t* count = nullptr);
-// Raw form: logits (N,C) contiguous; dlogits may be nullptr.
+// Raw form: logits (N,C) contiguous; dlogits may be nullptr. With a teacher (N,C) (each
+// non-ignored row a distribution: entries in [0, 1] summing to 1 within 1e-3, else an error)
+// and teacher_weight lam in [0, 1], the target is q = (1-lam) ((1-eps) onehot + eps/C) +
+// lam teacher (token-level distillation, Hinton et al. 2015); lam = 0 or no teacher: as above.
 float cross_entropy(size_t N, size_t C, const float* logits, const int* targets,
                     float* dlogits, int ignore_index = -100, float label_smoothing = 0.f,
-                    size_t* count = nullptr);
+                    size_t* count = nullptr, const float* teacher = nullptr,
+                    float teacher_weight = 0.f);
 
 // pred, target: same shape -> mean((pred - target)^2); dpred = 2 (pred - target) / n
 float mse(const Tensor& pred, const Tensor& target, Tensor* dpred);
