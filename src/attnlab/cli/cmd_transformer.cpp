@@ -131,11 +131,7 @@ std::vector<std::unique_ptr<models::Translator>> load_teachers(const Args& a, co
     io::SafeTensors st;
     try {
       const std::vector<uint8_t> bytes = io::read_bytes(path);
-      uint64_t h = 0xcbf29ce484222325ull;
-      for (uint8_t c : bytes) h = (h ^ c) * 0x100000001b3ull;
-      char hb[20];
-      std::snprintf(hb, sizeof hb, "%016llx", static_cast<unsigned long long>(h));
-      hashes.push_back(hb);
+      hashes.push_back(fnv1a64_hex(bytes.data(), bytes.size()));
       st = io::decode(bytes);
     } catch (const Error& e) {
       throw Error(where + ": " + e.what());

@@ -329,11 +329,7 @@ DistillStats apply_distill(const std::string& path, const std::string& column, b
                            data::CmuDict& dict, const std::vector<size_t>& train, const data::Vocab& tv) {
   const std::string text = read_input_file(path);
   DistillStats st;
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char ch : text) h = (h ^ ch) * 0x100000001b3ull;
-  char hb[20];
-  std::snprintf(hb, sizeof hb, "%016llx", static_cast<unsigned long long>(h));
-  st.hash = hb;
+  st.hash = fnv1a64_hex(text.data(), text.size());
   std::vector<char> is_train(dict.entries.size(), 0), seen(dict.entries.size(), 0);
   for (size_t i : train) is_train[i] = 1;
   auto fields = [](const std::string& line) {

@@ -35,6 +35,15 @@ std::string read_input_file(const std::string& path) {
   return ss.str();
 }
 
+std::string fnv1a64_hex(const void* bytes, size_t n) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  const auto* p = static_cast<const unsigned char*>(bytes);
+  for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  return hex;
+}
+
 std::string input_text(const Args& a, const std::string& missing) {
   std::string text = a.get("input");
   if (a.has("file") && !a.get("file").empty()) text += read_input_file(a.get("file"));

@@ -84,6 +84,8 @@ double seconds_since(std::chrono::steady_clock::time_point t0);
 std::string join_args(const std::vector<std::string>& v);
 // the text of --file PATH ("-" = stdin); a file that cannot be read is an Error
 std::string read_input_file(const std::string& path);
+// FNV-1a (64 bit) of bytes as 16 hex digits: what a run id records of a file it reads
+std::string fnv1a64_hex(const void* bytes, size_t n);
 // A predict command's text: --input, then the text of --file (if the command has the flag),
 // then the positional arguments, each joined by a space; none of them: a UsageError `missing`.
 std::string input_text(const Args& a, const std::string& missing);
