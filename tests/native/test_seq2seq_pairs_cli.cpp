@@ -172,6 +172,15 @@ TEST_F(PairsCli, TransformerOnThePairsPath) {
   EXPECT_EQ(json::parse(r.out)["greedy"]["pairs"], done["scores"]["pairs"]);
   r = run("predict --model t.safetensors seven hundred zillion");  // <unk> accepted
   EXPECT_EQ(r.code, 0) << r.err;
+  // as a teacher (token-level distillation) of a run on the same pairs; not of a run on others
+  const std::string small = "--src-tokens word --d-model 16 --heads 2 --ff 32 --enc-layers 1 --dec-layers 1 "
+                            "--epochs 1 --batch-size 32 --max-steps 2 --teacher t.safetensors";
+  r = run("train seq2seq --arch transformer --train numbers.tsv " + small + " --out k.safetensors");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(attnlab::io::read_file(dir_ + "/k.safetensors").meta("teacher"), "t.safetensors");
+  write("other.tsv", pairs_tsv(number_pairs(600, 999, 5, "en", "words-digits")));
+  expect_error("train seq2seq --arch transformer --train other.tsv " + small + " --out o.safetensors", 2,
+               {"--teacher t.safetensors: trained on other pairs"});
 }
 
 // The README's "train on your own data" commands, run as written but on less data and fewer

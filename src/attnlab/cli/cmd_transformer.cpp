@@ -112,9 +112,10 @@ models::TransformerLossOptions transformer_loss(const Args& a, attention::Disagr
 }
 
 // --teacher: the models whose mean next-token distribution is mixed into the target. Each
-// must read and write this run's vocabularies, and a G2P teacher must have been trained on
-// this split and phoneme set (its training words could be this split's validation or test
-// words otherwise). Returns the models; `hashes` receives each file's FNV-1a hash (the run id
+// must read and write this run's vocabularies and have been trained on this run's data: a
+// G2P teacher on this split and phoneme set, a teacher of your pairs on the same parts of the
+// same pairs (its training words or pairs could be this run's validation or test ones
+// otherwise). Returns the models; `hashes` receives each file's FNV-1a hash (the run id
 // records them: a resumed run must learn from the same teachers).
 std::vector<std::unique_ptr<models::Translator>> load_teachers(const Args& a, const std::string& task,
                                                                const Seq2SeqData& data,
@@ -147,6 +148,11 @@ std::vector<std::unique_ptr<models::Translator>> load_teachers(const Args& a, co
                          "', split seed " + st.meta("split_seed", "1234") + ", stress " + st.meta("stress", "0") +
                          "; this run: cmudict, " + split + ", " + stress +
                          "): its training words may be this split's validation or test words");
+    } else {
+      const std::string mine = data.meta.count("pairs_fnv1a64") ? data.meta.at("pairs_fnv1a64") : "";
+      if (st.meta("data") != data.meta.at("data") || st.meta("pairs_fnv1a64") != mine)
+        throw UsageError(where + ": trained on other pairs or another split of them (its data '" +
+                         st.meta("data") + "'): its training pairs may be this run's validation or test pairs");
     }
     std::unique_ptr<models::Translator> t;
     try {
