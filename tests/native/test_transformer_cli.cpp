@@ -34,6 +34,13 @@ class TransformerCli : public attnlab::testing::CliTest {
   std::string dict_;
 };
 
+// how many tensors of a are bit-identical in b (same names)
+size_t same_tensors(const attnlab::io::SafeTensors& a, const attnlab::io::SafeTensors& b) {
+  size_t n = 0;
+  for (const auto& t : a.tensors) n += t.data == b.get(t.name).data;
+  return n;
+}
+
 }  // namespace
 
 TEST_F(TransformerCli, HelpAndUsageErrors) {
@@ -98,20 +105,13 @@ TEST_F(TransformerCli, InitFromStartsFromTheFilesWeights) {
   using namespace attnlab;
   const io::SafeTensors a = io::read_file(dir_ + "/a.safetensors"), b = io::read_file(dir_ + "/b.safetensors"),
                         c = io::read_file(dir_ + "/c.safetensors");
-  size_t same_b = 0, same_c = 0;
-  for (const auto& t : a.tensors) {
-    same_b += t.data == b.get(t.name).data;
-    same_c += t.data == c.get(t.name).data;
-  }
-  EXPECT_EQ(same_b, a.tensors.size());
-  EXPECT_LT(same_c, a.tensors.size() / 2);
+  EXPECT_EQ(same_tensors(a, b), a.tensors.size());
+  EXPECT_LT(same_tensors(a, c), a.tensors.size() / 2);
   EXPECT_EQ(b.meta("init_from"), "a.safetensors");
   // the dropout rate is a training setting: a fine-tune may use another (the same weights start it)
   ASSERT_EQ(run(flags + " --max-steps 1 --lr 0 --seed 7 --dropout 0 --init-from a.safetensors --out f.safetensors"), 0);
   const io::SafeTensors f = io::read_file(dir_ + "/f.safetensors");
-  size_t same_f = 0;
-  for (const auto& t : a.tensors) same_f += t.data == f.get(t.name).data;
-  EXPECT_EQ(same_f, a.tensors.size());
+  EXPECT_EQ(same_tensors(a, f), a.tensors.size());
   EXPECT_EQ(nlohmann::json::parse(io::model_info(f).config).at("dropout").get<double>(), 0.0);
   std::string err;
   EXPECT_EQ(run(flags + " --d-model 32 --max-steps 1 --init-from a.safetensors --out d.safetensors", nullptr, &err), 1);
@@ -202,13 +202,8 @@ TEST_F(TransformerCli, TeacherMixesAModelsDistributionIntoTheTarget) {
   EXPECT_NE(err.find("token-level distillation: 1 teacher(s)"), std::string::npos) << err;
   const io::SafeTensors p = io::read_file(dir_ + "/plain.safetensors"), w0 = io::read_file(dir_ + "/w0.safetensors"),
                         w1 = io::read_file(dir_ + "/w1.safetensors");
-  size_t same0 = 0, same1 = 0;
-  for (const auto& t : p.tensors) {
-    same0 += t.data == w0.get(t.name).data;
-    same1 += t.data == w1.get(t.name).data;
-  }
-  EXPECT_EQ(same0, p.tensors.size());
-  EXPECT_LT(same1, p.tensors.size() / 2);
+  EXPECT_EQ(same_tensors(p, w0), p.tensors.size());
+  EXPECT_LT(same_tensors(p, w1), p.tensors.size() / 2);
   EXPECT_EQ(w1.meta("teacher"), gru);
   EXPECT_EQ(w1.meta("teacher_weight"), "1");
   EXPECT_TRUE(p.meta("teacher").empty());

@@ -15,6 +15,7 @@
 #include "attnlab/cli/seq2seq_data.hpp"
 #include "attnlab/cli/train_scaffold.hpp"
 #include "attnlab/data/cmudict.hpp"
+#include "attnlab/data/text_util.hpp"
 #include "attnlab/eval/seq_metrics.hpp"
 #include "attnlab/io/safetensors.hpp"
 #include "attnlab/models/transformer.hpp"
@@ -25,6 +26,11 @@ namespace attnlab::cli {
 
 namespace {
 using json = nlohmann::json;
+
+// the non-empty items of a comma list
+std::vector<std::string> comma_list(const std::string& s) {
+  return data::split_runs(s, [](char c) { return c == ','; }, [](std::string& item, char c) { item += c; });
+}
 
 // the model's flags (after --arch and the task's data flags), with the member each fills
 const std::vector<ConfigFlag<models::TransformerConfig>>& transformer_model_flags() {
@@ -93,20 +99,11 @@ models::TransformerLossOptions transformer_loss(const Args& a, attention::Disagr
   w.subspace = static_cast<float>(a.num("disagree-subspace", 0, 1e3));
   w.position = static_cast<float>(a.num("disagree-position", 0, 1e3));
   w.output = static_cast<float>(a.num("disagree-output", 0, 1e3));
-  {
-    std::string on = a.get("disagree-on") + ",", item;
-    for (char ch : on) {
-      if (ch != ',') {
-        item += ch;
-        continue;
-      }
-      if (item == "enc") lo.enc_self = w;
-      else if (item == "dec") lo.dec_self = w;
-      else if (item == "cross") lo.cross = w;
-      else if (!item.empty())
-        throw UsageError("--disagree-on: expected a comma list of enc, dec, cross, got '" + item + "'");
-      item.clear();
-    }
+  for (const std::string& item : comma_list(a.get("disagree-on"))) {
+    if (item == "enc") lo.enc_self = w;
+    else if (item == "dec") lo.dec_self = w;
+    else if (item == "cross") lo.cross = w;
+    else throw UsageError("--disagree-on: expected a comma list of enc, dec, cross, got '" + item + "'");
   }
   return lo;
 }
@@ -121,13 +118,7 @@ std::vector<std::unique_ptr<models::Translator>> load_teachers(const Args& a, co
                                                                const Seq2SeqData& data,
                                                                std::vector<std::string>& hashes) {
   std::vector<std::unique_ptr<models::Translator>> out;
-  std::string list = a.get("teacher") + ",", path;
-  for (char ch : list) {
-    if (ch != ',') {
-      path += ch;
-      continue;
-    }
-    if (path.empty()) continue;
+  for (const std::string& path : comma_list(a.get("teacher"))) {
     const std::string where = "--teacher " + path;
     io::SafeTensors st;
     try {
@@ -166,7 +157,6 @@ std::vector<std::unique_ptr<models::Translator>> load_teachers(const Args& a, co
                        " tokens against " + std::to_string(data.sv.size()) + " and " + std::to_string(data.tv.size()) +
                        "): a teacher's distribution must be over the same tokens");
     out.push_back(std::move(t));
-    path.clear();
   }
   if (out.empty()) throw UsageError("--teacher: expected one or more model files (a comma list)");
   return out;
