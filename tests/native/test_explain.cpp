@@ -519,7 +519,9 @@ TEST(Explain, KeywordRankedFirstByAttributionAndItsRemovalFlipsTheDecision) {
   EXPECT_GE(double(first_ig) / pos, 0.9);
   EXPECT_GE(double(first_grad) / pos, 0.8);
   EXPECT_GE(double(flipped) / pos, 0.8);
-  EXPECT_GE(drop_attr, drop_att);
+  // when both removals take out the keyword, both drops are ~1 and differ only by float
+  // rounding (the two removed words can differ, e.g. a filler word beside the keyword)
+  EXPECT_GE(drop_attr, drop_att - 1e-4 * double(pos)) << "difference " << drop_attr - drop_att;
   for (auto& it : m.params().items())
     for (size_t i = 0; i < it.second->size(); ++i) ASSERT_EQ(it.second->grad.data()[i], 0.f);
 }
