@@ -480,7 +480,8 @@ TEST(Explain, Seq2SeqIntegratedGradientsCompleteness) {
 // Documents of filler words; positive ones hold the keyword once. After a short training,
 // IG and gradient x input must rank the keyword first in most positive documents, IG's
 // completeness must hold within 1% at 64 steps, and removing the top word by attribution must
-// lower p(positive) more than removing the top word by attention does, on average.
+// lower p(positive) at least as much as removing the top word by attention does, on average
+// (within float rounding).
 TEST(Explain, KeywordRankedFirstByAttributionAndItsRemovalFlipsTheDecision) {
   const attnlab::testing::KeywordTask task = attnlab::testing::trained_keyword_han(40);
   HAN& m = *task.model;
@@ -519,8 +520,7 @@ TEST(Explain, KeywordRankedFirstByAttributionAndItsRemovalFlipsTheDecision) {
   EXPECT_GE(double(first_ig) / pos, 0.9);
   EXPECT_GE(double(first_grad) / pos, 0.8);
   EXPECT_GE(double(flipped) / pos, 0.8);
-  // when both removals take out the keyword, both drops are ~1 and differ only by float
-  // rounding (the two removed words can differ, e.g. a filler word beside the keyword)
+  // both drops can saturate at ~1 per document; their sums then differ only by float rounding
   EXPECT_GE(drop_attr, drop_att - 1e-4 * double(pos)) << "difference " << drop_attr - drop_att;
   for (auto& it : m.params().items())
     for (size_t i = 0; i < it.second->size(); ++i) ASSERT_EQ(it.second->grad.data()[i], 0.f);
