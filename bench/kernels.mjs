@@ -22,7 +22,7 @@ function shapeName(s) { return s.filter((x) => x).join('x'); }
 function nativeRun(dir) {
   const exe = join(ROOT, 'build', dir, 'bench_kernels');
   if (!existsSync(exe)) return null;
-  const filter = CASES.map(([n, s]) => `^${n}/(simd|ref)/${shapeName(s)}$`).concat(['peak']).join('|');
+  const filter = CASES.map(([n, s]) => `^${n}/(simd|ref)/${shapeName(s)}$`).concat(['^simd_peak']).join('|');
   const out = execFileSync(exe, [`--benchmark_filter=${filter}`, '--benchmark_format=json',
     `--benchmark_min_time=${MIN_MS / 1000}`], { maxBuffer: 1 << 26 }).toString();
   const json = JSON.parse(out.slice(out.indexOf('{')));

@@ -1,6 +1,7 @@
 // Native kernel benchmarks (Google Benchmark): every kernel of the kernel list
 // at its benchmark shapes, SIMD and scalar twin side by side, plus the
-// register-blocked micro-kernel peak that GEMM is measured against.
+// register-blocked micro-kernel peak that GEMM is measured against and the 16-bit
+// multiply-add ceiling of the int8/int16 products (i16_madd_peak).
 //   build/native/bench_kernels --benchmark_filter=gemm
 #include <benchmark/benchmark.h>
 
@@ -42,6 +43,11 @@ void register_all() {
   benchmark::RegisterBenchmark("simd_peak_micro_kernel", [](benchmark::State& st) {
     double g = 0;
     for (auto _ : st) g = simd_peak_gflops(100);
+    st.counters["GFLOPS"] = g;
+  })->Iterations(3);
+  benchmark::RegisterBenchmark("i16_madd_peak", [](benchmark::State& st) {
+    double g = 0;
+    for (auto _ : st) g = i16_madd_peak_gflops(100);
     st.counters["GFLOPS"] = g;
   })->Iterations(3);
 }

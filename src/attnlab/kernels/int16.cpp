@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "attnlab/kernels/kernels.hpp"
+#include "attnlab/kernels/timing.hpp"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -362,6 +363,38 @@ void gemm_i8_sparse(size_t n, size_t M, size_t K, const int16_t* X, size_t ldx,
 }
 #endif
 
+// The ceiling the int8/int16 products are judged against: the 16-bit multiply-add
+// instruction alone (_mm_madd_epi16, SIMD128's i32x4.dot_i16x8_s: 8 multiply-adds), issued
+// back to back on registers, 8 independent chains (its latency is a few cycles), no memory.
+// GFLOPS = 2 x multiply-adds per second, as the kernels' counters count them.
+namespace {
+volatile int g_madd_sink;
+}
+double i16_madd_peak_gflops(double min_ms) {
+  constexpr int kIters = 4096;
+  const __m128i x = _mm_set1_epi16(g_madd_sink | 1);
+  auto run = [&] {
+    __m128i a0 = _mm_set1_epi32(g_madd_sink), a1 = _mm_add_epi32(a0, x), a2 = _mm_add_epi32(a1, x);
+    __m128i a3 = _mm_add_epi32(a2, x), a4 = _mm_add_epi32(a3, x), a5 = _mm_add_epi32(a4, x);
+    __m128i a6 = _mm_add_epi32(a5, x), a7 = _mm_add_epi32(a6, x);
+    for (int i = 0; i < kIters; ++i) {
+      a0 = _mm_madd_epi16(a0, x);
+      a1 = _mm_madd_epi16(a1, x);
+      a2 = _mm_madd_epi16(a2, x);
+      a3 = _mm_madd_epi16(a3, x);
+      a4 = _mm_madd_epi16(a4, x);
+      a5 = _mm_madd_epi16(a5, x);
+      a6 = _mm_madd_epi16(a6, x);
+      a7 = _mm_madd_epi16(a7, x);
+    }
+    const __m128i s = _mm_add_epi32(_mm_add_epi32(_mm_add_epi32(a0, a1), _mm_add_epi32(a2, a3)),
+                                    _mm_add_epi32(_mm_add_epi32(a4, a5), _mm_add_epi32(a6, a7)));
+    g_madd_sink = _mm_cvtsi128_si32(s);
+  };
+  const double ms = best_ms_per_call(run, min_ms);
+  return 2.0 * 8 * 8 * kIters / (ms * 1e6);
+}
+
 #else  // no SSE2: the scalar twins
 
 void quantize_rows_i16(size_t rows, size_t cols, const float* x, size_t ldx, int qmax,
@@ -389,6 +422,10 @@ void gemm_i8_sparse(size_t n, size_t M, size_t K, const int16_t* X, size_t ldx,
   gemm_i8_sparse_ref(n, M, K, X, ldx, x_scale, P, ldp, a_scale, bias, Y, ldy);
 }
 
+#endif
+
+#if !ATTNLAB_I16_SIMD
+double i16_madd_peak_gflops(double) { return 0.0; }  // no 16-bit SIMD multiply-add here
 #endif
 
 // ---------------------------------------------------------------- scalar twins

@@ -42,5 +42,8 @@ bool gemm_tile_chosen() noexcept;  // whether a tile is chosen yet (asking gemm_
 // GFLOPS of the best GEMM micro-kernel alone on L1-resident packed panels
 // (no packing, no memory traffic beyond L1): the ceiling GEMM is judged against.
 double simd_peak_gflops(double min_ms);
+// GFLOPS (2 x multiply-adds) of the 16-bit multiply-add instruction alone, back to back on
+// registers: the ceiling of gemm_i8 / gemm_i16 (0 where there is no such instruction).
+double i16_madd_peak_gflops(double min_ms);
 
 }  // namespace attnlab::kernels
