@@ -8,6 +8,8 @@
 //     [--against <other package dir>]         (G2P words and en-zh sentences, this build against another)
 //     [--against-file <model file>]           (the same, this package: the one --models model's
 //                                              shipped file against this other file of its task)
+//     [--extra <g2p model file>[,<file>...]]  (typical words: these files too, interleaved with
+//                                              the --models G2P models, each against the GRU)
 import { readFileSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ROOT, PKG, loadPkg, opt, asJson } from './common.mjs';
@@ -19,6 +21,8 @@ const PRECISIONS = opt('--precision', 'int8,int16,f32').split(',');
 const ONLY = opt('--models', '') ? opt('--models', '').split(',') : null;
 const wanted = (name) => !ONLY || ONLY.includes(name);
 const AGAINST_FILE = opt('--against-file', '');
+const EXTRA = opt('--extra', '') ? opt('--extra', '').split(',').map((f) => resolve(f)) : [];
+for (const f of EXTRA) if (!existsSync(f)) throw new Error(`--extra: no file ${f}`);
 if (AGAINST_FILE && (AGAINST || !ONLY || ONLY.length !== 1)) {
   throw new Error('--against-file FILE compares one model: give --models with its one name (e.g. --models g2p-transformer), and no --against');
 }
@@ -122,11 +126,12 @@ let headsCost = null;
 // machine hits all models alike). Transformer models decode without head maps (heads:
 // false), as the RNN models do.
 const TYPICAL = ['g2p-cmudict', 'g2p-cmudict-fast', 'g2p-transformer'].filter(wanted);
-if (existsSync(dictFile) && TYPICAL.length) {
+if (existsSync(dictFile) && (TYPICAL.length || EXTRA.length)) {
   const words = readFileSync(dictFile, 'latin1').split('\n')
     .map((l) => l.split(/\s+/)[0]).filter((w) => /^[A-Z]+$/.test(w)).filter((_, i) => i % 400 === 0);
   const loaded = TYPICAL.map((model) => [model, join(ROOT, 'models', model, 'model.safetensors')])
-    .filter(([, f]) => existsSync(f)).map(([model, f]) => ({ model, m: al.Seq2Seq.fromBytes(readFileSync(f)) }));
+    .filter(([, f]) => existsSync(f)).concat(EXTRA.map((f) => [`file ${f}`, f]))
+    .map(([model, f]) => ({ model, m: al.Seq2Seq.fromBytes(readFileSync(f)) }));
   // precisions interleaved too (each word decoded at every precision in turn, the order
   // rotating from pass to pass), so that their ratio is not a matter of which ran first
   for (const beam of [1, 4]) {
@@ -174,9 +179,10 @@ for (const t of typical.filter((x) => x.precision === 'int16')) {
   const i8 = typical.find((x) => x.model === t.model && x.precision === 'int8' && x.beam === t.beam);
   if (i8) console.log(`  ${t.model}, beam ${t.beam}: int16 / int8 time per word x${(t.meanMs / i8.meanMs).toFixed(2)}`);
 }
-for (const t of typical.filter((x) => x.model === 'g2p-transformer')) {
+for (const t of typical.filter((x) => x.model === 'g2p-transformer' || x.model.startsWith('file '))) {
   const gru = typical.find((x) => x.model === 'g2p-cmudict' && x.precision === t.precision && x.beam === t.beam);
-  if (gru) console.log(`  Transformer / GRU (g2p-cmudict), beam ${t.beam} ${t.precision}: x${(t.meanMs / gru.meanMs).toFixed(2)} the time per word`);
+  const who = t.model === 'g2p-transformer' ? 'Transformer' : t.model;
+  if (gru) console.log(`  ${who} / GRU (g2p-cmudict), beam ${t.beam} ${t.precision}: x${(t.meanMs / gru.meanMs).toFixed(2)} the time per word`);
 }
 if (headsCost) {
   console.log(`  g2p-transformer with head maps (heads: true), greedy ${headsCost.precision}: decode ${headsCost.ms.toFixed(3)} ms + ` +
