@@ -90,11 +90,12 @@ def main(argv=None):
             n2 = math.sqrt(sum(w2[i * F + j] ** 2 for i in range(E)))
             score.append((n1 * n2, j))
         keep = sorted(j for _, j in sorted(score, reverse=True)[:a.ff])
+        kept = set(keep)
         t[L + ".linear1.weight"] = (d1, [a.ff, E], [w1[j * E + i] for j in keep for i in range(E)])
         t[L + ".linear1.bias"] = (t[L + ".linear1.bias"][0], [a.ff], [b1[j] for j in keep])
         t[L + ".linear2.weight"] = (d2, [E, a.ff], [w2[i * F + j] for i in range(E) for j in keep])
-        kept = sum(s for s, j in score if j in set(keep)) / sum(s for s, _ in score)
-        print("%s: kept %d of %d units (%.1f%% of the summed scores)" % (L, a.ff, F, 100 * kept))
+        share = sum(s for s, j in score if j in kept) / sum(s for s, _ in score)
+        print("%s: kept %d of %d units (%.1f%% of the summed scores)" % (L, a.ff, F, 100 * share))
     cfg["dim_feedforward"] = a.ff
     meta["config"] = json.dumps(cfg, separators=(",", ":"), sort_keys=True)
     meta["pruned_from"] = a.input

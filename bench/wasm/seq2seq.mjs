@@ -130,8 +130,9 @@ if (existsSync(dictFile) && (TYPICAL.length || EXTRA.length)) {
   const words = readFileSync(dictFile, 'latin1').split('\n')
     .map((l) => l.split(/\s+/)[0]).filter((w) => /^[A-Z]+$/.test(w)).filter((_, i) => i % 400 === 0);
   const loaded = TYPICAL.map((model) => [model, join(ROOT, 'models', model, 'model.safetensors')])
-    .filter(([, f]) => existsSync(f)).concat(EXTRA.map((f) => [`file ${f}`, f]))
-    .map(([model, f]) => ({ model, m: al.Seq2Seq.fromBytes(readFileSync(f)) }));
+    .filter(([, f]) => existsSync(f)).map(([model, f]) => [model, f, false])
+    .concat(EXTRA.map((f) => [`file ${f}`, f, true]))
+    .map(([model, f, extra]) => ({ model, extra, m: al.Seq2Seq.fromBytes(readFileSync(f)) }));
   // precisions interleaved too (each word decoded at every precision in turn, the order
   // rotating from pass to pass), so that their ratio is not a matter of which ran first
   for (const beam of [1, 4]) {
@@ -149,9 +150,9 @@ if (existsSync(dictFile) && (TYPICAL.length || EXTRA.length)) {
           if (pass === 0 && p === 0) { letters[j] += w.length; steps[j] += r.rows + 1; }
         }
       }));
-    PRECISIONS.forEach((precision, p) => loaded.forEach(({ model }, j) => {
+    PRECISIONS.forEach((precision, p) => loaded.forEach(({ model, extra }, j) => {
       const meanMs = per[p][j].reduce((a, xs) => a + median(xs), 0) / words.length;
-      typical.push({ model, precision, beam, words: words.length, meanMs, meanLetters: letters[j] / words.length, meanSteps: steps[j] / words.length });
+      typical.push({ model, extra, precision, beam, words: words.length, meanMs, meanLetters: letters[j] / words.length, meanSteps: steps[j] / words.length });
     }));
   }
   // the Transformer with its head maps (heads: true, translate's default): the decode's own
@@ -179,7 +180,7 @@ for (const t of typical.filter((x) => x.precision === 'int16')) {
   const i8 = typical.find((x) => x.model === t.model && x.precision === 'int8' && x.beam === t.beam);
   if (i8) console.log(`  ${t.model}, beam ${t.beam}: int16 / int8 time per word x${(t.meanMs / i8.meanMs).toFixed(2)}`);
 }
-for (const t of typical.filter((x) => x.model === 'g2p-transformer' || x.model.startsWith('file '))) {
+for (const t of typical.filter((x) => x.model === 'g2p-transformer' || x.extra)) {
   const gru = typical.find((x) => x.model === 'g2p-cmudict' && x.precision === t.precision && x.beam === t.beam);
   const who = t.model === 'g2p-transformer' ? 'Transformer' : t.model;
   if (gru) console.log(`  ${who} / GRU (g2p-cmudict), beam ${t.beam} ${t.precision}: x${(t.meanMs / gru.meanMs).toFixed(2)} the time per word`);
